@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// oda-tasks [log.jsonl] [--json]: replays a chat's JSONL log and prints its
+// task list, the "Update to-do list" cards with what each changed, the plan,
+// and the suggestions. With no path it replays the bundled example chat.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { replaySuggestions, replayTodos } from "./index.node.js";
+import type { LogEntry, TodoItem, TodoStatus } from "./core.js";
+import { parseJsonl } from "./jsonl.js";
+
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const paths = args.filter((a) => a !== "--json");
+if (paths.length > 1 || paths.some((p) => p.startsWith("-"))) {
+  process.stderr.write("usage: oda-tasks [log.jsonl] [--json]\n");
+  process.exit(2);
+}
+const path = paths[0] ?? fileURLToPath(new URL("../example/chat.jsonl", import.meta.url));
+
+let text: string;
+try {
+  text = readFileSync(path, "utf8");
+} catch (e) {
+  process.stderr.write(`oda-tasks: cannot read ${path}: ${(e as Error).message}\n`);
+  process.exit(1);
+}
+const parsed = parseJsonl<LogEntry>(text);
+const todos = replayTodos(parsed.entries);
+const suggestions = replaySuggestions(parsed.entries);
+
+if (json) {
+  process.stdout.write(JSON.stringify({ todos, suggestions, unreadable: parsed.unreadable, torn: parsed.torn }, null, 2) + "\n");
+  process.exit(0);
+}
+
+const mark: Record<TodoStatus, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
+const list = (items: TodoItem[], indent: string) =>
+  items.length === 0 ? `${indent}(empty)` : items.map((t) => `${indent}${mark[t.status]} ${t.content}`).join("\n");
+const out: string[] = [];
+
+out.push(`Log: ${path}`);
+out.push(`  ${parsed.entries.length} entries` +
+  (parsed.unreadable.length ? `, ${parsed.unreadable.length} unreadable line(s) left out` : "") +
+  (parsed.torn !== null ? ", a torn last line left out" : ""));
+for (const u of parsed.unreadable) out.push(`  line ${u.line}: not JSON (${u.error})`);
+for (const s of todos.skipped) out.push(`  entry ${s.index}${s.type ? ` (${s.type})` : ""} skipped: ${s.reason}`);
+
+const c = todos.cards.at(-1)?.counts;
+out.push("", `Current list` + (c ? ` (${c.pending} pending, ${c.inProgress} in progress, ${c.completed} completed)` : ""));
+out.push(list(todos.todos, "  "));
+
+out.push("", `Cards (${todos.cards.length})`);
+todos.cards.forEach((card, n) => {
+  const { added, removed, statusChanged, moved } = card.changes;
+  out.push(`  ${n + 1}. Update to-do list — entry ${card.index}${card.turn === null ? "" : `, turn ${card.turn}`}: ` +
+    `${card.counts.pending} pending, ${card.counts.inProgress} in progress, ${card.counts.completed} completed`);
+  for (const a of added) out.push(`       + ${a.content} (${a.status})`);
+  for (const r of removed) out.push(`       - ${r.content}`);
+  for (const s of statusChanged) out.push(`       ~ ${s.content}: ${s.from} -> ${s.to}`);
+  for (const m of moved) out.push(`       ^ ${m.content}: moved from ${m.from + 1} to ${m.to + 1}`);
+  if (!added.length && !removed.length && !statusChanged.length && !moved.length) out.push("       (no change)");
+});
+
+const plan = todos.plan;
+out.push("", `Plan: ${plan.state === "none" ? "nothing shown" : plan.state}` + (plan.turn === null ? "" : ` (turn ${plan.turn})`));
+if (plan.state !== "none") out.push(list(plan.todos, "  "));
+
+out.push("", `Suggestions: ${suggestions.open.length} open, ${suggestions.settled.length} settled`);
+for (const s of suggestions.open) out.push(`  open      ${s.id}  ${s.title} — ${s.tldr}`);
+for (const s of suggestions.settled)
+  out.push(`  ${s.outcome.padEnd(9)} ${s.id}  ${s.title}` + (s.chatId ? ` -> chat ${s.chatId}` : ""));
+
+process.stdout.write(out.join("\n") + "\n");

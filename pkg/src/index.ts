@@ -1,0 +1,4 @@
+// The package's entry for browsers and bundlers: `await init()` once, then
+// use the core. Node gets `index.node.ts`, which initialises on import.
+export * from "./core.js";
+export { todoWriteTool, suggestTaskTool } from "./gen/tools.js";

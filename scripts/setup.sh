@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the build and tests need and is not there yet; quick when
+# everything is. Used by `npm run build`, `npm start` and `npm test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# Must equal the `wasm-bindgen` pin in Cargo.toml: the CLI refuses a module
+# built by another version.
+WASM_BINDGEN=0.2.130
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  echo "setup: adding the wasm32-unknown-unknown target" >&2
+  rustup target add wasm32-unknown-unknown
+fi
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN"; then
+  echo "setup: installing wasm-bindgen-cli $WASM_BINDGEN (compiles from source, about 5 minutes)" >&2
+  # No --locked: its lock file pins crates this registry does not serve.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN" --force
+fi
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,245 @@
+//! `suggest_task`: offering an out-of-scope follow-up, and the ledger of
+//! offers and their settlements rebuilt from the log.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::SuggestError;
+use crate::log::{Chat, Offer, Outcome, Settlement, FORMAT_VERSION};
+
+/// A chat's lifetime allowance of offers.
+pub const CHAT_LIMIT: usize = 10;
+/// Offers that may wait for the person at once (also the restore ceiling).
+pub const OPEN_LIMIT: usize = 3;
+
+/// The three fields, in the order they are checked, with their limits in
+/// characters (Unicode code points of the trimmed text).
+pub const FIELDS: [(&str, usize); 3] = [("title", 60), ("tldr", 240), ("brief", 4000)];
+
+/// A successful call: the entry to append and the text the model sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuggestTask {
+    pub entry: Offer,
+    pub output: String,
+}
+
+/// Checks a `suggest_task` call against a chat, in the SPEC's order: who and
+/// where, then the open turn, then the count limits (most lasting first),
+/// then the fields.
+pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask, SuggestError> {
+    let Some(log) = log else {
+        return Err(SuggestError::NoSession);
+    };
+    let chat = Chat::replay(log, false);
+    if chat.is_helper() {
+        return Err(SuggestError::Helper);
+    }
+    if chat.in_scheduled_folder() {
+        return Err(SuggestError::ScheduledFolder);
+    }
+    if !chat.turns.open {
+        return Err(SuggestError::NoOpenTurn);
+    }
+    let ledger = &chat.suggestions;
+    if ledger.offers.len() >= CHAT_LIMIT {
+        return Err(SuggestError::ChatLimit(CHAT_LIMIT));
+    }
+    if ledger.open_count() >= OPEN_LIMIT {
+        return Err(SuggestError::OpenLimit(OPEN_LIMIT));
+    }
+    if chat.turns.offered_this_turn {
+        return Err(SuggestError::TurnLimit);
+    }
+    let [title, tldr, brief] = fields(input)?;
+    let output = format!("Suggested \"{title}\". The user decides whether to start it; do not start it yourself.");
+    Ok(SuggestTask {
+        entry: Offer {
+            v: FORMAT_VERSION,
+            id: ledger.next_id(),
+            title,
+            tldr,
+            brief,
+        },
+        output,
+    })
+}
+
+fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
+    let Some(obj) = input.as_object() else {
+        return Err(SuggestError::InputNotObject);
+    };
+    if let Some(field) = obj.keys().find(|k| !FIELDS.iter().any(|(name, _)| name == k)) {
+        return Err(SuggestError::UnknownField(field.clone()));
+    }
+    let mut out: [String; 3] = Default::default();
+    for (slot, (name, limit)) in out.iter_mut().zip(FIELDS) {
+        let Some(text) = obj.get(name).and_then(Value::as_str) else {
+            return Err(SuggestError::NotString(name));
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SuggestError::Empty(name));
+        }
+        let got = text.chars().count();
+        if got > limit {
+            return Err(SuggestError::TooLong { field: name, limit, got });
+        }
+        *slot = text.to_string();
+    }
+    Ok(out)
+}
+
+/// Where an offer stands now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    Open,
+    Started { chat_id: String },
+    Drafted,
+    Dismissed,
+}
+
+impl Standing {
+    /// The outcome word of a settled offer (`None` while open).
+    pub fn outcome(&self) -> Option<&'static str> {
+        match self {
+            Standing::Open => None,
+            Standing::Started { .. } => Some(Outcome::Started.as_str()),
+            Standing::Drafted => Some(Outcome::Drafted.as_str()),
+            Standing::Dismissed => Some(Outcome::Dismissed.as_str()),
+        }
+    }
+}
+
+/// One offer and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tracked {
+    /// Position of the offer in the log: "when it was offered".
+    pub index: usize,
+    pub offer: Offer,
+    pub standing: Standing,
+}
+
+/// Offers in the order they appeared, with their standing.
+#[derive(Debug, Clone, Default)]
+pub struct SuggestionLedger {
+    pub offers: Vec<Tracked>,
+}
+
+impl SuggestionLedger {
+    pub fn get(&self, id: &str) -> Option<&Tracked> {
+        self.offers.iter().find(|t| t.offer.id == id)
+    }
+
+    pub fn open_count(&self) -> usize {
+        self.offers.iter().filter(|t| t.standing == Standing::Open).count()
+    }
+
+    /// `s<n>`: n is one more than the offers recorded, moved on past any id
+    /// already taken (a log written by another tool may use the same shape).
+    pub fn next_id(&self) -> String {
+        let mut n = self.offers.len() + 1;
+        loop {
+            let id = format!("s{n}");
+            if self.get(&id).is_none() {
+                return id;
+            }
+            n += 1;
+        }
+    }
+
+    pub(crate) fn offer(&mut self, index: usize, offer: Offer) -> Result<(), String> {
+        if self.get(&offer.id).is_some() {
+            return Err(format!("offer id \"{}\" is already used by an earlier offer", offer.id));
+        }
+        self.offers.push(Tracked {
+            index,
+            offer,
+            standing: Standing::Open,
+        });
+        Ok(())
+    }
+
+    /// Applies a recorded settlement where it fits the offer's standing.
+    pub(crate) fn settle(&mut self, s: Settlement) -> Result<(), String> {
+        let Some(tracked) = self.offers.iter_mut().find(|t| t.offer.id == s.id) else {
+            return Err(format!("names no offer \"{}\"", s.id));
+        };
+        let next = match (s.outcome, &tracked.standing) {
+            (Outcome::Started, Standing::Open) => match s.chat_id {
+                Some(chat_id) => Standing::Started { chat_id },
+                None => return Err("a `started` settlement must carry `chatId`".to_string()),
+            },
+            (Outcome::Drafted, Standing::Open) => Standing::Drafted,
+            (Outcome::Dismissed, Standing::Open) => Standing::Dismissed,
+            (Outcome::Restored, Standing::Dismissed) => Standing::Open,
+            (outcome, standing) => {
+                return Err(format!(
+                    "`{}` does not fit offer \"{}\", which is {}",
+                    outcome.as_str(),
+                    s.id,
+                    standing.outcome().unwrap_or("open")
+                ))
+            }
+        };
+        tracked.standing = next;
+        Ok(())
+    }
+}
+
+/// An offer as listed for display.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Listed {
+    pub id: String,
+    pub title: String,
+    pub tldr: String,
+    pub brief: String,
+    /// `started`, `drafted` or `dismissed`; absent while open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<&'static str>,
+    /// The started chat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_id: Option<String>,
+}
+
+impl From<&Tracked> for Listed {
+    fn from(t: &Tracked) -> Self {
+        Listed {
+            id: t.offer.id.clone(),
+            title: t.offer.title.clone(),
+            tldr: t.offer.tldr.clone(),
+            brief: t.offer.brief.clone(),
+            outcome: t.standing.outcome(),
+            chat_id: match &t.standing {
+                Standing::Started { chat_id } => Some(chat_id.clone()),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// `replaySuggestions`: open offers newest first, settled ones in offer order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestionReplay {
+    pub open: Vec<Listed>,
+    pub settled: Vec<Listed>,
+    pub skipped: Vec<crate::log::Skipped>,
+}
+
+pub fn list(chat: &Chat) -> (Vec<Listed>, Vec<Listed>) {
+    let offers = &chat.suggestions.offers;
+    let open = offers.iter().rev().filter(|t| t.standing == Standing::Open).map(Listed::from).collect();
+    let settled = offers.iter().filter(|t| t.standing != Standing::Open).map(Listed::from).collect();
+    (open, settled)
+}
+
+pub fn replay_suggestions(log: &[Value]) -> SuggestionReplay {
+    let chat = Chat::replay(log, false);
+    let (open, settled) = list(&chat);
+    SuggestionReplay {
+        open,
+        settled,
+        skipped: chat.skipped,
+    }
+}

@@ -1,0 +1,426 @@
+//! `todo_write`: the agent's task list.
+//!
+//! Every update carries the whole list and replaces the previous one. The
+//! model's input is checked strictly (each check over the whole list before
+//! the next, so the reported error does not depend on item order); a list
+//! already in the log is taken as recorded.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::TodoError;
+use crate::log::{json_kind, Chat, TodoUpdate, FORMAT_VERSION};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+impl TodoStatus {
+    fn parse(value: &Value) -> Option<TodoStatus> {
+        match value.as_str()? {
+            "pending" => Some(TodoStatus::Pending),
+            "in_progress" => Some(TodoStatus::InProgress),
+            "completed" => Some(TodoStatus::Completed),
+            _ => None,
+        }
+    }
+}
+
+/// An item is its text and its state; nothing else travels with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodoItem {
+    pub content: String,
+    pub status: TodoStatus,
+}
+
+/// Host options of `todo_write`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TodoOptions {
+    /// At most one item `in_progress` per update (the product default).
+    pub one_active: bool,
+}
+
+impl Default for TodoOptions {
+    fn default() -> Self {
+        TodoOptions { one_active: true }
+    }
+}
+
+/// A successful call: the entry to append and the text the model sees.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TodoWrite {
+    pub entry: TodoUpdate,
+    pub output: String,
+}
+
+/// Checks a `todo_write` call against a chat. `log` is `None` when the call
+/// has no owning session.
+pub fn todo_write(log: Option<&[Value]>, input: &Value, options: TodoOptions) -> Result<TodoWrite, TodoError> {
+    // The list is self-contained: nothing in the log changes what an update
+    // may hold, so the log only has to exist.
+    if log.is_none() {
+        return Err(TodoError::NoSession);
+    }
+    let todos = validate(input, options)?;
+    let output = summary(&todos);
+    Ok(TodoWrite {
+        entry: TodoUpdate {
+            v: FORMAT_VERSION,
+            todos,
+        },
+        output,
+    })
+}
+
+const ITEM_FIELDS: [&str; 2] = ["content", "status"];
+
+fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoError> {
+    let Some(obj) = input.as_object() else {
+        return Err(TodoError::InputNotObject);
+    };
+    if let Some(field) = obj.keys().find(|k| k.as_str() != "todos") {
+        return Err(TodoError::UnknownInputField(field.clone()));
+    }
+    let items = match obj.get("todos") {
+        Some(Value::Array(items)) => items,
+        Some(other) => return Err(TodoError::TodosNotArray(json_kind(other).to_string())),
+        None => return Err(TodoError::TodosNotArray("nothing".to_string())),
+    };
+
+    // Shape, over the whole list: objects, then fields, then statuses.
+    let mut objects: Vec<&Map<String, Value>> = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        match item.as_object() {
+            Some(obj) => objects.push(obj),
+            None => {
+                return Err(TodoError::ItemNotObject {
+                    index,
+                    got: json_kind(item).to_string(),
+                })
+            }
+        }
+    }
+    for (index, obj) in objects.iter().enumerate() {
+        if let Some(field) = obj.keys().find(|k| !ITEM_FIELDS.contains(&k.as_str())) {
+            return Err(TodoError::UnknownItemField {
+                index,
+                field: field.clone(),
+            });
+        }
+    }
+    let mut statuses = Vec::with_capacity(objects.len());
+    for (index, obj) in objects.iter().enumerate() {
+        let got = obj.get("status");
+        match got.and_then(TodoStatus::parse) {
+            Some(status) => statuses.push(status),
+            None => {
+                return Err(TodoError::BadStatus {
+                    index,
+                    got: match got {
+                        Some(value) => describe_status(value),
+                        None => "nothing".to_string(),
+                    },
+                })
+            }
+        }
+    }
+
+    // Content: trimmed, non-empty, then unique.
+    let mut contents = Vec::with_capacity(objects.len());
+    for obj in &objects {
+        match obj.get("content").and_then(Value::as_str).map(str::trim) {
+            Some(text) if !text.is_empty() => contents.push(text),
+            _ => return Err(TodoError::EmptyContent),
+        }
+    }
+    let mut seen = std::collections::HashSet::with_capacity(contents.len());
+    for text in &contents {
+        if !seen.insert(*text) {
+            return Err(TodoError::DuplicateContent((*text).to_string()));
+        }
+    }
+
+    if options.one_active {
+        let active = statuses.iter().filter(|s| **s == TodoStatus::InProgress).count();
+        if active > 1 {
+            return Err(TodoError::TooManyActive(active));
+        }
+    }
+
+    Ok(contents
+        .into_iter()
+        .zip(statuses)
+        .map(|(content, status)| TodoItem {
+            content: content.to_string(),
+            status,
+        })
+        .collect())
+}
+
+/// A bad status as the model sent it: a string quoted (as JSON), other
+/// values by kind, so a long or odd value cannot flood the message.
+fn describe_status(value: &Value) -> String {
+    match value {
+        Value::String(s) if s.chars().count() <= 40 => Value::String(s.clone()).to_string(),
+        Value::String(_) => "a long string".to_string(),
+        other => json_kind(other).to_string(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    pub pending: usize,
+    pub in_progress: usize,
+    pub completed: usize,
+}
+
+pub fn counts(todos: &[TodoItem]) -> Counts {
+    let mut c = Counts::default();
+    for item in todos {
+        match item.status {
+            TodoStatus::Pending => c.pending += 1,
+            TodoStatus::InProgress => c.in_progress += 1,
+            TodoStatus::Completed => c.completed += 1,
+        }
+    }
+    c
+}
+
+fn summary(todos: &[TodoItem]) -> String {
+    let c = counts(todos);
+    format!(
+        "Updated todo list: {} pending, {} in progress, {} completed",
+        c.pending, c.in_progress, c.completed
+    )
+}
+
+/// One "Update to-do list" card: the list an update sent and what changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Card {
+    /// Position of the `todo_update` entry in the log.
+    pub index: usize,
+    /// The turn it was recorded in (1-based), or `None` outside any turn.
+    pub turn: Option<usize>,
+    pub todos: Vec<TodoItem>,
+    pub counts: Counts,
+    pub changes: Changes,
+}
+
+/// What an update changed against the previous list. Items are matched by
+/// their text, the only identity an item has.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Changes {
+    /// New items, with their position in the new list.
+    pub added: Vec<Placed>,
+    /// Items gone, with their position in the previous list.
+    pub removed: Vec<Placed>,
+    pub status_changed: Vec<StatusChange>,
+    /// Items whose place among the kept items changed: the fewest items that
+    /// explain the new order (the rest keep their relative order).
+    pub moved: Vec<Move>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Placed {
+    pub content: String,
+    pub status: TodoStatus,
+    pub position: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatusChange {
+    pub content: String,
+    pub from: TodoStatus,
+    pub to: TodoStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Move {
+    pub content: String,
+    pub from: usize,
+    pub to: usize,
+}
+
+/// Compares two lists. Texts are unique within a list the core wrote; a
+/// stored list with repeats (an older or foreign writer) matches the first.
+pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
+    use std::collections::HashMap;
+    let mut prev_at: HashMap<&str, usize> = HashMap::with_capacity(prev.len());
+    for (i, item) in prev.iter().enumerate() {
+        prev_at.entry(item.content.as_str()).or_insert(i);
+    }
+    let mut next_at: HashMap<&str, usize> = HashMap::with_capacity(next.len());
+    for (i, item) in next.iter().enumerate() {
+        next_at.entry(item.content.as_str()).or_insert(i);
+    }
+
+    let mut changes = Changes::default();
+    // Kept items in new order, with their old positions.
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    for (j, item) in next.iter().enumerate() {
+        if next_at.get(item.content.as_str()) != Some(&j) {
+            continue; // a repeat within the new list: its first occurrence speaks for it
+        }
+        match prev_at.get(item.content.as_str()) {
+            None => changes.added.push(Placed {
+                content: item.content.clone(),
+                status: item.status,
+                position: j,
+            }),
+            Some(&i) => {
+                if prev[i].status != item.status {
+                    changes.status_changed.push(StatusChange {
+                        content: item.content.clone(),
+                        from: prev[i].status,
+                        to: item.status,
+                    });
+                }
+                kept.push((i, j));
+            }
+        }
+    }
+    for (i, item) in prev.iter().enumerate() {
+        if prev_at.get(item.content.as_str()) == Some(&i) && !next_at.contains_key(item.content.as_str()) {
+            changes.removed.push(Placed {
+                content: item.content.clone(),
+                status: item.status,
+                position: i,
+            });
+        }
+    }
+    let olds: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
+    let stays = longest_increasing(&olds);
+    for (k, (i, j)) in kept.iter().enumerate() {
+        if !stays[k] {
+            changes.moved.push(Move {
+                content: next[*j].content.clone(),
+                from: *i,
+                to: *j,
+            });
+        }
+    }
+    changes
+}
+
+/// Marks one longest strictly increasing subsequence of `xs` (O(n log n)):
+/// the kept items that did not move.
+fn longest_increasing(xs: &[usize]) -> Vec<bool> {
+    // tails[k]: index into xs of the smallest tail of an increasing run of length k+1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut parent: Vec<Option<usize>> = vec![None; xs.len()];
+    for (n, &x) in xs.iter().enumerate() {
+        let k = tails.partition_point(|&t| xs[t] < x);
+        parent[n] = if k > 0 { Some(tails[k - 1]) } else { None };
+        if k == tails.len() {
+            tails.push(n);
+        } else {
+            tails[k] = n;
+        }
+    }
+    let mut marks = vec![false; xs.len()];
+    let mut at = tails.last().copied();
+    while let Some(n) = at {
+        marks[n] = true;
+        at = parent[n];
+    }
+    marks
+}
+
+/// What the chat shows as the current plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanState {
+    /// Nothing to show: no update yet, or a new turn started since.
+    #[default]
+    None,
+    /// The turn that recorded the plan is still running.
+    Running,
+    /// That turn ended; its finished checklist stays visible.
+    Finished,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub state: PlanState,
+    /// The plan's items (empty when `state` is `none`).
+    pub todos: Vec<TodoItem>,
+    /// The turn that recorded it, or `None` for an update outside any turn.
+    pub turn: Option<usize>,
+}
+
+/// The task list as folded from the log.
+#[derive(Debug, Clone, Default)]
+pub struct TodoLedger {
+    with_cards: bool,
+    /// The latest recorded list: the list.
+    pub todos: Vec<TodoItem>,
+    pub cards: Vec<Card>,
+    pub plan: Plan,
+}
+
+impl TodoLedger {
+    pub fn new(with_cards: bool) -> Self {
+        TodoLedger {
+            with_cards,
+            ..TodoLedger::default()
+        }
+    }
+
+    pub(crate) fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
+        if self.with_cards {
+            self.cards.push(Card {
+                index,
+                turn,
+                changes: diff(&self.todos, &todos),
+                counts: counts(&todos),
+                todos: todos.clone(),
+            });
+            self.plan = Plan {
+                state: PlanState::Running,
+                todos: todos.clone(),
+                turn,
+            };
+        }
+        self.todos = todos;
+    }
+
+    pub(crate) fn turn_started(&mut self) {
+        if self.with_cards {
+            self.plan = Plan::default();
+        }
+    }
+
+    pub(crate) fn turn_ended(&mut self) {
+        if self.with_cards && self.plan.state == PlanState::Running {
+            self.plan.state = PlanState::Finished;
+        }
+    }
+}
+
+/// `replayTodos`: the list, its cards and the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TodoReplay {
+    pub todos: Vec<TodoItem>,
+    pub cards: Vec<Card>,
+    pub plan: Plan,
+    pub skipped: Vec<crate::log::Skipped>,
+}
+
+pub fn replay_todos(log: &[Value]) -> TodoReplay {
+    let chat = Chat::replay(log, true);
+    TodoReplay {
+        todos: chat.todos.todos,
+        cards: chat.todos.cards,
+        plan: chat.todos.plan,
+        skipped: chat.skipped,
+    }
+}

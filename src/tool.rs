@@ -1,0 +1,83 @@
+//! Tool definitions for model function-calling, built from the same
+//! constants the validators use, so the schema cannot drift from the rules.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::suggest::FIELDS;
+
+/// `{ name, description, inputSchema }`, the shape function-calling APIs take.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+}
+
+pub const TODO_WRITE_DESCRIPTION: &str = "Keep the task list for multi-step work. Send the whole list every time: it replaces the previous one (no partial updates; to drop an item, send the list without it). Each item is its text and one state: pending, in_progress or completed. Mark an item in_progress when you start it and completed when it is done; keep one item in_progress at a time unless your setup allows several. A task with one obvious step needs no list.";
+
+pub const SUGGEST_TASK_DESCRIPTION: &str =
+    "Offer one out-of-scope follow-up the user can start in a new chat; never for work you can do now.";
+
+/// The field descriptions of `suggest_task`, in [`FIELDS`] order.
+pub const SUGGEST_FIELD_DESCRIPTIONS: [&str; 3] = [
+    "Imperative title, at most 60 characters.",
+    "Why it is worth doing, at most 240 characters.",
+    "Self-contained instructions for the new chat, at most 4000 characters.",
+];
+
+pub fn todo_write_tool() -> ToolDefinition {
+    ToolDefinition {
+        name: "todo_write",
+        description: TODO_WRITE_DESCRIPTION,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "todos": {
+                    "type": "array",
+                    "description": "The whole task list, in order. It replaces the previous list.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "content": {
+                                "type": "string",
+                                "minLength": 1,
+                                "description": "A short line naming the step; unique within the list."
+                            },
+                            "status": {
+                                "type": "string",
+                                "enum": ["pending", "in_progress", "completed"],
+                                "description": "pending (not started), in_progress (being worked on now) or completed (finished)."
+                            }
+                        },
+                        "required": ["content", "status"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["todos"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+pub fn suggest_task_tool() -> ToolDefinition {
+    let mut properties = serde_json::Map::new();
+    for ((name, limit), description) in FIELDS.iter().zip(SUGGEST_FIELD_DESCRIPTIONS) {
+        properties.insert(
+            (*name).to_string(),
+            json!({ "type": "string", "description": description, "minLength": 1, "maxLength": limit }),
+        );
+    }
+    ToolDefinition {
+        name: "suggest_task",
+        description: SUGGEST_TASK_DESCRIPTION,
+        input_schema: json!({
+            "type": "object",
+            "properties": properties,
+            "required": FIELDS.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+            "additionalProperties": false
+        }),
+    }
+}
