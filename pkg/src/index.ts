@@ -2,3 +2,4 @@
 // use the core. Node gets `index.node.ts`, which initialises on import.
 export * from "./core.js";
 export { todoWriteTool, suggestTaskTool } from "./gen/tools.js";
+export * from "./store.js";

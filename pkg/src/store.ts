@@ -1,0 +1,78 @@
+// The storage contract every host store keeps (memory, JSONL files,
+// IndexedDB, and later PostgreSQL). The core decides what to write; a store
+// only has to make three operations atomic.
+import type { LogEntry } from "./core.js";
+
+/**
+ * Where chats' logs live. Entries are JSON data: a store keeps a copy, so
+ * later changes to the caller's objects never reach the stored log.
+ */
+export interface Store {
+  /** The chat's entries, oldest first, or `null` when the chat does not exist. */
+  read(chatId: string): Promise<LogEntry[] | null>;
+  /**
+   * Appends `entries` atomically (all or none) and resolves to the new length.
+   * With `expectedLength`, rejects with a {@link ConflictError} and writes
+   * nothing when the log is not that long any more. Rejects with a
+   * {@link StoreError} `store/missing-chat` when the chat does not exist.
+   */
+  append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number>;
+  /**
+   * Creates the chat with `entries` only if it does not exist; resolves to
+   * whether this call created it. Never touches an existing chat.
+   */
+  create(chatId: string, entries: readonly LogEntry[]): Promise<boolean>;
+}
+
+export type StoreErrorCode = "store/conflict" | "store/missing-chat" | "store/bad-chat-id";
+
+/** A store operation refused; `code` says why. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    readonly chatId: string,
+  ) {
+    super(message);
+    this.name = "StoreError";
+  }
+}
+
+/** An `append` whose `expectedLength` no longer holds: read again and retry. */
+export class ConflictError extends StoreError {
+  constructor(
+    chatId: string,
+    readonly expectedLength: number,
+    readonly actualLength: number,
+  ) {
+    super("store/conflict", `chat "${chatId}" has ${actualLength} entries, not the expected ${expectedLength}`, chatId);
+    this.name = "ConflictError";
+  }
+}
+
+/** Longest chat id a store accepts (ids become file names and keys). */
+export const MAX_CHAT_ID_LENGTH = 200;
+
+/**
+ * Refuses a chat id that could escape a store's directory or key space:
+ * empty, too long, `.` or `..`, or holding `/`, `\`, NUL or another control
+ * character. Every store calls this, so an id that works in memory also
+ * works on disk.
+ */
+export function checkChatId(chatId: unknown): asserts chatId is string {
+  const bad = (why: string): never => {
+    throw new StoreError("store/bad-chat-id", `invalid chat id ${JSON.stringify(String(chatId))}: ${why}`, String(chatId));
+  };
+  if (typeof chatId !== "string") bad("it must be a string");
+  const id = chatId as string;
+  if (id.length === 0) bad("it is empty");
+  if (id.length > MAX_CHAT_ID_LENGTH) bad(`it is longer than ${MAX_CHAT_ID_LENGTH} characters`);
+  if (id === "." || id === "..") bad("it names a directory");
+  // eslint-disable-next-line no-control-regex
+  if (/[/\\\u0000-\u001f\u007f]/.test(id)) bad("it holds a path separator or a control character");
+}
+
+/** A deep copy as JSON data: what every store keeps and hands out. */
+export function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
