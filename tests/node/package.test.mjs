@@ -1,0 +1,73 @@
+// The package as shipped: entry points, init, errors as Error objects.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import * as pkg from "oda-tasks";
+
+const require = createRequire(import.meta.url);
+const wasmPath = require.resolve("oda-tasks/oda_tasks_bg.wasm");
+
+test("Node: plain import works with no init and exports the public API", async () => {
+  for (const name of ["todoWrite", "suggestTask", "replayTodos", "replaySuggestions", "settleSuggestion",
+    "planStart", "startedChat", "clampPermission", "checkGoal", "init"]) {
+    assert.equal(typeof pkg[name], "function", name);
+  }
+  assert.equal(pkg.todoWriteTool.name, "todo_write");
+  assert.equal(pkg.suggestTaskTool.name, "suggest_task");
+  await pkg.init(); // a no-op once loaded, so isomorphic code can always await it
+  assert.equal(pkg.todoWrite([], { todos: [] }).ok, true);
+});
+
+test("browser entry: calls before init() say what to do; init() once, then it works", () => {
+  // The default (non-Node) entry is what browsers and bundlers load. It gets a
+  // process of its own: in this one the Node entry has initialised the core.
+  const entry = new URL("../../pkg/dist/index.js", import.meta.url).href;
+  const script = `
+    import { readFileSync } from "node:fs";
+    const web = await import(${JSON.stringify(entry)});
+    const out = {};
+    try { web.todoWrite([], { todos: [] }); out.before = "no error"; } catch (e) { out.before = e instanceof Error && e.message === web.NOT_INITIALISED; }
+    out.tool = web.suggestTaskTool.name; // constants need no init
+    const bytes = readFileSync(${JSON.stringify(wasmPath)});
+    await Promise.all([web.init(bytes), web.init(bytes)]);
+    out.after = web.todoWrite([], { todos: [] }).output;
+    console.log(JSON.stringify(out));`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out), {
+    before: true,
+    tool: "suggest_task",
+    after: "Updated todo list: 0 pending, 0 in progress, 0 completed",
+  });
+});
+
+test("results cross the boundary as plain objects and arrays, never Maps", () => {
+  const r = pkg.replayTodos([{ type: "turn_started" }, { type: "todo_update", v: 1, todos: [{ content: "a", status: "pending" }] }]);
+  const walk = (v) => {
+    if (v === null || typeof v !== "object") return;
+    assert.ok(Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype, `plain: ${Object.prototype.toString.call(v)}`);
+    Object.values(v).forEach(walk);
+  };
+  walk(r);
+  walk(pkg.todoWriteTool);
+  assert.deepEqual(JSON.parse(JSON.stringify(r)), r);
+});
+
+test("host misuse arrives as an Error object with a clear message", () => {
+  const cases = [
+    () => pkg.replayTodos(null),
+    () => pkg.replayTodos({ length: 1 }),
+    () => pkg.settleSuggestion([], 5, "dismiss"),
+    () => pkg.settleSuggestion([], "s1", "explode"),
+    () => pkg.planStart([], "c", "s1", { permision: "auto" }),
+    () => pkg.checkGoal([], "delete"),
+  ];
+  for (const f of cases) assert.throws(f, (e) => e instanceof Error && e.message.startsWith("oda-tasks: "));
+});
+
+test("odd JS values in a log are skipped, never fatal", () => {
+  const r = pkg.replayTodos([undefined, null, 1n, Symbol("x"), () => 1, { type: "todo_update", v: 1, todos: [] }]);
+  assert.deepEqual(r.todos, []);
+  assert.equal(r.cards.length, 1);
+  assert.equal(r.skipped.length, 5);
+});

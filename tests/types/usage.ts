@@ -1,0 +1,94 @@
+// Type tests for the public API: `tsc --noEmit -p tests/types` must pass.
+// Each `@ts-expect-error` line must fail to type-check, or tsc reports it.
+import {
+  checkGoal, clampPermission, init, planStart, replaySuggestions, replayTodos, settleSuggestion, startedChat,
+  suggestTask, suggestTaskTool, todoWrite, todoWriteTool,
+} from "oda-tasks";
+import type {
+  Log, LogEntry, PlanState, SuggestionSettledEntry, TodoCard, TodoItem, TodoStatus, TodoUpdateEntry, ToolDefinition,
+} from "oda-tasks";
+
+// No `any` anywhere in the exported functions' parameters or results.
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type AnyIn<T extends readonly unknown[]> = true extends { [I in keyof T]: IsAny<T[I]> }[number] ? true : false;
+type Api = typeof import("oda-tasks");
+type WithAny = {
+  [K in keyof Api]: Api[K] extends (...args: infer P) => infer R
+    ? AnyIn<P> extends true ? K : IsAny<R> extends true ? K : never
+    : IsAny<Api[K]> extends true ? K : never;
+}[keyof Api];
+const noAny: [WithAny] extends [never] ? true : false = true;
+void noAny;
+
+await init();
+const log: LogEntry[] = [{ type: "session", chatId: "c", workspace: "/w", agent: "top-level" }, { type: "turn_started" }];
+
+const r = todoWrite(log, { todos: [{ content: "a", status: "in_progress" }] });
+if (r.ok) {
+  const entry: TodoUpdateEntry = r.entry;
+  const output: string = r.output;
+  log.push(entry);
+  void output;
+} else {
+  const error: string = r.error;
+  void error;
+  // @ts-expect-error a refusal has no entry
+  void r.entry;
+}
+todoWrite(null, { todos: [] }, { oneActive: false });
+// @ts-expect-error a status outside the three
+todoWrite(log, { todos: [{ content: "a", status: "done" }] });
+// @ts-expect-error items carry no id
+todoWrite(log, { todos: [{ content: "a", status: "pending", id: 1 }] });
+// @ts-expect-error oneActive is a boolean
+todoWrite(log, { todos: [] }, { oneActive: "yes" });
+
+const replay = replayTodos(log);
+const items: TodoItem[] = replay.todos;
+const cards: TodoCard[] = replay.cards;
+const state: PlanState = replay.plan.state;
+const status: TodoStatus | undefined = cards[0]?.changes.statusChanged[0]?.to;
+const turn: number | null = replay.plan.turn;
+void items, state, status, turn;
+// @ts-expect-error replay needs a log (null means "no session" only for tool calls)
+replayTodos(null);
+
+const offer = suggestTask(log, { title: "t", tldr: "why", brief: "do" });
+if (offer.ok) log.push(offer.entry);
+// @ts-expect-error all three fields are required
+suggestTask(log, { title: "t", tldr: "why" });
+
+const { open, settled } = replaySuggestions(log);
+const firstId: string | undefined = open[0]?.id;
+const outcome: "started" | "drafted" | "dismissed" | undefined = settled[0]?.outcome;
+void firstId, outcome;
+
+const d = settleSuggestion(log, "s1", "dismiss");
+if (d.ok) {
+  const e: SuggestionSettledEntry | null = d.entry;
+  void e;
+} else if (d.code === "task-suggestion/not-open") {
+  const had: "started" | "drafted" | "dismissed" = d.outcome;
+  void had;
+} else if (d.code === "task-suggestion/open-limit") {
+  const limit: number = d.limit;
+  void limit;
+}
+// @ts-expect-error start is planned with planStart
+settleSuggestion(log, "s1", "start");
+
+const p = planStart(log, "c", "s1", { permission: "ask" }, ["read-only", "ask"]);
+if (p.ok && p.kind === "create") log.push(p.settled);
+planStart(log, "c", "s1");
+const s: "missing" | "needs_brief" | "complete" | "foreign" = startedChat(null, "c", "s1");
+const perm: string = clampPermission("full-access", "ask");
+const g = checkGoal(log, "complete");
+if (!g.ok) void g.error;
+void s, perm;
+
+const tools: ToolDefinition[] = [todoWriteTool, suggestTaskTool];
+const name: "todo_write" = todoWriteTool.name;
+void tools, name;
+const frozen: Log = log;
+// @ts-expect-error a Log is read-only to the core
+frozen.push({ type: "turn_ended" });
