@@ -78,6 +78,8 @@ pub struct StartRequest {
 }
 
 /// How to start an offer.
+// One short-lived value per Start: boxing `session` would only change the API.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum StartPlan {
     /// Create `chat_id` with `session` (only if absent), record `settled` on the

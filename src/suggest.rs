@@ -55,13 +55,22 @@ pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask,
     Ok(SuggestTask {
         entry: Offer {
             v: FORMAT_VERSION,
-            id: ledger.next_id(),
+            id: ledger.next_id_avoiding(&offered_ids(log)),
             title,
             tldr,
             brief,
         },
         output,
     })
+}
+
+/// Every id named by a `suggestion_offered` entry, including entries replay
+/// skips (a newer format, a bad shape): their ids are still taken in the chat.
+fn offered_ids(log: &[Value]) -> Vec<&str> {
+    log.iter()
+        .filter(|v| v.get("type").and_then(Value::as_str) == Some("suggestion_offered"))
+        .filter_map(|v| v.get("id").and_then(Value::as_str))
+        .collect()
 }
 
 fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
@@ -137,10 +146,15 @@ impl SuggestionLedger {
     /// `s<n>`: n is one more than the offers recorded, moved on past any id
     /// already taken (a log written by another tool may use the same shape).
     pub fn next_id(&self) -> String {
+        self.next_id_avoiding(&[])
+    }
+
+    /// [`Self::next_id`], also moved past every id in `taken`.
+    pub fn next_id_avoiding(&self, taken: &[&str]) -> String {
         let mut n = self.offers.len() + 1;
         loop {
             let id = format!("s{n}");
-            if self.get(&id).is_none() {
+            if self.get(&id).is_none() && !taken.contains(&id.as_str()) {
                 return id;
             }
             n += 1;
