@@ -8,7 +8,7 @@
 //! the app and is ignored silently. Nothing here fails on a stored log.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::suggest::SuggestionLedger;
 use crate::todo::{TodoItem, TodoLedger};
@@ -198,13 +198,59 @@ pub fn parse_entry(index: usize, value: &Value) -> Result<Option<Entry>, Skipped
     if !KNOWN_TYPES.contains(&kind) {
         return Ok(None);
     }
-    let entry = Entry::deserialize(value).map_err(|e| skip(Some(kind), e.to_string()))?;
+    let entry = if kind == "session" {
+        Entry::Session(read_session(obj))
+    } else {
+        Entry::deserialize(value).map_err(|e| skip(Some(kind), e.to_string()))?
+    };
     match entry_version(&entry) {
         Some(v) if v > FORMAT_VERSION => Err(skip(
             Some(kind),
             format!("written in format v{v}; this version reads up to v{FORMAT_VERSION}"),
         )),
         _ => Ok(Some(entry)),
+    }
+}
+
+/// Reads a `session` entry field by field, never failing: who the chat is
+/// decides what it may do, so a field of the wrong type must not make a
+/// helper or a scheduled chat look like a top-level one (as skipping the
+/// whole entry would). `null` reads as absent; any other wrong type reads as
+/// the most restrictive value: a helper, in a scheduled folder, with no
+/// workspace, with no permission (which counts as the lowest).
+fn read_session(obj: &Map<String, Value>) -> SessionEntry {
+    let get = |key: &str| obj.get(key).filter(|v| !v.is_null());
+    let text = |key: &str| get(key).and_then(Value::as_str).map(str::to_string);
+    let settings = get("settings").and_then(Value::as_object);
+    let setting = |key: &str| settings.and_then(|s| s.get(key)).filter(|v| !v.is_null());
+    let setting_text = |key: &str| setting(key).and_then(Value::as_str).map(str::to_string);
+    let origin = get("origin").and_then(Value::as_object).and_then(|o| {
+        Some(Origin {
+            chat_id: o.get("chatId")?.as_str()?.to_string(),
+            suggestion_id: o.get("suggestionId")?.as_str()?.to_string(),
+        })
+    });
+    SessionEntry {
+        v: get("v").and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok()).unwrap_or(1),
+        chat_id: text("chatId"),
+        title: text("title"),
+        workspace: text("workspace"),
+        scheduled_task_folder: match get("scheduledTaskFolder") {
+            None => false,
+            Some(v) => v.as_bool().unwrap_or(true),
+        },
+        agent: match get("agent") {
+            None => TOP_LEVEL.to_string(),
+            Some(v) => v.as_str().unwrap_or("helper").to_string(),
+        },
+        settings: Settings {
+            preset: setting_text("preset"),
+            model: setting_text("model"),
+            permission: setting_text("permission"),
+            sandbox: setting("sandbox").cloned(),
+            approval: setting("approval").cloned(),
+        },
+        origin,
     }
 }
 

@@ -1072,3 +1072,12 @@ fn the_brief_in_a_started_plan_is_a_suggestion_message() {
         }
     );
 }
+
+#[test]
+fn a_workspace_of_the_wrong_type_is_no_workspace() {
+    let log = vec![session_with(json!({"workspace": 5})), turn_started(), offer("s1")];
+    assert_eq!(
+        failure(plan(&log, "s1")),
+        ("task-suggestion/workspace-missing", "session \"c1\" belongs to no workspace".to_string())
+    );
+}

@@ -1106,3 +1106,28 @@ fn an_empty_log_replays_to_nothing() {
     let replay = replay_suggestions(&[]);
     assert!(replay.open.is_empty() && replay.settled.is_empty() && replay.skipped.is_empty());
 }
+
+#[test]
+fn a_session_with_odd_fields_fails_closed_not_open() {
+    // null reads as absent; any other wrong type as the most restrictive value.
+    let helper = "suggest_task is only for the top-level agent; report the follow-up in your result instead";
+    let scheduled = "suggest_task: this chat runs in a scheduled task folder, where no new chat can start; offer no suggestions here";
+    let cases = [
+        (json!({"agent": "helper", "settings": null}), helper),
+        (json!({"agent": 5}), helper),
+        (json!({"agent": ["top-level"]}), helper),
+        (json!({"scheduledTaskFolder": true, "agent": null}), scheduled),
+        (json!({"scheduledTaskFolder": "yes"}), scheduled),
+        (json!({"scheduledTaskFolder": 0}), scheduled),
+    ];
+    for (fields, want) in cases {
+        let log = vec![session_with(fields.clone()), turn_started()];
+        assert_eq!(refused(&log, &input("t", "w", "b")), want, "session fields {fields}");
+    }
+    // null fields are absent: a top-level chat outside scheduled folders.
+    let log = vec![
+        session_with(json!({"agent": null, "scheduledTaskFolder": null, "settings": null, "workspace": null})),
+        turn_started(),
+    ];
+    assert_eq!(ok(&log, &input("t", "w", "b")).entry.id, "s1");
+}
