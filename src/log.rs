@@ -331,6 +331,12 @@ impl Chat {
             Ok(Some(entry)) => entry,
             Ok(None) => return,
             Err(skipped) => {
+                if skipped.kind.as_deref() == Some("suggestion_offered") {
+                    // An offer this version cannot read is still an offer made:
+                    // it counts toward the chat's and the turn's limits.
+                    self.suggestions.unreadable += 1;
+                    self.turns.offered_this_turn = true;
+                }
                 self.skipped.push(skipped);
                 return;
             }

@@ -41,7 +41,7 @@ pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask,
         return Err(SuggestError::NoOpenTurn);
     }
     let ledger = &chat.suggestions;
-    if ledger.offers.len() >= CHAT_LIMIT {
+    if ledger.offers.len() + ledger.unreadable >= CHAT_LIMIT {
         return Err(SuggestError::ChatLimit(CHAT_LIMIT));
     }
     if ledger.open_count() >= OPEN_LIMIT {
@@ -132,6 +132,8 @@ pub struct Tracked {
 #[derive(Debug, Clone, Default)]
 pub struct SuggestionLedger {
     pub offers: Vec<Tracked>,
+    /// Offer entries replay could not read (a newer format, a bad shape).
+    pub unreadable: usize,
 }
 
 impl SuggestionLedger {

@@ -1131,3 +1131,19 @@ fn a_session_with_odd_fields_fails_closed_not_open() {
     ];
     assert_eq!(ok(&log, &input("t", "w", "b")).entry.id, "s1");
 }
+
+#[test]
+fn an_offer_this_version_cannot_read_still_counts() {
+    let future = json!({"type": "suggestion_offered", "v": 2, "id": "s1", "title": "t", "tldr": "w", "brief": "b"});
+    // It was made in this turn: the turn has had its offer.
+    let log = vec![session(), turn_started(), future.clone()];
+    assert_eq!(refused(&log, &input("t", "w", "b")), ONE_PER_TURN);
+    // Nine readable offers (all dismissed) and one unreadable: ten made.
+    let mut log = vec![session(), future];
+    for n in 2..=10 {
+        let id = format!("s{n}");
+        log.extend([turn_started(), offer(&id), settled(&id, "dismissed"), turn_ended()]);
+    }
+    log.push(turn_started());
+    assert_eq!(refused(&log, &input("t", "w", "b")), TEN);
+}
