@@ -18,6 +18,13 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN";
   # No --locked: its lock file pins crates this registry does not serve.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN" --force
 fi
+# The browser tests (`setup.sh --browser`, from `npm test`) drive Debian's
+# Chromium with playwright-core, which never downloads a browser of its own.
+if [ "${1:-}" = "--browser" ] && [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
+  echo "setup: installing Debian's chromium for the browser tests" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies" >&2
   npm ci --no-audit --no-fund --loglevel=error

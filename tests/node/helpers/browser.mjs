@@ -1,0 +1,53 @@
+// Real headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core,
+// and a static server for the repository, for tests of the package in a browser.
+import { createServer } from "node:http";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { extname, join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const root = fileURLToPath(new URL("../../../", import.meta.url));
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+
+/** Serves the repository read-only on 127.0.0.1; `pages` maps a path to inline HTML. */
+export async function serve(pages = {}) {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    if (pages[path] !== undefined) {
+      res.writeHead(200, { "content-type": "text/html" }).end(pages[path]);
+      return;
+    }
+    const file = normalize(join(root, path));
+    if (!file.startsWith(root) || file.split(sep).includes("..")) return res.writeHead(403).end();
+    try {
+      if (!statSync(file).isFile()) throw new Error("not a file");
+      res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A fresh headless Chromium with its own profile; `close()` removes the profile. */
+export async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), "oda-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
