@@ -98,8 +98,38 @@ pub enum StartPlan {
 
 /// The id of the chat an offer starts: derived from the offering chat and
 /// the offer, so every process racing to create it names the same chat.
+///
+/// Normally `<chatId>.<suggestionId>`. A chat started from a started chat
+/// from a started chat... grows by a few characters a generation, so past
+/// [`STARTED_ID_MAX`] bytes the offering chat's id is shortened to a prefix
+/// plus a hash of the whole, keeping the id short enough for every store
+/// (file names, keys) while staying deterministic and distinct.
 pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
-    format!("{chat_id}.{suggestion_id}")
+    let plain = format!("{chat_id}.{suggestion_id}");
+    if plain.len() <= STARTED_ID_MAX {
+        return plain;
+    }
+    let mut cut = STARTED_ID_MAX / 2;
+    while !chat_id.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let prefix = chat_id.get(..cut).unwrap_or_default();
+    let id = format!("{prefix}~{:016x}.{suggestion_id}", fnv1a(chat_id.as_bytes()));
+    if id.len() <= STARTED_ID_MAX {
+        id
+    } else {
+        // Only an absurdly long suggestion id gets here (the core assigns `s<n>`).
+        format!("{:016x}.{:016x}", fnv1a(chat_id.as_bytes()), fnv1a(suggestion_id.as_bytes()))
+    }
+}
+
+/// Longest started-chat id in bytes (stores accept 200 characters).
+pub const STARTED_ID_MAX: usize = 120;
+
+/// FNV-1a, 64-bit: a stable hash that needs no dependency (not for security:
+/// it only keeps shortened ids apart).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Plans a Start of offer `id` of chat `chat_id`. Checks, in order:

@@ -275,6 +275,7 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
                 position: j,
             }),
             Some(&i) => {
+                // ok: `i` comes from `prev_at`, built over `prev`'s own indices.
                 if prev[i].status != item.status {
                     changes.status_changed.push(StatusChange {
                         content: item.content.clone(),
@@ -298,6 +299,7 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
     let olds: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
     let stays = longest_increasing(&olds);
     for (k, (i, j)) in kept.iter().enumerate() {
+        // ok: `stays` has one mark per kept item.
         if !stays[k] {
             changes.moved.push(Move {
                 content: next[*j].content.clone(),
@@ -310,7 +312,9 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
 }
 
 /// Marks one longest strictly increasing subsequence of `xs` (O(n log n)):
-/// the kept items that did not move.
+/// the kept items that did not move. Every index used below is one this
+/// function pushed (`tails`, `parent` and `marks` hold indices into `xs`, and
+/// `k - 1` is read only when `k > 0`), so none can be out of bounds.
 fn longest_increasing(xs: &[usize]) -> Vec<bool> {
     // tails[k]: index into xs of the smallest tail of an increasing run of length k+1.
     let mut tails: Vec<usize> = Vec::new();

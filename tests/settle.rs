@@ -1081,3 +1081,22 @@ fn a_workspace_of_the_wrong_type_is_no_workspace() {
         ("task-suggestion/workspace-missing", "session \"c1\" belongs to no workspace".to_string())
     );
 }
+
+#[test]
+fn started_chat_ids_stay_short_deterministic_and_distinct() {
+    assert_eq!(started_chat_id("chat-1", "s1"), "chat-1.s1");
+    // Generations of chats started from started chats.
+    let mut id = "c".repeat(36);
+    let mut seen = std::collections::HashSet::new();
+    for n in 0..100 {
+        id = started_chat_id(&id, &format!("s{}", n % 10 + 1));
+        assert!(id.len() <= oda_tasks::settle::STARTED_ID_MAX, "{id}");
+        assert!(seen.insert(id.clone()), "repeated id {id}");
+        assert!(!id.contains('/') && !id.contains('\0'));
+    }
+    // Long ids that share a prefix still differ; multi-byte text is cut on a char boundary.
+    let a = started_chat_id(&format!("{}a", "é".repeat(100)), "s1");
+    let b = started_chat_id(&format!("{}b", "é".repeat(100)), "s1");
+    assert_ne!(a, b);
+    assert_eq!(a, started_chat_id(&format!("{}a", "é".repeat(100)), "s1"));
+}
