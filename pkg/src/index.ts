@@ -3,3 +3,6 @@
 export * from "./core.js";
 export { todoWriteTool, suggestTaskTool } from "./gen/tools.js";
 export * from "./store.js";
+export { MemoryStore } from "./memory.js";
+export * from "./run.js";
+export * from "./service.js";

@@ -1,0 +1,230 @@
+// The browser's store: chats in IndexedDB, safe across tabs. Exported as
+// `oda-tasks/browser`; it needs nothing but an IndexedDB factory, so Node
+// tests run it over fake-indexeddb.
+import type { LogEntry } from "./core.js";
+import { copyEntries, missingChat } from "./memory.js";
+import { ConflictError, checkChatId, type Store } from "./store.js";
+
+/** The database layout's version; an upgrade adds to it. */
+const DB_VERSION = 1;
+const CHATS = "chats";
+const ENTRIES = "entries";
+
+/** What the "chats" object store keeps per chat (key: the chat id). */
+interface ChatRecord {
+  length: number;
+}
+
+/** The part of the Web Locks API the store uses (`navigator.locks`). */
+export interface LockRequester {
+  request<T>(name: string, callback: () => Promise<T>): Promise<T>;
+}
+
+export interface IndexedDbStoreOptions {
+  /** The IndexedDB to use; default `globalThis.indexedDB`. */
+  indexedDB?: IDBFactory;
+  /** Its key range class; default `globalThis.IDBKeyRange` (pass fake-indexeddb's with its factory). */
+  IDBKeyRange?: typeof IDBKeyRange;
+  /**
+   * Serialises writes to a chat across tabs; default `navigator.locks` when
+   * present. `null`, or no Web Locks, queues writes within this page only.
+   */
+  locks?: LockRequester | null;
+}
+
+/**
+ * A {@link Store} in an IndexedDB database `name`, with two object stores:
+ * "chats" (chat id → `{ length }`) and "entries" (`[chatId, index]` → entry).
+ * `append` and `create` each run in one readwrite transaction over both, so
+ * a conditional append compares the length and writes in one atomic step,
+ * also when several tabs share the database; writes to a chat additionally
+ * take the Web Lock `oda-tasks:<name>:<chatId>` so tabs take turns instead of
+ * failing.
+ *
+ * @example
+ * import { IndexedDbStore } from "oda-tasks/browser";
+ * const store = new IndexedDbStore("my-chat-app");
+ * await store.create("chat-1", [{ type: "session", workspace: null }]);
+ * const log = await store.read("chat-1");
+ * await store.append("chat-1", [{ type: "turn_started" }], log.length);
+ */
+export class IndexedDbStore implements Store {
+  /** The database's name. */
+  readonly name: string;
+  readonly #factory: IDBFactory;
+  readonly #keyRange: typeof IDBKeyRange;
+  readonly #locks: LockRequester | null;
+  #db: Promise<IDBDatabase> | undefined;
+
+  constructor(name: string, options: IndexedDbStoreOptions = {}) {
+    const factory = options.indexedDB ?? globalThis.indexedDB;
+    const keyRange = options.IDBKeyRange ?? globalThis.IDBKeyRange;
+    if (factory === undefined || keyRange === undefined) {
+      throw new Error("oda-tasks: no IndexedDB here; pass options.indexedDB and options.IDBKeyRange");
+    }
+    this.name = name;
+    this.#factory = factory;
+    this.#keyRange = keyRange;
+    this.#locks = options.locks === undefined ? webLocks() : options.locks;
+  }
+
+  async read(chatId: string): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    const db = await this.#open();
+    // One readonly transaction: the length and the entries are one snapshot.
+    return transaction<LogEntry[] | null>(db, "readonly", (tx, settle) => {
+      const chat = tx.objectStore(CHATS).get(chatId);
+      const entries = tx.objectStore(ENTRIES).getAll(this.#range(chatId));
+      tx.oncomplete = () => {
+        const record = chat.result as ChatRecord | undefined;
+        settle(record === undefined ? null : (entries.result as LogEntry[]));
+      };
+    });
+  }
+
+  async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
+    checkChatId(chatId);
+    const copies = copyEntries(entries);
+    return this.#exclusive(chatId, async () => {
+      const db = await this.#open();
+      return transaction<number>(db, "readwrite", (tx, settle, fail) => {
+        const chats = tx.objectStore(CHATS);
+        const request = chats.get(chatId);
+        request.onsuccess = () => {
+          const record = request.result as ChatRecord | undefined;
+          if (record === undefined) return fail(missingChat(chatId));
+          if (expectedLength !== undefined && expectedLength !== record.length) {
+            return fail(new ConflictError(chatId, expectedLength, record.length));
+          }
+          const store = tx.objectStore(ENTRIES);
+          copies.forEach((entry, i) => store.put(entry, [chatId, record.length + i]));
+          const length = record.length + copies.length;
+          chats.put({ length } satisfies ChatRecord, chatId);
+          tx.oncomplete = () => settle(length);
+        };
+      });
+    });
+  }
+
+  async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
+    checkChatId(chatId);
+    const copies = copyEntries(entries);
+    return this.#exclusive(chatId, async () => {
+      const db = await this.#open();
+      return transaction<boolean>(db, "readwrite", (tx, settle) => {
+        const chats = tx.objectStore(CHATS);
+        const request = chats.getKey(chatId);
+        request.onsuccess = () => {
+          if (request.result !== undefined) {
+            tx.oncomplete = () => settle(false);
+            return;
+          }
+          const store = tx.objectStore(ENTRIES);
+          copies.forEach((entry, i) => store.put(entry, [chatId, i]));
+          chats.put({ length: copies.length } satisfies ChatRecord, chatId);
+          tx.oncomplete = () => settle(true);
+        };
+      });
+    });
+  }
+
+  /** Closes the connection; a later call opens it again. */
+  close(): void {
+    const db = this.#db;
+    this.#db = undefined;
+    void db?.then((d) => d.close(), () => undefined);
+  }
+
+  /** Every entry key of one chat: `[chatId, 0]` up to `[chatId, Infinity]`. */
+  #range(chatId: string): IDBKeyRange {
+    return this.#keyRange.bound([chatId, 0], [chatId, Infinity]);
+  }
+
+  #open(): Promise<IDBDatabase> {
+    this.#db ??= new Promise<IDBDatabase>((resolve, reject) => {
+      const request = this.#factory.open(this.name, DB_VERSION);
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        if (!db.objectStoreNames.contains(CHATS)) db.createObjectStore(CHATS);
+        if (!db.objectStoreNames.contains(ENTRIES)) db.createObjectStore(ENTRIES);
+      };
+      request.onsuccess = () => {
+        const db = request.result;
+        // Another tab upgrading or deleting the database: let it, and reopen on next use.
+        db.onversionchange = () => {
+          db.close();
+          if (this.#db === opened) this.#db = undefined;
+        };
+        db.onclose = () => {
+          if (this.#db === opened) this.#db = undefined;
+        };
+        resolve(db);
+      };
+      request.onerror = () => reject(request.error ?? new Error(`oda-tasks: cannot open IndexedDB "${this.name}"`));
+      request.onblocked = () => undefined; // waits for older connections to close
+    });
+    const opened = this.#db;
+    // A failed open is not cached: the next call tries again.
+    opened.catch(() => {
+      if (this.#db === opened) this.#db = undefined;
+    });
+    return opened;
+  }
+
+  /** Runs a write holding the chat's lock: a Web Lock across tabs, else a queue in this page. */
+  #exclusive<T>(chatId: string, fn: () => Promise<T>): Promise<T> {
+    const name = `oda-tasks:${this.name}:${chatId}`;
+    if (this.#locks !== null) return this.#locks.request(name, fn);
+    return queued(name, fn);
+  }
+}
+
+/**
+ * Runs one transaction. `body` issues the requests (only IDB requests, never
+ * another promise: a transaction commits as soon as it has nothing pending)
+ * and calls `settle` from a completion handler or `fail` to abort with an error.
+ */
+function transaction<T>(
+  db: IDBDatabase,
+  mode: IDBTransactionMode,
+  body: (tx: IDBTransaction, settle: (value: T) => void, fail: (error: Error) => void) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const tx = db.transaction([CHATS, ENTRIES], mode);
+    let refusal: Error | undefined;
+    tx.onabort = () => reject(refusal ?? tx.error ?? new Error("oda-tasks: IndexedDB transaction aborted"));
+    tx.oncomplete = () => reject(new Error("oda-tasks: IndexedDB transaction completed without a result"));
+    try {
+      body(tx, resolve, (error) => {
+        refusal = error;
+        tx.abort();
+      });
+    } catch (e) {
+      refusal = e instanceof Error ? e : new Error(String(e));
+      tx.abort();
+    }
+  });
+}
+
+function webLocks(): LockRequester | null {
+  const nav = (globalThis as { navigator?: { locks?: LockRequester } }).navigator;
+  return nav?.locks ?? null;
+}
+
+const queues = new Map<string, Promise<void>>();
+
+/** Runs `fn` after every earlier call with the same key has finished. */
+async function queued<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const before = queues.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const tail = before.then(() => mine);
+  queues.set(key, tail);
+  await before;
+  try {
+    return await fn();
+  } finally {
+    done();
+    if (queues.get(key) === tail) queues.delete(key);
+  }
+}

@@ -1,0 +1,59 @@
+// The in-memory store: for tests, previews and single-process servers that
+// keep nothing across restarts.
+import type { LogEntry } from "./core.js";
+import { ConflictError, StoreError, checkChatId, jsonCopy, type Store } from "./store.js";
+
+/**
+ * A {@link Store} held in a `Map`. Each operation runs synchronously from its
+ * check to its write (nothing is awaited in between), so operations on one
+ * store never interleave; entries go in and come out as JSON copies, just as
+ * they would through a file or a database.
+ *
+ * @example
+ * import { MemoryStore } from "oda-tasks";
+ * const store = new MemoryStore();
+ * await store.create("chat-1", [{ type: "session", workspace: null }]);
+ * await store.append("chat-1", [{ type: "turn_started" }], 1); // resolves to 2
+ * const log = await store.read("chat-1");
+ */
+export class MemoryStore implements Store {
+  readonly #chats = new Map<string, LogEntry[]>();
+
+  async read(chatId: string): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    const log = this.#chats.get(chatId);
+    return log === undefined ? null : jsonCopy(log);
+  }
+
+  async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
+    checkChatId(chatId);
+    // Copy first: an entry that is not JSON data fails here, before anything is written.
+    const copies = copyEntries(entries);
+    const log = this.#chats.get(chatId);
+    if (log === undefined) throw missingChat(chatId);
+    if (expectedLength !== undefined && expectedLength !== log.length) {
+      throw new ConflictError(chatId, expectedLength, log.length);
+    }
+    log.push(...copies);
+    return log.length;
+  }
+
+  async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
+    checkChatId(chatId);
+    const copies = copyEntries(entries);
+    if (this.#chats.has(chatId)) return false;
+    this.#chats.set(chatId, copies);
+    return true;
+  }
+}
+
+/** Internal, shared by the stores: the entries as a fresh JSON array (refuses a non-array). */
+export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
+  if (!Array.isArray(entries)) throw new TypeError("oda-tasks: entries must be an array of log entries");
+  return jsonCopy(entries) as LogEntry[];
+}
+
+/** Internal, shared by the stores: the `store/missing-chat` refusal. */
+export function missingChat(chatId: string): StoreError {
+  return new StoreError("store/missing-chat", `chat "${chatId}" does not exist`, chatId);
+}

@@ -1,0 +1,245 @@
+// JsonlStore: the Store contract, the file format, crash repair, the lock,
+// and several processes sharing one directory.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fork, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import { createHash } from "node:crypto";
+import { StoreError } from "oda-tasks";
+import { JsonlStore } from "oda-tasks/node";
+import { HOSTILE_IDS, storeContract } from "./fixtures/store-contract.mjs";
+
+const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
+
+function tempDir() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "oda-jsonl-"));
+}
+
+/** Runs `fn(dir)` in a fresh temp dir, removed afterwards. */
+async function inTempDir(fn) {
+  const dir = tempDir();
+  try {
+    return await fn(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const lines = (file) => fs.readFileSync(file, "utf8").split("\n");
+
+/** Asserts the file is whole lines, each one JSON object; returns them parsed. */
+function wellFormed(file) {
+  const text = fs.readFileSync(file, "utf8");
+  assert.ok(text === "" || text.endsWith("\n"), "the file ends with a newline");
+  return text
+    .split("\n")
+    .slice(0, -1)
+    .map((line) => {
+      const value = JSON.parse(line);
+      assert.equal(typeof value, "object");
+      assert.ok(value !== null && !Array.isArray(value));
+      return value;
+    });
+}
+
+storeContract("JsonlStore", () => {
+  const dir = tempDir();
+  return { open: () => new JsonlStore(dir), done: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+});
+
+test("JsonlStore: the bytes on disk are one JSON entry per line, in order", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const entries = [
+      { type: "session", title: "line\nbreak and \"quotes\"", workspace: null },
+      { type: "message", role: "user", text: "é ✓ 😀 \u2028 \u2029 \t end" },
+      { type: "todo_update", v: 1, todos: [{ content: "a", status: "pending" }] },
+    ];
+    await store.create("c", entries.slice(0, 1));
+    await store.append("c", entries.slice(1));
+    const file = path.join(dir, "c.jsonl");
+    assert.equal(fs.readFileSync(file, "utf8"), entries.map((e) => JSON.stringify(e) + "\n").join(""));
+    assert.deepEqual(wellFormed(file), entries);
+    // Nothing else is left in the directory: no temp file, no lock.
+    assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"]);
+  }));
+
+test("JsonlStore: the constructor creates a missing directory", () =>
+  inTempDir(async (dir) => {
+    const nested = path.join(dir, "a", "b");
+    const store = new JsonlStore(nested);
+    assert.equal(store.dir, nested);
+    assert.equal(await store.create("c", [{ type: "session" }]), true);
+    assert.ok(fs.existsSync(path.join(nested, "c.jsonl")));
+  }));
+
+test("JsonlStore: hostile ids touch nothing on disk", () =>
+  inTempDir(async (dir) => {
+    const inner = path.join(dir, "inner");
+    const store = new JsonlStore(inner);
+    for (const id of HOSTILE_IDS) {
+      await assert.rejects(store.create(id, [{ type: "x" }]), { code: "store/bad-chat-id" });
+    }
+    assert.deepEqual(fs.readdirSync(dir), ["inner"]);
+    assert.deepEqual(fs.readdirSync(inner), []);
+    // An id too long for a file name in UTF-8 is refused the same way.
+    await assert.rejects(store.create("é".repeat(150), []), (e) => e instanceof StoreError && e.code === "store/bad-chat-id");
+  }));
+
+test("JsonlStore: a last line cut off by a crash is dropped, repaired on read, and never glued to", () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, "c.jsonl");
+    const entries = [{ type: "session" }, { type: "a", n: 1 }, { type: "b", text: "a longer last entry" }];
+    await new JsonlStore(dir).create("c", entries);
+    fs.truncateSync(file, fs.statSync(file).size - 7);
+    const store = new JsonlStore(dir);
+    assert.deepEqual(await store.read("c"), entries.slice(0, 2));
+    assert.equal(fs.readFileSync(file, "utf8"), entries.slice(0, 2).map((e) => JSON.stringify(e) + "\n").join(""), "read cut the torn tail");
+    assert.equal(await store.append("c", [{ type: "c" }], 2), 3);
+    assert.deepEqual(wellFormed(file), [...entries.slice(0, 2), { type: "c" }]);
+    assert.deepEqual(await new JsonlStore(dir).read("c"), [...entries.slice(0, 2), { type: "c" }]);
+  }));
+
+test("JsonlStore: an append after a torn line cuts it first, without a read", () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, "c.jsonl");
+    await new JsonlStore(dir).create("c", [{ type: "session" }, { type: "a" }]);
+    fs.appendFileSync(file, '{"type":"torn","text":"cut he'); // a crash mid-append
+    const store = new JsonlStore(dir);
+    // The torn entry never counted: expectedLength 2 holds.
+    assert.equal(await store.append("c", [{ type: "b" }, { type: "c" }], 2), 4);
+    assert.deepEqual(wellFormed(file), [{ type: "session" }, { type: "a" }, { type: "b" }, { type: "c" }]);
+    // A file that is nothing but a torn line holds no entries.
+    fs.writeFileSync(path.join(dir, "d.jsonl"), '{"type":"sess');
+    assert.deepEqual(await store.read("d"), []);
+    assert.equal(await store.append("d", [{ type: "x" }], 0), 1);
+    assert.deepEqual(wellFormed(path.join(dir, "d.jsonl")), [{ type: "x" }]);
+  }));
+
+test("JsonlStore: an unreadable middle line stays in the file and out of read()", () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, "c.jsonl");
+    const a = JSON.stringify({ type: "session" });
+    const b = JSON.stringify({ type: "b" });
+    fs.writeFileSync(file, `${a}\nnot json {\n\n${b}\n`);
+    const store = new JsonlStore(dir);
+    assert.deepEqual(await store.read("c"), [{ type: "session" }, { type: "b" }]);
+    assert.equal(await store.append("c", [{ type: "c" }], 2), 3, "the length counts readable entries only");
+    assert.deepEqual(lines(file), [a, "not json {", "", b, JSON.stringify({ type: "c" }), ""]);
+    assert.deepEqual(await store.read("c"), [{ type: "session" }, { type: "b" }, { type: "c" }]);
+  }));
+
+/** The pid of a process that has exited. */
+async function deadPid() {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await once(child, "exit");
+  return child.pid;
+}
+
+/** Puts a lock on `chatId` as the store's lock layout has it, owned by `pid`. */
+function plantLock(dir, chatId, pid) {
+  const lock = path.join(dir, `${chatId}.jsonl.lock`);
+  const host = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 12);
+  fs.mkdirSync(path.join(lock, `${pid}-${host}-0123456789abcdef`), { recursive: true });
+  return lock;
+}
+
+test("JsonlStore: a lock left by a dead process is broken", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    await store.create("c", [{ type: "session" }]);
+    const lock = plantLock(dir, "c", await deadPid());
+    assert.equal(await store.append("c", [{ type: "a" }], 1), 2);
+    assert.ok(!fs.existsSync(lock));
+    assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"]);
+  }));
+
+test("JsonlStore: a lock held by a live process is waited for", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    await store.create("c", [{ type: "session" }]);
+    const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      const lock = plantLock(dir, "c", holder.pid);
+      const settled = [];
+      const append = store.append("c", [{ type: "a" }], 1).finally(() => settled.push("append"));
+      const read = new JsonlStore(dir).read("c").finally(() => settled.push("read"));
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(settled, [], "append and read wait while the holder lives");
+      holder.kill("SIGKILL");
+      await once(holder, "exit");
+      assert.equal(await append, 2, "once the holder is dead its lock is broken");
+      assert.ok((await read).length >= 1);
+      assert.ok(!fs.existsSync(lock));
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  }));
+
+/** Forks `n` workers, starts them together, and resolves to their reports. */
+async function runWorkers(n, mode, dir, chatId, count) {
+  const children = Array.from({ length: n }, (_, w) =>
+    fork(WORKER, [mode, dir, chatId, String(w), String(count)], { stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+  );
+  try {
+    await Promise.all(children.map((c) => once(c, "message")));
+    const reports = children.map((c) => once(c, "message").then(([m]) => m));
+    const exits = children.map((c) => once(c, "exit"));
+    for (const c of children) c.send("go");
+    const results = await Promise.all(reports);
+    for (const [code] of await Promise.all(exits)) assert.equal(code, 0);
+    return results.map((r) => r.results);
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  }
+}
+
+test("JsonlStore across 4 processes: 100 concurrent conditional appends land exactly once", { timeout: 60_000 }, () =>
+  inTempDir(async (dir) => {
+    await new JsonlStore(dir).create("c", [{ type: "session" }]);
+    const conflicts = await runWorkers(4, "append", dir, "c", 25);
+    const log = wellFormed(path.join(dir, "c.jsonl"));
+    assert.equal(log.length, 101);
+    assert.deepEqual(log[0], { type: "session" });
+    log.slice(1).forEach((e, k) => assert.equal(e.at, k + 1, "each append landed at the length it expected"));
+    const keys = log.slice(1).map((e) => `${e.worker}:${e.i}`);
+    assert.equal(new Set(keys).size, 100, "each append exactly once");
+    for (let w = 0; w < 4; w++) for (let i = 0; i < 25; i++) assert.ok(keys.includes(`${w}:${i}`));
+    assert.deepEqual(await new JsonlStore(dir).read("c"), log);
+    assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "no lock or temp file left behind");
+    assert.ok(conflicts.flat().some((n) => n > 0), "the workers did contend");
+  }));
+
+test("JsonlStore across 4 processes: of 100 concurrent creates of one chat exactly one wins", { timeout: 60_000 }, () =>
+  inTempDir(async (dir) => {
+    const results = await runWorkers(4, "create", dir, "c", 25);
+    const wins = results.flatMap((r, w) => r.map((won, i) => (won ? `${w}:${i}` : null))).filter(Boolean);
+    assert.equal(wins.length, 1);
+    assert.deepEqual(wellFormed(path.join(dir, "c.jsonl")), [{ type: "session", by: wins[0] }]);
+    assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "no temp file left behind");
+  }));
+
+test("JsonlStore: a process killed mid-append leaves a log that others keep using", { timeout: 30_000 }, () =>
+  inTempDir(async (dir) => {
+    await new JsonlStore(dir).create("c", [{ type: "session" }]);
+    const child = fork(WORKER, ["crash", dir, "c", "0", "4"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    try {
+      await once(child, "message");
+      child.send("go");
+      // Let it get well into its appends, then kill it: with four appends in
+      // flight it almost always holds the lock at that moment.
+      while (fs.statSync(path.join(dir, "c.jsonl")).size < 100_000) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    }
+    const store = new JsonlStore(dir);
+    const log = await store.read("c");
+    assert.ok(log.length > 10);
+    assert.equal(await store.append("c", [{ type: "after" }], log.length), log.length + 1);
+    assert.deepEqual(wellFormed(path.join(dir, "c.jsonl")), [...log, { type: "after" }]);
+    assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "the dead process's lock and temp files are gone");
+  }));
