@@ -4,6 +4,7 @@
 import type { LogEntry } from "./core.js";
 import { copyEntries, missingChat } from "./memory.js";
 import { ConflictError, checkChatId, type Store } from "./store.js";
+import { queued } from "./queue.js";
 
 /** The database layout's version; an upgrade adds to it. */
 const DB_VERSION = 1;
@@ -211,20 +212,4 @@ function webLocks(): LockRequester | null {
   return nav?.locks ?? null;
 }
 
-const queues = new Map<string, Promise<void>>();
 
-/** Runs `fn` after every earlier call with the same key has finished. */
-async function queued<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const before = queues.get(key) ?? Promise.resolve();
-  let done!: () => void;
-  const mine = new Promise<void>((resolve) => (done = resolve));
-  const tail = before.then(() => mine);
-  queues.set(key, tail);
-  await before;
-  try {
-    return await fn();
-  } finally {
-    done();
-    if (queues.get(key) === tail) queues.delete(key);
-  }
-}

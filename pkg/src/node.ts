@@ -22,6 +22,7 @@ import type { LogEntry } from "./core.js";
 import { parseJsonl } from "./jsonl.js";
 import { copyEntries, missingChat } from "./memory.js";
 import { ConflictError, StoreError, checkChatId, type Store } from "./store.js";
+import { queued } from "./queue.js";
 
 /** Longest file name most file systems take, in bytes. */
 const MAX_NAME_BYTES = 255;
@@ -478,24 +479,9 @@ function backoff(attempt: number): number {
 // The per-chat queue inside one process: operations on a chat from this
 // process wait their turn here instead of polling the lock.
 
-const queues = new Map<string, Promise<void>>();
 /** Per lock path: the read that waits for its turn, for later reads to share. */
 const waitingReads = new Map<string, Promise<string | null>>();
 
-async function queued<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const before = queues.get(key) ?? Promise.resolve();
-  let done!: () => void;
-  const mine = new Promise<void>((resolve) => (done = resolve));
-  const tail = before.then(() => mine);
-  queues.set(key, tail);
-  await before;
-  try {
-    return await fn();
-  } finally {
-    done();
-    if (queues.get(key) === tail) queues.delete(key);
-  }
-}
 
 // ---------------------------------------------------------------------------
 
