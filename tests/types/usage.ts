@@ -92,3 +92,35 @@ void tools, name;
 const frozen: Log = log;
 // @ts-expect-error a Log is read-only to the core
 frozen.push({ type: "turn_ended" });
+
+// The host layer.
+import { ConflictError, MemoryStore, runTool, StoreError, SuggestionError, SuggestionService } from "oda-tasks";
+import type { Store, ToolCall, ToolResult } from "oda-tasks";
+import { JsonlStore } from "oda-tasks/node";
+import { IndexedDbStore } from "oda-tasks/browser";
+
+const stores: Store[] = [new MemoryStore(), new JsonlStore("/tmp/oda-types"), new IndexedDbStore("oda")];
+const store: Store = stores[0]!;
+const call: ToolCall = { name: "todo_write", input: { todos: [] } };
+const result: ToolResult = await runTool(store, "c", call, { oneActive: false });
+if (result.ok) void result.output.length;
+// @ts-expect-error only the package's two tools
+await runTool(store, "c", { name: "bash", input: {} });
+const service = new SuggestionService({ store, permissions: ["read-only", "full-access"] });
+const started: { chatId: string } = await service.start("c", "s1", { model: "m" });
+void started;
+try {
+  await service.restore("c", "s1");
+} catch (e) {
+  if (e instanceof SuggestionError) {
+    const code: "task-suggestion/not-found" | "task-suggestion/not-open" | "task-suggestion/open-limit" | "task-suggestion/workspace-missing" = e.code;
+    void code, e.payload, e.limit;
+  } else if (e instanceof ConflictError) {
+    void e.expectedLength;
+  } else if (e instanceof StoreError) {
+    void e.code;
+  }
+}
+const length: number = await store.append("c", [{ type: "turn_started" }], 0);
+const created: boolean = await store.create("c", []);
+void length, created;
