@@ -19,7 +19,10 @@ mod wasm;
 
 pub use error::{GoalError, HostError, ServiceError, SuggestError, TodoError};
 pub use log::{Chat, Entry, Skipped, FORMAT_VERSION};
-pub use settle::{check_goal, clamp_permission, plan_start, settle, started_chat, Action, Decision, GoalAction, StartPlan, StartRequest, StartedChat, DEFAULT_PERMISSIONS};
+pub use settle::{
+    check_goal, clamp_permission, plan_start, settle, started_chat, Action, Decision, GoalAction, StartPlan,
+    StartRequest, StartedChat, DEFAULT_PERMISSIONS,
+};
 pub use suggest::{replay_suggestions, suggest_task, SuggestionReplay};
 pub use todo::{replay_todos, todo_write, TodoOptions, TodoReplay};
 pub use tool::{suggest_task_tool, todo_write_tool, ToolDefinition};

@@ -190,7 +190,10 @@ pub fn parse_entry(index: usize, value: &Value) -> Result<Option<Entry>, Skipped
         reason,
     };
     let Some(obj) = value.as_object() else {
-        return Err(skip(None, format!("an entry must be an object (got {})", json_kind(value))));
+        return Err(skip(
+            None,
+            format!("an entry must be an object (got {})", json_kind(value)),
+        ));
     };
     let Some(kind) = obj.get("type").and_then(Value::as_str) else {
         return Err(skip(None, "an entry must have a string `type`".to_string()));
@@ -231,7 +234,10 @@ fn read_session(obj: &Map<String, Value>) -> SessionEntry {
         })
     });
     SessionEntry {
-        v: get("v").and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok()).unwrap_or(1),
+        v: get("v")
+            .and_then(Value::as_u64)
+            .and_then(|v| u32::try_from(v).ok())
+            .unwrap_or(1),
         chat_id: text("chatId"),
         title: text("title"),
         workspace: text("workspace"),

@@ -9,7 +9,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{GoalError, ServiceError};
-use crate::log::{Chat, Message, Origin, Outcome, SessionEntry, Settings, Settlement, Source, FORMAT_VERSION, TOP_LEVEL};
+use crate::log::{
+    Chat, Message, Origin, Outcome, SessionEntry, Settings, Settlement, Source, FORMAT_VERSION, TOP_LEVEL,
+};
 use crate::suggest::{Standing, OPEN_LIMIT};
 
 /// Permissions, lowest to highest, unless the host configures its own order.
@@ -119,7 +121,11 @@ pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
         id
     } else {
         // Only an absurdly long suggestion id gets here (the core assigns `s<n>`).
-        format!("{:016x}.{:016x}", fnv1a(chat_id.as_bytes()), fnv1a(suggestion_id.as_bytes()))
+        format!(
+            "{:016x}.{:016x}",
+            fnv1a(chat_id.as_bytes()),
+            fnv1a(suggestion_id.as_bytes())
+        )
     }
 }
 
@@ -129,7 +135,9 @@ pub const STARTED_ID_MAX: usize = 120;
 /// FNV-1a, 64-bit: a stable hash that needs no dependency (not for security:
 /// it only keeps shortened ids apart).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Plans a Start of offer `id` of chat `chat_id`. Checks, in order:

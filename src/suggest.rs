@@ -91,7 +91,11 @@ fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
         }
         let got = text.chars().count();
         if got > limit {
-            return Err(SuggestError::TooLong { field: name, limit, got });
+            return Err(SuggestError::TooLong {
+                field: name,
+                limit,
+                got,
+            });
         }
         *slot = text.to_string();
     }
@@ -245,8 +249,17 @@ pub struct SuggestionReplay {
 
 pub fn list(chat: &Chat) -> (Vec<Listed>, Vec<Listed>) {
     let offers = &chat.suggestions.offers;
-    let open = offers.iter().rev().filter(|t| t.standing == Standing::Open).map(Listed::from).collect();
-    let settled = offers.iter().filter(|t| t.standing != Standing::Open).map(Listed::from).collect();
+    let open = offers
+        .iter()
+        .rev()
+        .filter(|t| t.standing == Standing::Open)
+        .map(Listed::from)
+        .collect();
+    let settled = offers
+        .iter()
+        .filter(|t| t.standing != Standing::Open)
+        .map(Listed::from)
+        .collect();
     (open, settled)
 }
 

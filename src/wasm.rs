@@ -223,7 +223,9 @@ fn permission_order(value: Option<JsValue>) -> Result<Vec<String>, JsError> {
             .into_iter()
             .map(|p| match p {
                 Value::String(s) => Ok(s),
-                _ => Err(host(HostError::BadOptions("`permissions` must hold strings".to_string()))),
+                _ => Err(host(HostError::BadOptions(
+                    "`permissions` must hold strings".to_string(),
+                ))),
             })
             .collect(),
         _ => Err(host(HostError::BadOptions(

@@ -1078,7 +1078,10 @@ fn a_workspace_of_the_wrong_type_is_no_workspace() {
     let log = vec![session_with(json!({"workspace": 5})), turn_started(), offer("s1")];
     assert_eq!(
         failure(plan(&log, "s1")),
-        ("task-suggestion/workspace-missing", "session \"c1\" belongs to no workspace".to_string())
+        (
+            "task-suggestion/workspace-missing",
+            "session \"c1\" belongs to no workspace".to_string()
+        )
     );
 }
 

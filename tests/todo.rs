@@ -193,7 +193,10 @@ fn each_check_runs_over_the_whole_list_before_the_next() {
         {"content": "a", "status": "pending"},
         {"content": " ", "status": "pending"},
     ]});
-    assert_eq!(call(input).unwrap_err(), "Error: invalid todo: `content` must be a non-empty string");
+    assert_eq!(
+        call(input).unwrap_err(),
+        "Error: invalid todo: `content` must be a non-empty string"
+    );
 
     // A duplicate before two in progress.
     let input = json!({"todos": [
@@ -201,7 +204,10 @@ fn each_check_runs_over_the_whole_list_before_the_next() {
         {"content": "b", "status": "in_progress"},
         {"content": "a", "status": "pending"},
     ]});
-    assert_eq!(call(input).unwrap_err(), "Error: invalid todos: duplicate content \"a\"");
+    assert_eq!(
+        call(input).unwrap_err(),
+        "Error: invalid todos: duplicate content \"a\""
+    );
 }
 
 #[test]
@@ -231,7 +237,11 @@ fn replay_latest_update_is_the_list() {
     let r = replay_todos(&log);
     assert_eq!(r.todos, vec![item("b", C)]);
     assert_eq!(r.cards.len(), 2);
-    assert!(r.skipped.is_empty(), "foreign entries are not reported: {:?}", r.skipped);
+    assert!(
+        r.skipped.is_empty(),
+        "foreign entries are not reported: {:?}",
+        r.skipped
+    );
 
     let cleared = [log.clone(), vec![update(json!([]))]].concat();
     assert!(replay_todos(&cleared).todos.is_empty());
@@ -299,18 +309,31 @@ fn cards_show_what_changed() {
     ];
     let r = replay_todos(&log);
     let first = &r.cards[0].changes;
-    assert_eq!(first.added.iter().map(|a| a.content.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    assert_eq!(
+        first.added.iter().map(|a| a.content.as_str()).collect::<Vec<_>>(),
+        ["a", "b", "c"]
+    );
     assert!(first.removed.is_empty() && first.status_changed.is_empty() && first.moved.is_empty());
 
     let second = &r.cards[1];
     assert_eq!(second.index, 1);
-    assert_eq!((second.counts.pending, second.counts.in_progress, second.counts.completed), (2, 1, 1));
+    assert_eq!(
+        (
+            second.counts.pending,
+            second.counts.in_progress,
+            second.counts.completed
+        ),
+        (2, 1, 1)
+    );
     let ch = &second.changes;
     assert_eq!(ch.added.len(), 1);
     assert_eq!((ch.added[0].content.as_str(), ch.added[0].position), ("d", 3));
     assert!(ch.removed.is_empty());
-    let status: Vec<(&str, TodoStatus, TodoStatus)> =
-        ch.status_changed.iter().map(|s| (s.content.as_str(), s.from, s.to)).collect();
+    let status: Vec<(&str, TodoStatus, TodoStatus)> = ch
+        .status_changed
+        .iter()
+        .map(|s| (s.content.as_str(), s.from, s.to))
+        .collect();
     assert_eq!(status, [("a", I, C), ("c", P, I)]);
     // b and c swapped: one move explains it.
     assert_eq!(ch.moved.len(), 1, "{:?}", ch.moved);
@@ -327,7 +350,10 @@ fn moves_are_the_fewest_that_explain_the_new_order() {
     // Last item to the front: exactly that one item moved.
     let ch = diff(&list(&["a", "b", "c", "d"]), &list(&["d", "a", "b", "c"]));
     assert_eq!(ch.moved.len(), 1);
-    assert_eq!((ch.moved[0].content.as_str(), ch.moved[0].from, ch.moved[0].to), ("d", 3, 0));
+    assert_eq!(
+        (ch.moved[0].content.as_str(), ch.moved[0].from, ch.moved[0].to),
+        ("d", 3, 0)
+    );
     // Same order with an insertion: nothing moved.
     let ch = diff(&list(&["a", "b", "c"]), &list(&["a", "x", "b", "c"]));
     assert!(ch.moved.is_empty());
