@@ -59,9 +59,12 @@ pub struct TodoWrite {
 
 /// Checks a `todo_write` call against a chat. `log` is `None` when the call
 /// has no owning session.
-pub fn todo_write(log: Option<&[Value]>, input: &Value, options: TodoOptions) -> Result<TodoWrite, TodoError> {
-    // The list is self-contained: nothing in the log changes what an update
-    // may hold, so the log only has to exist.
+///
+/// Generic over the entry type because no entry is read: the list is
+/// self-contained (each update carries all of it), so the log only has to
+/// exist. A host may pass any slice, even an empty one, once it knows the
+/// chat has a log; the binding does, to skip converting a long log.
+pub fn todo_write<E>(log: Option<&[E]>, input: &Value, options: TodoOptions) -> Result<TodoWrite, TodoError> {
     if log.is_none() {
         return Err(TodoError::NoSession);
     }

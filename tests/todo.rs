@@ -30,7 +30,7 @@ use TodoStatus::{Completed as C, InProgress as I, Pending as P};
 #[test]
 fn no_owning_session_is_refused_first() {
     // Even a malformed input gets the session refusal: it is check 1.
-    let err = todo_write(None, &json!("garbage"), ON).unwrap_err();
+    let err = todo_write::<Value>(None, &json!("garbage"), ON).unwrap_err();
     assert_eq!(err.to_string(), "Error: todo_write requires an owning agent session");
     assert_eq!(err, TodoError::NoSession);
 }
