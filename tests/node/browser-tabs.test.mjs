@@ -1,7 +1,7 @@
 // Start across browser tabs: real Chromium, real IndexedDB, real Web Locks.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, serve } from "./helpers/browser.mjs";
+import { openTabs } from "./helpers/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>tab</title>
 <script type="module">
@@ -27,16 +27,8 @@ const page = `<!doctype html><meta charset="utf-8"><title>tab</title>
 </script>`;
 
 test("two tabs starting one suggestion at once create one chat with one brief", async (t) => {
-  const server = await serve({ "/tab.html": page });
-  const browser = await launch();
-  t.after(async () => { await browser.close(); await server.close(); });
-  const tabs = [await browser.context.newPage(), await browser.context.newPage()];
-  const errors = [];
-  for (const tab of tabs) {
-    tab.on("pageerror", (e) => errors.push(e.message));
-    await tab.goto(`${server.url}/tab.html`);
-    await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
-  }
+  const { tabs, errors } = await openTabs(t, page, 2);
+  for (const tab of tabs) await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
   assert.equal(await tabs[0].evaluate(() => window.oda.hasLocks()), true, "Chromium has Web Locks");
   const offered = await tabs[0].evaluate(() => window.oda.setup());
   assert.equal(offered.output, 'Suggested "Add retries". The user decides whether to start it; do not start it yourself.');

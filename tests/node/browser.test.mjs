@@ -1,7 +1,7 @@
 // The package in a real browser: a plain <script type="module">, init once.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, serve } from "./helpers/browser.mjs";
+import { openTabs } from "./helpers/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>oda-tasks</title>
 <script type="module">
@@ -23,13 +23,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>oda-tasks</title>
 </script>`;
 
 test("a browser loads the package with <script type=module>, init() once", async (t) => {
-  const server = await serve({ "/index.html": page });
-  const browser = await launch();
-  t.after(async () => { await browser.close(); await server.close(); });
-  const tab = await browser.context.newPage();
-  const errors = [];
-  tab.on("pageerror", (e) => errors.push(e.message));
-  await tab.goto(`${server.url}/index.html`);
+  const { tabs: [tab], errors } = await openTabs(t, page);
   const out = await tab.waitForFunction(() => window.__result, null, { timeout: 20_000 }).then((h) => h.jsonValue());
   assert.deepEqual(errors, []);
   assert.match(out.before, /^oda-tasks: the WebAssembly core is not initialised; call `await init\(\)` once/);

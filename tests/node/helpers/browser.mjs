@@ -51,3 +51,26 @@ export async function launch() {
     },
   };
 }
+
+/**
+ * Serves `html` at /page.html, opens it in `count` tabs of one fresh browser
+ * (one profile: the tabs share IndexedDB and Web Locks), and closes all when
+ * test `t` ends. `errors` collects uncaught page errors.
+ */
+export async function openTabs(t, html, count = 1) {
+  const server = await serve({ "/page.html": html });
+  const browser = await launch();
+  t.after(async () => {
+    await browser.close();
+    await server.close();
+  });
+  const errors = [];
+  const tabs = [];
+  for (let i = 0; i < count; i++) {
+    const tab = await browser.context.newPage();
+    tab.on("pageerror", (e) => errors.push(e.message));
+    await tab.goto(`${server.url}/page.html`);
+    tabs.push(tab);
+  }
+  return { tabs, errors };
+}
