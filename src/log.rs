@@ -340,7 +340,7 @@ impl Chat {
                 if skipped.kind.as_deref() == Some("suggestion_offered") {
                     // An offer this version cannot read is still an offer made:
                     // it counts toward the chat's and the turn's limits.
-                    self.suggestions.unreadable += 1;
+                    self.suggestions.unreadable_offer(value);
                     self.turns.offered_this_turn = true;
                 }
                 self.skipped.push(skipped);

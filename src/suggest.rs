@@ -55,22 +55,13 @@ pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask,
     Ok(SuggestTask {
         entry: Offer {
             v: FORMAT_VERSION,
-            id: ledger.next_id_avoiding(&offered_ids(log)),
+            id: ledger.next_id(),
             title,
             tldr,
             brief,
         },
         output,
     })
-}
-
-/// Every id named by a `suggestion_offered` entry, including entries replay
-/// skips (a newer format, a bad shape): their ids are still taken in the chat.
-fn offered_ids(log: &[Value]) -> Vec<&str> {
-    log.iter()
-        .filter(|v| v.get("type").and_then(Value::as_str) == Some("suggestion_offered"))
-        .filter_map(|v| v.get("id").and_then(Value::as_str))
-        .collect()
 }
 
 fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
@@ -136,8 +127,11 @@ pub struct Tracked {
 #[derive(Debug, Clone, Default)]
 pub struct SuggestionLedger {
     pub offers: Vec<Tracked>,
-    /// Offer entries replay could not read (a newer format, a bad shape).
+    /// Offer entries replay could not read (a newer format, a bad shape):
+    /// still offers made, so they count toward the limits.
     pub unreadable: usize,
+    /// Their ids, where they have one: still taken in the chat.
+    pub unreadable_ids: Vec<String>,
 }
 
 impl SuggestionLedger {
@@ -150,20 +144,23 @@ impl SuggestionLedger {
     }
 
     /// `s<n>`: n is one more than the offers recorded, moved on past any id
-    /// already taken (a log written by another tool may use the same shape).
+    /// already taken, also by an offer replay could not read (a log written
+    /// by another version or tool may use the same shape).
     pub fn next_id(&self) -> String {
-        self.next_id_avoiding(&[])
-    }
-
-    /// [`Self::next_id`], also moved past every id in `taken`.
-    pub fn next_id_avoiding(&self, taken: &[&str]) -> String {
         let mut n = self.offers.len() + 1;
         loop {
             let id = format!("s{n}");
-            if self.get(&id).is_none() && !taken.contains(&id.as_str()) {
+            if self.get(&id).is_none() && !self.unreadable_ids.contains(&id) {
                 return id;
             }
             n += 1;
+        }
+    }
+
+    pub(crate) fn unreadable_offer(&mut self, value: &Value) {
+        self.unreadable += 1;
+        if let Some(id) = value.get("id").and_then(Value::as_str) {
+            self.unreadable_ids.push(id.to_string());
         }
     }
 

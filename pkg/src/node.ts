@@ -476,8 +476,8 @@ function backoff(attempt: number): number {
 }
 
 // ---------------------------------------------------------------------------
-// The per-chat queue inside one process: operations on a chat from this
-// process wait their turn here instead of polling the lock.
+// Reads waiting for a chat's lock in this process (the queue itself is
+// queue.ts): a read arriving meanwhile shares the waiting one.
 
 /** Per lock path: the read that waits for its turn, for later reads to share. */
 const waitingReads = new Map<string, Promise<string | null>>();
