@@ -11,6 +11,14 @@ export interface Store {
   /** The chat's entries, oldest first, or `null` when the chat does not exist. */
   read(chatId: string): Promise<LogEntry[] | null>;
   /**
+   * Optional: the chat's entries from index `from` on (`[]` when the log is
+   * exactly `from` long), or `null` when the chat does not exist. Rejects with
+   * a {@link StoreError} `store/truncated` when the log is shorter than
+   * `from` (it was cut or replaced: read it whole again). A store without it
+   * is read whole and sliced by {@link readFrom}.
+   */
+  readFrom?(chatId: string, from: number): Promise<LogEntry[] | null>;
+  /**
    * Appends `entries` atomically (all or none) and resolves to the new length.
    * With `expectedLength`, rejects with a {@link ConflictError} and writes
    * nothing when the log is not that long any more. Rejects with a
@@ -24,7 +32,7 @@ export interface Store {
   create(chatId: string, entries: readonly LogEntry[]): Promise<boolean>;
 }
 
-export type StoreErrorCode = "store/conflict" | "store/missing-chat" | "store/bad-chat-id";
+export type StoreErrorCode = "store/conflict" | "store/missing-chat" | "store/bad-chat-id" | "store/truncated";
 
 /** A store operation refused; `code` says why. */
 export class StoreError extends Error {
@@ -75,4 +83,28 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
 /** A deep copy as JSON data: what every store keeps and hands out. */
 export function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/**
+ * The entries of chat `chatId` from index `from` on, through the store's own
+ * `readFrom` when it has one (a file store seeks, a database reads a key
+ * range), else by reading the whole log and slicing it.
+ *
+ * @example
+ * const fresh = await readFrom(store, "chat-1", state.length); // only what is new
+ */
+export async function readFrom(store: Store, chatId: string, from: number): Promise<LogEntry[] | null> {
+  if (!Number.isSafeInteger(from) || from < 0) {
+    throw new TypeError(`oda-tasks: readFrom needs a whole number >= 0 (got ${String(from)})`);
+  }
+  if (typeof store.readFrom === "function") return store.readFrom(chatId, from);
+  const log = await store.read(chatId);
+  if (log === null) return null;
+  if (log.length < from) throw truncated(chatId, from, log.length);
+  return log.slice(from);
+}
+
+/** Internal, shared by the stores: the `store/truncated` refusal of a read from past the end. */
+export function truncated(chatId: string, from: number, length: number): StoreError {
+  return new StoreError("store/truncated", `chat "${chatId}" has ${length} entries, fewer than the ${from} already read`, chatId);
 }
