@@ -20,39 +20,12 @@ export type {
   ToolDefinition, ToolDefinitions, TurnEndedEntry, TurnStartedEntry,
 } from "../wasm/oda_tasks.js";
 
-/** Thrown when the core is called in a browser before `await init()`. */
-export const NOT_INITIALISED =
-  "oda-tasks: the WebAssembly core is not initialised; call `await init()` once before using it (Node initialises it on import)";
-
-let ready = false;
-
-/**
- * Loads the WebAssembly core. Node does this on import; in a browser call it
- * once before anything else. Repeated calls share the first load.
- *
- * @example
- * import { init, todoWrite } from "oda-tasks";
- * await init();
- */
-export async function init(module?: glue.InitInput | Promise<glue.InitInput>): Promise<void> {
-  if (!ready) {
-    await (loading ??= glue.default(module === undefined ? undefined : { module_or_path: module }));
-    ready = true;
-  }
-}
-let loading: Promise<unknown> | undefined;
-
-/** Initialises the core from the `.wasm` bytes at once (Node's entry uses this). */
-export function initSync(bytes: BufferSource | WebAssembly.Module): void {
-  if (!ready) {
-    glue.initSync({ module: bytes });
-    ready = true;
-  }
-}
+export { NOT_INITIALISED, init, initSync } from "./load.js";
+import { assertReady } from "./load.js";
 
 function guarded<F extends (...args: never[]) => unknown>(f: F): F {
   return ((...args: Parameters<F>) => {
-    if (!ready) throw new Error(NOT_INITIALISED);
+    assertReady();
     return f(...args);
   }) as F;
 }

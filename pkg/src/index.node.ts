@@ -2,7 +2,7 @@
 // import (synchronously, from the `.wasm` beside the glue), so plain
 // `import { todoWrite } from "oda-tasks"` works with no flags and no init.
 import { readFileSync } from "node:fs";
-import { initSync } from "./core.js";
+import { initSync } from "./load.js";
 
 export * from "./index.js";
 
