@@ -4,9 +4,7 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
-use crate::entry::{read_entry, Entry, KnownType, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL};
+use crate::entry::{read_entry, read_entry_bytes, Entry, KnownType, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL};
 use crate::suggest::SuggestionLedger;
 use crate::todo::TodoLedger;
 
@@ -49,7 +47,8 @@ impl Chat {
 
     /// Folds a whole log of JSON values (native callers and tests; the
     /// binding feeds entries as text).
-    pub fn from_values(log: &[Value], cards: bool) -> Chat {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_values(log: &[serde_json::Value], cards: bool) -> Chat {
         let mut chat = Chat::new(cards);
         for value in log {
             chat.ingest_value(value);
@@ -57,7 +56,8 @@ impl Chat {
         chat
     }
 
-    pub fn ingest_value(&mut self, value: &Value) {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn ingest_value(&mut self, value: &serde_json::Value) {
         // A Value always serialises; its text is what a store would hold.
         self.ingest(&serde_json::to_string(value).unwrap_or_default());
     }
@@ -70,7 +70,7 @@ impl Chat {
                 self.len += 1;
                 self.skip(index, None, format!("not JSON ({reason})"));
             }
-            read => self.fold(read, text),
+            read => self.fold(read, text.as_bytes()),
         }
     }
 
@@ -80,13 +80,29 @@ impl Chat {
         match read_entry(text) {
             Read::NotJson(reason) => Err(reason),
             read => {
-                self.fold(read, text);
+                self.fold(read, text.as_bytes());
                 Ok(())
             }
         }
     }
 
-    fn fold(&mut self, read: Read, text: &str) {
+    /// Folds one line of a JSONL file given as bytes: as
+    /// [`Chat::ingest_json_line`], and bytes that are not UTF-8 are no entry.
+    pub(crate) fn ingest_line_bytes(&mut self, line: &[u8]) -> Result<(), String> {
+        let Some(read) = read_entry_bytes(line) else {
+            return Err(String::from("not UTF-8 text"));
+        };
+        match read {
+            Read::NotJson(reason) => Err(reason),
+            read => {
+                self.fold(read, line);
+                Ok(())
+            }
+        }
+    }
+
+    /// `raw` is the entry's text, read again only for an offer that cannot be read.
+    fn fold(&mut self, read: Read, raw: &[u8]) {
         let index = self.len;
         self.len += 1;
         let entry = match read {
@@ -95,6 +111,7 @@ impl Chat {
             Read::Skip { kind, reason } => {
                 if kind == Some(KnownType::SuggestionOffered) {
                     // An offer this version cannot read is still an offer made.
+                    let text = std::str::from_utf8(raw).unwrap_or_default();
                     self.suggestions.unusable_offer(crate::entry::offer_id(text));
                     self.turns.offered_this_turn = true;
                 }

@@ -7,12 +7,11 @@
 //! reported; text after the last newline is an entry only if it is complete
 //! JSON (a hand-written last line), else a write cut off by a crash.
 
-use serde::Serialize;
-
 use crate::chat::Chat;
+use crate::json::{Out, ToJson};
 
 /// A line that is not an entry, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnreadableLine {
     /// 1-based line number.
     pub line: usize,
@@ -78,9 +77,8 @@ impl JsonlReader {
         if is_blank(&tail) {
             return;
         }
-        let complete = std::str::from_utf8(&tail)
-            .ok()
-            .is_some_and(|text| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok());
+        // Valid JSON is UTF-8 throughout: the check reads every byte.
+        let complete = crate::json::validate(&tail).is_ok();
         if complete {
             self.line(chat, &tail);
         } else {
@@ -94,11 +92,7 @@ impl JsonlReader {
         if is_blank(line) {
             return;
         }
-        let Ok(text) = std::str::from_utf8(line) else {
-            self.unreadable(String::from("not UTF-8 text"));
-            return;
-        };
-        if let Err(reason) = chat.ingest_json_line(text) {
+        if let Err(reason) = chat.ingest_line_bytes(line) {
             self.unreadable(reason);
         }
     }
@@ -113,4 +107,13 @@ impl JsonlReader {
 
 fn is_blank(bytes: &[u8]) -> bool {
     bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+impl ToJson for UnreadableLine {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("line", &self.line);
+            out.field("reason", &self.reason);
+        });
+    }
 }

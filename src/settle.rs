@@ -5,11 +5,10 @@
 //! The host does the I/O and orders the writes; every rule lives here, so a
 //! host cannot get one subtly different from another host.
 
-use serde::Serialize;
-
 use crate::chat::Chat;
 use crate::entry::{Message, Origin, Outcome, SessionEntry, Settings, Settlement, Source, FORMAT_VERSION, TOP_LEVEL};
 use crate::error::{GoalError, ServiceError};
+use crate::json::{Out, ToJson};
 use crate::suggest::{Standing, OPEN_LIMIT};
 
 /// Permissions, lowest to highest, unless the host configures its own order.
@@ -225,8 +224,7 @@ pub fn clamp_permission(wanted: Option<&str>, ceiling: Option<&str>, order: &[St
 }
 
 /// Where a started chat stands, read from its own log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StartedChatState {
     /// Not created yet.
     Missing,
@@ -236,6 +234,17 @@ pub enum StartedChatState {
     Complete,
     /// A chat with this id exists but was not started from this offer.
     Foreign,
+}
+
+impl ToJson for StartedChatState {
+    fn write_json(&self, out: &mut Out) {
+        out.string(match self {
+            StartedChatState::Missing => "missing",
+            StartedChatState::NeedsBrief => "needs_brief",
+            StartedChatState::Complete => "complete",
+            StartedChatState::Foreign => "foreign",
+        });
+    }
 }
 
 /// Reads a started chat's log (`None`: no such chat) against the offer it

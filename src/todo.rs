@@ -5,13 +5,10 @@
 //! the next, so the reported error does not depend on item order); a list
 //! already in the log is taken as recorded.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
-
 pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use crate::error::TodoError;
-use crate::json::{kind, quote, Input};
+use crate::json::{kind, quote, quoted, Input, Object, Out, ToJson, Value};
 
 /// Host options of `todo_write`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +57,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
     let Some(obj) = input.as_object() else {
         return Err(TodoError::InputNotObject);
     };
-    if let Some(field) = obj.keys().find(|k| k.as_str() != "todos") {
+    if let Some(field) = obj.first_key(|k| k != "todos") {
         return Err(TodoError::UnknownInputField(quote(field).into_owned()));
     }
     let items = match obj.get("todos") {
@@ -70,7 +67,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
     };
 
     // Shape, over the whole list: objects, then fields, then statuses.
-    let mut objects: Vec<&Map<String, Value>> = Vec::with_capacity(items.len());
+    let mut objects: Vec<&Object> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         match item.as_object() {
             Some(obj) => objects.push(obj),
@@ -83,7 +80,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
         }
     }
     for (index, obj) in objects.iter().enumerate() {
-        if let Some(field) = obj.keys().find(|k| !ITEM_FIELDS.contains(&k.as_str())) {
+        if let Some(field) = obj.first_key(|k| !ITEM_FIELDS.contains(&k)) {
             return Err(TodoError::UnknownItemField {
                 index,
                 field: quote(field).into_owned(),
@@ -115,9 +112,10 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
             _ => return Err(TodoError::EmptyContent),
         }
     }
-    let mut seen = std::collections::HashSet::with_capacity(contents.len());
-    for text in &contents {
-        if !seen.insert(*text) {
+    // The same map type as `diff` uses, so the code is shared.
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::with_capacity(contents.len());
+    for (i, text) in contents.iter().enumerate() {
+        if seen.insert(text, i).is_some() {
             return Err(TodoError::DuplicateContent(quote(text).into_owned()));
         }
     }
@@ -143,14 +141,13 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
 /// values by kind, so a long or odd value cannot flood the message.
 fn describe_status(value: &Value) -> String {
     match value {
-        Value::String(s) if s.chars().count() <= 40 => Value::String(s.clone()).to_string(),
+        Value::String(s) if s.chars().count() <= 40 => quoted(s),
         Value::String(_) => "a long string".to_string(),
         other => kind(other).to_string(),
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub pending: usize,
     pub in_progress: usize,
@@ -178,8 +175,7 @@ fn summary(todos: &[TodoItem]) -> String {
 }
 
 /// One "Update to-do list" card: the list an update sent and what changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Card {
     /// Position of the `todo_update` entry in the log.
     pub index: usize,
@@ -192,8 +188,7 @@ pub struct Card {
 
 /// What an update changed against the previous list. Items are matched by
 /// their text, the only identity an item has.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changes {
     /// New items, with their position in the new list.
     pub added: Vec<Placed>,
@@ -205,21 +200,21 @@ pub struct Changes {
     pub moved: Vec<Move>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placed {
     pub content: String,
     pub status: TodoStatus,
     pub position: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusChange {
     pub content: String,
     pub from: TodoStatus,
     pub to: TodoStatus,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Move {
     pub content: String,
     pub from: usize,
@@ -316,8 +311,7 @@ fn longest_increasing(xs: &[usize]) -> Vec<bool> {
 }
 
 /// What the chat shows as the current plan.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PlanState {
     /// Nothing to show: no update yet, or a new turn started since.
     #[default]
@@ -328,8 +322,7 @@ pub enum PlanState {
     Finished,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {
     pub state: PlanState,
     /// The plan's items (empty when `state` is `none`).
@@ -402,8 +395,7 @@ impl TodoLedger {
 }
 
 /// `replayTodos`: the list, its cards and the plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TodoReplay {
     pub todos: Vec<TodoItem>,
     pub cards: Vec<Card>,
@@ -419,5 +411,101 @@ impl TodoReplay {
             plan: chat.todos.plan(),
             skipped: chat.skipped.clone(),
         }
+    }
+}
+
+// ---- writing: what replay answers ------------------------------------------
+
+impl ToJson for Counts {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("pending", &self.pending);
+            out.field("inProgress", &self.in_progress);
+            out.field("completed", &self.completed);
+        });
+    }
+}
+
+impl ToJson for Card {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("index", &self.index);
+            out.field("turn", &self.turn);
+            out.field("todos", &self.todos);
+            out.field("counts", &self.counts);
+            out.field("changes", &self.changes);
+        });
+    }
+}
+
+impl ToJson for Changes {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("added", &self.added);
+            out.field("removed", &self.removed);
+            out.field("statusChanged", &self.status_changed);
+            out.field("moved", &self.moved);
+        });
+    }
+}
+
+impl ToJson for Placed {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("content", &self.content);
+            out.field("status", &self.status);
+            out.field("position", &self.position);
+        });
+    }
+}
+
+impl ToJson for StatusChange {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("content", &self.content);
+            out.field("from", &self.from);
+            out.field("to", &self.to);
+        });
+    }
+}
+
+impl ToJson for Move {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("content", &self.content);
+            out.field("from", &self.from);
+            out.field("to", &self.to);
+        });
+    }
+}
+
+impl ToJson for PlanState {
+    fn write_json(&self, out: &mut Out) {
+        out.string(match self {
+            PlanState::None => "none",
+            PlanState::Running => "running",
+            PlanState::Finished => "finished",
+        });
+    }
+}
+
+impl ToJson for Plan {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("state", &self.state);
+            out.field("todos", &self.todos);
+            out.field("turn", &self.turn);
+        });
+    }
+}
+
+impl ToJson for TodoReplay {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("todos", &self.todos);
+            out.field("cards", &self.cards);
+            out.field("plan", &self.plan);
+            out.field("skipped", &self.skipped);
+        });
     }
 }
