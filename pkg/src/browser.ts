@@ -3,7 +3,7 @@
 // tests run it over fake-indexeddb.
 import type { LogEntry } from "./core.js";
 import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, checkChatId, type Store } from "./store.js";
+import { ConflictError, checkChatId, checkFrom, truncated, type Store } from "./store.js";
 import { queued } from "./queue.js";
 
 /** The database layout's version; an upgrade adds to it. */
@@ -83,6 +83,24 @@ export class IndexedDbStore implements Store {
     });
   }
 
+  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    const db = await this.#open();
+    // Only the keys [chatId, from] and up are read; the length comes from the same snapshot.
+    const result = await transaction<{ length: number; entries: LogEntry[] } | null>(db, "readonly", (tx, settle) => {
+      const chat = tx.objectStore(CHATS).get(chatId);
+      const entries = tx.objectStore(ENTRIES).getAll(this.#range(chatId, from));
+      tx.oncomplete = () => {
+        const record = chat.result as ChatRecord | undefined;
+        settle(record === undefined ? null : { length: record.length, entries: entries.result as LogEntry[] });
+      };
+    });
+    if (result === null) return null;
+    if (result.length < from) throw truncated(chatId, from, result.length);
+    return result.entries;
+  }
+
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     checkChatId(chatId);
     const copies = copyEntries(entries);
@@ -136,9 +154,9 @@ export class IndexedDbStore implements Store {
     void db?.then((d) => d.close(), () => undefined);
   }
 
-  /** Every entry key of one chat: `[chatId, 0]` up to `[chatId, Infinity]`. */
-  #range(chatId: string): IDBKeyRange {
-    return this.#keyRange.bound([chatId, 0], [chatId, Infinity]);
+  /** The entry keys of one chat from index `from` on: `[chatId, from]` up to `[chatId, Infinity]`. */
+  #range(chatId: string, from = 0): IDBKeyRange {
+    return this.#keyRange.bound([chatId, from], [chatId, Infinity]);
   }
 
   #open(): Promise<IDBDatabase> {
