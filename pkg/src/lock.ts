@@ -150,15 +150,17 @@ type Found =
 async function inspect(dir: string, lockPath: string): Promise<Found> {
   let names: string[];
   try {
+    // Not followed: whatever sits at the lock's name, a link to a directory included, is not a lock.
+    const st = await lstat(lockPath);
+    if (!st.isDirectory()) {
+      const what = st.isSymbolicLink() ? "a symbolic link" : st.isFile() ? "a regular file" : st.isFIFO() ? "a FIFO" : "a socket or a device";
+      return { kind: "held", signature: `file ${st.mtimeMs} ${st.size}`, why: `it is ${what}, not a lock directory` };
+    }
     names = await readdir(lockPath);
   } catch (e) {
     const code = errorCode(e);
     if (code === "ENOENT") return { kind: "missing", signature: "missing", why: "it vanished" };
-    if (code !== "ENOTDIR") return { kind: "held", signature: `error ${code}`, why: `it cannot be read (${code})` };
-    const st = await lstat(lockPath).catch(() => null);
-    if (st === null) return { kind: "missing", signature: "missing", why: "it vanished" };
-    const what = st.isSymbolicLink() ? "a symbolic link" : st.isFile() ? "a regular file" : "not a directory";
-    return { kind: "held", signature: `file ${st.mtimeMs} ${st.size}`, why: `it is ${what}, not a lock directory` };
+    return { kind: "held", signature: `error ${code}`, why: `it cannot be read (${code})` };
   }
   if (names.length === 0) {
     // Between a release's two steps, or left by a process that died there:

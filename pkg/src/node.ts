@@ -222,16 +222,17 @@ export class JsonlStore implements Store {
   async #scan(opened: Opened, file: string, keepFrom: number): Promise<Scan> {
     const { fh, st } = opened;
     let start = { offset: 0, count: 0 };
-    const known = checkpoints.get(file);
+    const known = latestBefore(file, keepFrom);
     if (
       known !== undefined &&
       known.dev === st.dev &&
       known.ino === st.ino &&
       known.offset <= Number(st.size) &&
-      known.count <= keepFrom &&
       (await sameBytes(fh, known.offset - known.probe.length, known.probe))
     ) {
       start = known;
+    } else if (known !== undefined) {
+      checkpoints.delete(file); // replaced, cut, or rewritten: none of its checkpoints holds
     }
     const scanner = new JsonlScanner(start, keepFrom);
     let end = start.offset;
@@ -245,7 +246,7 @@ export class JsonlStore implements Store {
     }
     scanner.end();
     const at = scanner.checkpoint;
-    remember(file, st, at, await probeBefore(fh, at.offset));
+    remember(file, st, at, await probeBefore(fh, at.offset), start.offset);
     return { entries: scanner.entries, count: scanner.count, openLine: scanner.openLine, end };
   }
 
@@ -326,14 +327,9 @@ async function openChat(chatId: string, file: string, mode: "read" | "append"): 
     fh = await open(file, flags);
   } catch (e) {
     const code = errorCode(e);
-    if (code === "ENOENT") {
-      const st = await lstat(file).catch(() => null);
-      if (st === null) return null;
-      throw notAFile(chatId, file, "a symbolic link to nothing");
-    }
+    if (code === "ENOENT" && (await lstat(file).catch(() => null)) === null) return null;
     if (READ_ONLY.has(code) && mode === "append") throw readOnly(chatId, file, "file", e);
-    const what = NOT_A_FILE_OPEN[code];
-    if (what !== undefined) throw notAFile(chatId, file, what);
+    if (NOT_A_FILE_OPEN.has(code)) await mustBeFile(chatId, file);
     throw e;
   }
   try {
@@ -346,14 +342,10 @@ async function openChat(chatId: string, file: string, mode: "read" | "append"): 
   }
 }
 
-/** Errors open() gives for something that is not a regular file. */
-const NOT_A_FILE_OPEN: Record<string, string> = {
-  EISDIR: "a directory",
-  ELOOP: "a symbolic link loop",
-  ENXIO: "a socket or a device",
-  ENODEV: "a device",
-};
+/** Errors open() gives for something that is not a regular file (ENOENT: a dangling symlink). */
+const NOT_A_FILE_OPEN = new Set(["ENOENT", "EISDIR", "ELOOP", "ENXIO", "ENODEV", "EOPNOTSUPP"]);
 
+/** Throws `store/not-a-file` unless a regular file (or a symlink to one) is at `file`. */
 async function mustBeFile(chatId: string, file: string): Promise<void> {
   let st;
   try {
@@ -410,14 +402,31 @@ interface Checkpoint {
 
 const PROBE_BYTES = 32;
 /** Files remembered per process, least recently used first out. */
-const MAX_CHECKPOINTS = 4096;
-const checkpoints = new Map<string, Checkpoint>();
+const MAX_FILES = 4096;
+/** Checkpoints kept per file: a read from a little before the latest still seeks. */
+const PER_FILE = 4;
+/** Per file: its latest checkpoints, oldest first. */
+const checkpoints = new Map<string, Checkpoint[]>();
 
-/** Remembers a checkpoint of `file` (now `st`); `probe` is the bytes just before `at.offset`. */
-function remember(file: string, st: BigIntStats, at: { offset: number; count: number }, probe: Buffer): void {
+/** The latest checkpoint of `file` with at most `count` entries before it. */
+function latestBefore(file: string, count: number): Checkpoint | undefined {
+  const list = checkpoints.get(file) ?? [];
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.count <= count) return list[i];
+  return undefined;
+}
+
+/**
+ * Remembers a checkpoint of `file` (now `st`); `probe` is the bytes just
+ * before `at.offset`. Earlier checkpoints past `verified` (bytes read again
+ * since) give way to it.
+ */
+function remember(file: string, st: BigIntStats, at: { offset: number; count: number }, probe: Buffer, verified = at.offset): void {
+  const keep = Math.min(verified, at.offset - 1);
+  const list = (checkpoints.get(file) ?? []).filter((c) => c.dev === st.dev && c.ino === st.ino && c.offset <= keep);
+  list.push({ dev: st.dev, ino: st.ino, offset: at.offset, count: at.count, probe });
   checkpoints.delete(file);
-  checkpoints.set(file, { dev: st.dev, ino: st.ino, offset: at.offset, count: at.count, probe });
-  if (checkpoints.size > MAX_CHECKPOINTS) checkpoints.delete(checkpoints.keys().next().value as string);
+  checkpoints.set(file, list.slice(-PER_FILE));
+  if (checkpoints.size > MAX_FILES) checkpoints.delete(checkpoints.keys().next().value as string);
 }
 
 /** The (up to) PROBE_BYTES bytes of the file just before `offset`. */
