@@ -109,7 +109,7 @@ export class IndexedDbStore implements Store {
       return transaction<number>(db, "readwrite", (tx, settle, fail) => {
         const chats = tx.objectStore(CHATS);
         const request = chats.get(chatId);
-        request.onsuccess = () => {
+        request.onsuccess = guarded(fail, () => {
           const record = request.result as ChatRecord | undefined;
           if (record === undefined) return fail(missingChat(chatId));
           if (expectedLength !== undefined && expectedLength !== record.length) {
@@ -120,7 +120,7 @@ export class IndexedDbStore implements Store {
           const length = record.length + copies.length;
           chats.put({ length } satisfies ChatRecord, chatId);
           tx.oncomplete = () => settle(length);
-        };
+        });
       });
     });
   }
@@ -130,10 +130,10 @@ export class IndexedDbStore implements Store {
     const copies = copyEntries(entries);
     return this.#exclusive(chatId, async () => {
       const db = await this.#open();
-      return transaction<boolean>(db, "readwrite", (tx, settle) => {
+      return transaction<boolean>(db, "readwrite", (tx, settle, fail) => {
         const chats = tx.objectStore(CHATS);
         const request = chats.getKey(chatId);
-        request.onsuccess = () => {
+        request.onsuccess = guarded(fail, () => {
           if (request.result !== undefined) {
             tx.oncomplete = () => settle(false);
             return;
@@ -142,7 +142,7 @@ export class IndexedDbStore implements Store {
           copies.forEach((entry, i) => store.put(entry, [chatId, i]));
           chats.put({ length: copies.length } satisfies ChatRecord, chatId);
           tx.oncomplete = () => settle(true);
-        };
+        });
       });
     });
   }
@@ -215,14 +215,33 @@ function transaction<T>(
     tx.oncomplete = () => reject(new Error("oda-tasks: IndexedDB transaction completed without a result"));
     try {
       body(tx, resolve, (error) => {
-        refusal = error;
-        tx.abort();
+        try {
+          tx.abort();
+          refusal = error;
+        } catch {
+          // Already aborting (a quota error, a closing page): its own error says why.
+        }
       });
     } catch (e) {
       refusal = e instanceof Error ? e : new Error(String(e));
       tx.abort();
     }
   });
+}
+
+/**
+ * A request handler that turns an exception into a refusal: a `put` into a
+ * transaction that is already aborting throws, and must not escape as an
+ * uncaught error.
+ */
+function guarded(fail: (error: Error) => void, handler: () => void): () => void {
+  return () => {
+    try {
+      handler();
+    } catch (e) {
+      fail(e instanceof Error ? e : new Error(String(e)));
+    }
+  };
 }
 
 function webLocks(): LockRequester | null {
