@@ -76,6 +76,19 @@ test("JsonlStore: the constructor creates a missing directory", () =>
     assert.ok(fs.existsSync(path.join(nested, "c.jsonl")));
   }));
 
+test("JsonlStore: options are checked: unknown names and bad numbers are oda-tasks: errors", () =>
+  inTempDir(async (dir) => {
+    assert.throws(() => new JsonlStore(dir, { lockwait: 10 }), { name: "TypeError", message: 'oda-tasks: unknown JsonlStore option "lockwait"' });
+    for (const bad of [0, -1, 1.5, NaN, "100", null]) {
+      assert.throws(() => new JsonlStore(dir, { lockWait: bad }), {
+        name: "TypeError",
+        message: `oda-tasks: JsonlStore option lockWait must be a whole number >= 1 (got ${String(bad)})`,
+      });
+    }
+    assert.throws(() => new JsonlStore(dir, null), { message: "oda-tasks: JsonlStore options must be an object" });
+    assert.equal(await new JsonlStore(dir, { lockWait: 1, readChunkBytes: 1 }).create("c", []), true);
+  }));
+
 test("JsonlStore: hostile ids touch nothing on disk", () =>
   inTempDir(async (dir) => {
     const inner = path.join(dir, "inner");
@@ -164,6 +177,27 @@ test("JsonlStore: an append after a torn line ends it first, without a read; a f
     assert.deepEqual(await store.read("d"), []);
     assert.equal(await store.append("d", [{ type: "x" }], 0), 1);
     assert.deepEqual(lines(path.join(dir, "d.jsonl")), ['{"type":"sess', '{"type":"x"}', ""]);
+  }));
+
+test("JsonlStore: concurrent reads from different indexes share one look at the file; each gets its own objects", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const log = Array.from({ length: 10 }, (_, i) => ({ type: "e", i, nested: { i } }));
+    await store.create("c", log);
+    // An append first, so that the reads below queue behind it and join one another.
+    const appended = store.append("c", [{ type: "late" }], 10);
+    const [whole, from3, fromEnd, past, again] = await Promise.allSettled([
+      store.read("c"), store.readFrom("c", 3), store.readFrom("c", 11), store.readFrom("c", 12), store.read("c"),
+    ]);
+    assert.equal(await appended, 11);
+    const full = [...log, { type: "late" }];
+    assert.deepEqual(whole.value, full);
+    assert.deepEqual(from3.value, full.slice(3));
+    assert.deepEqual(fromEnd.value, []);
+    assert.equal(past.reason.code, "store/truncated");
+    assert.deepEqual(again.value, full);
+    assert.notEqual(whole.value[5].nested, again.value[5].nested, "no object is shared between callers");
+    assert.notEqual(whole.value[5].nested, from3.value[2].nested);
   }));
 
 test("JsonlStore: an unreadable middle line stays in the file and out of read()", () =>
