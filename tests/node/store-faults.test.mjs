@@ -13,7 +13,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { IDBFactory, IDBKeyRange, IDBObjectStore } from "fake-indexeddb";
-import { StoreError, runTool } from "oda-tasks";
+import { ChatState, StoreError, replaySuggestions, replayTodos, runTool } from "oda-tasks";
 import { IndexedDbStore } from "oda-tasks/browser";
 import { JsonlStore } from "oda-tasks/node";
 // The CLI's parser: the store must read every file exactly as it does.
@@ -171,8 +171,7 @@ function random(seed) {
 }
 
 /** A random JSONL text of odd but valid UTF-8: every line end, blank and unreadable lines, a BOM, an open last line. */
-function oddJsonl(rand, { bom = rand(4) === 0, lines = rand(12) } = {}) {
-  const ends = ["\n", "\r\n", "\r"];
+function oddJsonl(rand, { bom = rand(4) === 0, lines = rand(12), ends = ["\n", "\r\n", "\r"] } = {}) {
   const kinds = [
     () => J({ type: "e", n: rand(1000), text: ["", "é", "😀 ✓", "a\u2028b", "\uFFFD"][rand(5)] }),
     () => J({ type: "e", nested: { list: [rand(9), null, true] } }),
@@ -185,7 +184,7 @@ function oddJsonl(rand, { bom = rand(4) === 0, lines = rand(12) } = {}) {
     () => ` ${J({ type: "spaced" })} `,
   ];
   let text = bom ? "\uFEFF" : "";
-  for (let i = 0; i < lines; i++) text += kinds[rand(kinds.length)]() + ends[rand(3)];
+  for (let i = 0; i < lines; i++) text += kinds[rand(kinds.length)]() + ends[rand(ends.length)];
   const tail = rand(4);
   if (tail === 1) text += J({ type: "tail", n: rand(9) });
   if (tail === 2) text += J({ type: "torn", n: 12345 }).slice(0, 1 + rand(10));
@@ -232,6 +231,32 @@ test("readFrom after bytes were added by hand agrees with parsing the whole file
         }
         known = all.length;
         assert.deepEqual(await store.read(id), all);
+      }
+    }
+  }));
+
+test("the store and the core's own JSONL reader (ChatState.fromJsonl) agree on odd files with \\n and \\r\\n line ends", () =>
+  inTempDir(async (dir) => {
+    // A lone \r ends a line for the store and the CLI only (see the README); the rest must match exactly,
+    // or a state built from the bytes could not catch up through readFrom(state.length).
+    const rand = random(23);
+    const todo = (n) => J({ type: "todo_update", v: 1, todos: [{ content: `step ${n}`, status: "in_progress" }] });
+    const store = new JsonlStore(dir);
+    for (let n = 0; n < 60; n++) {
+      let text = oddJsonl(rand, { ends: ["\n", "\r\n"] });
+      text = `${J({ type: "turn_started" })}\n${todo(n)}\n${text}`;
+      const bytes = Buffer.concat([Buffer.from(text), rand(3) === 0 ? Buffer.from([0x0a, 0xff, 0x0a]) : Buffer.alloc(0)]);
+      fs.writeFileSync(path.join(dir, `h${n}.jsonl`), bytes);
+      const entries = await store.read(`h${n}`);
+      const chunks = [];
+      for (let i = 0, step = 1; i < bytes.length; i += step, step = 1 + rand(9)) chunks.push(bytes.subarray(i, i + step));
+      const state = ChatState.fromJsonl(chunks.length > 0 ? chunks : [bytes]);
+      try {
+        assert.equal(state.length, entries.length, JSON.stringify(text));
+        assert.deepEqual(state.replayTodos(), replayTodos(entries));
+        assert.deepEqual(state.replaySuggestions(), replaySuggestions(entries));
+      } finally {
+        state.free();
       }
     }
   }));
