@@ -135,8 +135,8 @@ try {
 const length: number = await store.append("c", [{ type: "turn_started" }], 0);
 const fresh: LogEntry[] | null = await readFrom(store, "c", length);
 const own: LogEntry[] | null | undefined = await store.readFrom?.("c", 0);
-const jsonl = new JsonlStore("/tmp/oda-types", { lockWait: 5_000, readChunkBytes: 1 << 16 });
-const where: string = jsonl.file("c");
+const jsonlStore = new JsonlStore("/tmp/oda-types", { lockWait: 5_000, readChunkBytes: 1 << 16 });
+const where: string = jsonlStore.file("c");
 // @ts-expect-error options are checked by name
 new JsonlStore("/tmp/oda-types", { lockwait: 5 });
 const codes: StoreError["code"][] = ["store/locked", "store/not-a-file", "store/read-only", "store/truncated"];
