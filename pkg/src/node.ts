@@ -91,6 +91,7 @@ export class JsonlStore implements Store {
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
+    checkChatId(chatId); // the id first, as every store checks it
     checkFrom(from);
     return this.#read(chatId, from);
   }
