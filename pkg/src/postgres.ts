@@ -18,6 +18,9 @@ export interface PgPoolClient {
   query(text: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** Back to the pool; with an error, the connection is closed instead. */
   release(error?: Error | boolean): void;
+  /** pg emits a lost connection here too, beside failing the query: the store listens while it holds the client. */
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /** What the store needs of a `pg.Pool` (a `pg.Pool` is one). */
@@ -29,8 +32,8 @@ export interface PgPool {
 export interface PostgresStoreOptions {
   /**
    * Tries per operation when the failure is known to have written nothing
-   * (a lost connection, a serialization failure, a deadlock); default 6,
-   * with a backoff from 25 ms doubling to 1 s.
+   * (a lost connection, a serialization failure, a deadlock), and asks per
+   * COMMIT whose answer was lost; default 6, 25 ms apart, doubling to 1 s.
    */
   attempts?: number;
 }
@@ -274,7 +277,7 @@ export class PostgresStore implements Store {
       if (attempt > 1) await sleep(backoff(attempt - 1));
       let client: PgPoolClient;
       try {
-        client = await pool.connect();
+        client = await lease(pool);
       } catch (e) {
         last = e;
         if (!retryable(e)) throw databaseError(chatId, e);
@@ -299,10 +302,10 @@ export class PostgresStore implements Store {
       }
       try {
         await client.query("COMMIT");
-        client.release();
+        giveBack(client);
         return done.value;
       } catch (e) {
-        client.release(asError(e));
+        giveBack(client, asError(e));
         last = e;
         const status = await this.#outcome(pool, done.xid);
         if (status === "committed") return done.value;
@@ -325,25 +328,25 @@ export class PostgresStore implements Store {
 
   /**
    * Whether transaction `xid` committed, asked on fresh connections until it
-   * is settled; `null` when that cannot be learnt in about five seconds.
+   * is settled; `null` when that is still unknown after `attempts` tries.
    */
   async #outcome(pool: PgPool, xid: string): Promise<"committed" | "aborted" | null> {
-    for (let attempt = 0; attempt < 10; attempt++) {
+    for (let attempt = 0; attempt < this.#attempts; attempt++) {
       if (attempt > 0) await sleep(backoff(attempt));
       let client: PgPoolClient;
       try {
-        client = await pool.connect();
+        client = await lease(pool);
       } catch {
         continue;
       }
       try {
         const { rows } = await client.query("SELECT pg_xact_status($1::xid8) AS status", [xid]);
-        client.release();
+        giveBack(client);
         const status = (rows[0] as { status: string | null }).status;
         // "in progress": the old connection's server process has not yet noticed it is gone.
         if (status === "committed" || status === "aborted") return status;
       } catch (e) {
-        client.release(asError(e));
+        giveBack(client, asError(e));
       }
     }
     return null;
@@ -357,7 +360,7 @@ export class PostgresStore implements Store {
       if (attempt > 1) await sleep(backoff(attempt - 1));
       let client: PgPoolClient;
       try {
-        client = await pool.connect();
+        client = await lease(pool);
       } catch (e) {
         last = e;
         if (!retryable(e)) throw databaseError(chatId, e, what);
@@ -365,14 +368,14 @@ export class PostgresStore implements Store {
       }
       try {
         const value = await work(client);
-        client.release();
+        giveBack(client);
         return value;
       } catch (e) {
         if (e instanceof StoreError) {
-          client.release();
+          giveBack(client);
           throw e;
         }
-        client.release(isServerError(e) && !isFatal(e) ? undefined : asError(e));
+        giveBack(client, isServerError(e) && !isFatal(e) ? undefined : asError(e));
         last = e;
         if (!retryable(e)) throw databaseError(chatId, e, what);
       }
@@ -389,6 +392,25 @@ export class PostgresStore implements Store {
   }
 }
 
+/**
+ * A client from the pool. While the store holds it, a connection lost under
+ * it is also emitted as an "error" event (pg does both): heard here, or it
+ * would crash the process; the failing query reports it.
+ */
+async function lease(pool: PgPool): Promise<PgPoolClient> {
+  const client = await pool.connect();
+  client.on?.("error", ignore);
+  return client;
+}
+
+/** Hands a leased client back; with an error the pool closes it (and the listener stays for its last events). */
+function giveBack(client: PgPoolClient, error?: Error): void {
+  if (error === undefined) client.removeListener?.("error", ignore);
+  client.release(error);
+}
+
+function ignore(): void {}
+
 /** The chat's length, or `null` when it does not exist. */
 async function currentLength(client: PgPoolClient, chatId: string): Promise<number | null> {
   const { rows } = await client.query({ name: "oda-tasks-length", text: LENGTH, values: [chatId] });
@@ -399,14 +421,14 @@ async function currentLength(client: PgPoolClient, chatId: string): Promise<numb
 /** Ends an open transaction and hands the client back, or closes it when the connection is unusable. */
 async function rollback(client: PgPoolClient, cause?: unknown): Promise<void> {
   if (cause !== undefined && !(cause instanceof StoreError) && !(isServerError(cause) && !isFatal(cause))) {
-    client.release(asError(cause));
+    giveBack(client, asError(cause));
     return;
   }
   try {
     await client.query("ROLLBACK");
-    client.release();
+    giveBack(client);
   } catch (e) {
-    client.release(asError(e));
+    giveBack(client, asError(e));
   }
 }
 
