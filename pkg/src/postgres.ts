@@ -6,14 +6,24 @@ import type { LogEntry } from "./core.js";
 import { copyEntries, missingChat } from "./memory.js";
 import { ConflictError, StoreError, checkChatId, truncated, type Store } from "./store.js";
 
-/** The table names (in the first schema of the connection's `search_path`). */
+/**
+ * The table names (in the first schema of the connection's `search_path`).
+ *
+ * @example
+ * await pool.query(`SELECT count(*) FROM ${POSTGRES_TABLES.chats}`);
+ */
 export const POSTGRES_TABLES = {
   chats: "oda_tasks_chats",
   entries: "oda_tasks_entries",
   migrations: "oda_tasks_schema_migrations",
 } as const;
 
-/** What the store needs of a pooled `pg` client. */
+/**
+ * What the store needs of a pooled `pg` client (a `pg.PoolClient` is one).
+ *
+ * @example
+ * const client: PgPoolClient = await new pg.Pool().connect();
+ */
 export interface PgPoolClient {
   query(text: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** Back to the pool; with an error, the connection is closed instead. */
@@ -23,12 +33,23 @@ export interface PgPoolClient {
   removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
-/** What the store needs of a `pg.Pool` (a `pg.Pool` is one). */
+/**
+ * What the store needs of a `pg.Pool` (a `pg.Pool` is one).
+ *
+ * @example
+ * const pool: PgPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ */
 export interface PgPool {
   connect(): Promise<PgPoolClient>;
   end(): Promise<void>;
 }
 
+/**
+ * Options of {@link PostgresStore}.
+ *
+ * @example
+ * const store = new PostgresStore(pool, { attempts: 10 }); // ride out a longer failover
+ */
 export interface PostgresStoreOptions {
   /**
    * Tries per operation when the failure is known to have written nothing

@@ -3,10 +3,13 @@
 // concurrency (several pools = several app servers), the pool bound, errors.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { ConflictError, StoreError, readFrom } from "oda-tasks";
 import { POSTGRES_TABLES, PostgresStore } from "oda-tasks/postgres";
 import { storeContract, expectConflict } from "./fixtures/store-contract.mjs";
-import { freshSchema, startServer } from "./helpers/postgres.mjs";
+import { freshSchema, serverBin, startServer } from "./helpers/postgres.mjs";
 
 const server = await startServer();
 after(() => server.stop());
@@ -102,6 +105,27 @@ test("PostgresStore: migrate() creates the named tables once; concurrent migrati
     );
     assert.ok(keys.length >= 3);
     for (const k of keys.filter((k) => !k.t.endsWith("schema_migrations"))) assert.equal(k.first, "chat_id", `${k.t} ${k.contype}`);
+  } finally {
+    await db.done();
+  }
+});
+
+test("PostgresStore: the README's psql command creates the tables by hand; migrate() then finds nothing to do", async () => {
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  const readme = readFileSync(`${root}README.md`, "utf8");
+  const block = readme.match(/```sh\n(\s*psql "\$DATABASE_URL"[^]*?)```/);
+  assert.ok(block, "the README has the psql block");
+  const db = await fresh({ migrate: false });
+  try {
+    execFileSync("bash", ["-euo", "pipefail", "-c", block[1]], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: db.schema.url, PATH: `${serverBin()}:${process.env.PATH}` },
+      stdio: "pipe",
+    });
+    const store = db.store();
+    assert.deepEqual(await store.migrate(), []);
+    assert.equal(await store.create("c", [{ type: "session" }]), true);
+    assert.deepEqual(await db.store().read("c"), [{ type: "session" }]);
   } finally {
     await db.done();
   }
