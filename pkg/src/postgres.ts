@@ -169,8 +169,9 @@ export class PostgresStore implements Store {
   async migrate(): Promise<number[]> {
     const files = await migrationFiles();
     // Blind retry is safe: the versions are recorded in the same transaction
-    // as the schema change, so a run that did commit makes the next a no-op.
-    return this.#retrying("", "migrate", async (client) => {
+    // as the schema change, so a run that did commit makes the next a no-op
+    // (which then reports [] for what the lost try applied).
+    return this.#retrying("", "migration", async (client) => {
       await client.query("BEGIN");
       try {
         await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -292,7 +293,7 @@ export class PostgresStore implements Store {
    * be asked in time: reject `store/outcome-unknown` (read the chat to see).
    */
   async #writing<T>(chatId: string, work: (client: PgPoolClient) => Promise<{ value: T; xid: string | null }>): Promise<T> {
-    const pool = await this.#connectable(chatId);
+    const pool = await this.#pool; // rejects only when `pg` cannot be loaded
     let last: unknown;
     for (let attempt = 1; attempt <= this.#attempts; attempt++) {
       if (attempt > 1) await sleep(backoff(attempt - 1));
@@ -375,7 +376,7 @@ export class PostgresStore implements Store {
 
   /** Runs `work` (reads, or a transaction safe to repeat) with a pooled client, trying again after a retryable failure. */
   async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
-    const pool = await this.#connectable(chatId);
+    const pool = await this.#pool; // rejects only when `pg` cannot be loaded
     let last: unknown;
     for (let attempt = 1; attempt <= this.#attempts; attempt++) {
       if (attempt > 1) await sleep(backoff(attempt - 1));
@@ -404,13 +405,6 @@ export class PostgresStore implements Store {
     throw unavailable(chatId, last, this.#attempts);
   }
 
-  async #connectable(chatId: string): Promise<PgPool> {
-    try {
-      return await this.#pool;
-    } catch (e) {
-      throw withCause(new StoreError("store/unavailable", `chat "${chatId}": ${asError(e).message}`, chatId), e);
-    }
-  }
 }
 
 /**
@@ -510,6 +504,12 @@ function retryable(e: unknown): boolean {
 }
 
 function databaseError(chatId: string, e: unknown, what = "write"): StoreError {
+  if (isServerError(e) && e.code === "23505" && chatId !== "") {
+    return withCause(
+      new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${e.message})`, chatId),
+      e,
+    );
+  }
   if (isServerError(e) && NOT_MIGRATED.has(e.code)) {
     return withCause(
       new StoreError("store/not-migrated", `the oda-tasks tables are missing or old: run await store.migrate() (${e.message})`, chatId),

@@ -124,6 +124,32 @@ test("faults: COMMIT answer lost and the database unreachable: store/outcome-unk
     assert.deepEqual(await store.read("c"), [session, { type: "x" }]);
   }));
 
+test("faults: an append chosen as a deadlock's victim rolled back: tried again, written once", () =>
+  withProxy(async (db, proxy) => {
+    const app = `oda-deadlock-${process.pid}`;
+    const store = db.through(proxy, { application_name: app });
+    await store.create("c", [session]);
+    const other = await db.pool().connect();
+    try {
+      const appends = proxy.count((m) => m.type === "B" && isStatement("oda-tasks-append")(m)); // one Bind per run
+      // Another transaction holds seq 2, so the append (seq 1 and 2) waits on it holding the chat's row...
+      await other.query("BEGIN");
+      await other.query("SET LOCAL deadlock_timeout = '60s'"); // the append's side detects the deadlock, not this one
+      await other.query(`INSERT INTO oda_tasks_entries (chat_id, seq, entry) VALUES ('c', 2, '{}')`);
+      const appended = store.append("c", [{ type: "x" }, { type: "y" }], 1);
+      await until("the append waits", async () =>
+        (await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [app])).length === 1);
+      // ...and then that transaction waits for the chat's row: a deadlock; the append's transaction is the one rolled back.
+      await other.query("UPDATE oda_tasks_chats SET length = length WHERE chat_id = 'c'");
+      await other.query("ROLLBACK");
+      assert.equal(await appended, 3);
+      assert.equal(appends(), 2, "the statement ran twice: the second try won");
+      assert.deepEqual(await store.read("c"), [session, { type: "x" }, { type: "y" }]);
+    } finally {
+      other.release();
+    }
+  }));
+
 test("faults: the server restarted between two calls: the next call succeeds and nothing is lost", async () => {
   const db = await fresh();
   try {

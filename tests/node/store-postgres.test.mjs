@@ -172,6 +172,24 @@ test("PostgresStore: an entry reads back deep-equal to its JSON copy, stored as 
   }
 });
 
+test("PostgresStore: rows edited by hand so they contradict the chat's length: store/corrupt, never a wrong log", async () => {
+  const db = await fresh();
+  try {
+    const store = db.store();
+    await store.create("c", [{ type: "a" }, { type: "b" }]);
+    await db.sql(`INSERT INTO oda_tasks_entries (chat_id, seq, entry) VALUES ('c', 2, '{"type":"stray"}')`);
+    await rejectsWith(store.append("c", [{ type: "x" }, { type: "y" }], 2), "store/corrupt");
+    assert.deepEqual(await db.sql("SELECT length::int AS length FROM oda_tasks_chats WHERE chat_id = 'c'"), [{ length: 2 }], "nothing written");
+    await rejectsWith(store.read("c"), "store/corrupt");
+    await db.sql("DELETE FROM oda_tasks_entries WHERE chat_id = 'c' AND seq >= 1");
+    await assert.rejects(store.read("c"), { code: "store/corrupt", message: 'chat "c" is damaged in the database: its length is 2 but entries 0..1 are not all there' });
+    await rejectsWith(store.readFrom("c", 1), "store/corrupt");
+    assert.deepEqual(await store.readFrom("c", 2), [], "nothing is missing from 2 on");
+  } finally {
+    await db.done();
+  }
+});
+
 test("PostgresStore: 8 app servers appending at the same expected length: one winner per round, no gap, no duplicate seq", async () => {
   const db = await fresh();
   try {
