@@ -4,7 +4,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ConflictError, StoreError, readFrom } from "oda-tasks";
 import { POSTGRES_TABLES, PostgresStore } from "oda-tasks/postgres";
@@ -290,6 +290,27 @@ test("PostgresStore: no server at the address: store/unavailable, after the conf
   } finally {
     await store.end();
   }
+});
+
+test("harness: a test process that dies with its server up leaves no server and no directory behind", async () => {
+  const helper = new URL("./helpers/postgres.mjs", import.meta.url).href;
+  const script = `
+    const { startServer } = await import(${JSON.stringify(helper)});
+    const server = await startServer();
+    console.log(JSON.stringify({ dir: server.dir, port: server.port }));
+    throw new Error("a test blew up");`;
+  let out = "";
+  try {
+    execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    out = e.stdout;
+    assert.match(e.stderr, /a test blew up/);
+  }
+  const { dir, port } = JSON.parse(out);
+  assert.equal(existsSync(dir), false, "the directory is removed");
+  const probe = new PostgresStore(`postgres://postgres@127.0.0.1:${port}/postgres`, { attempts: 1 });
+  await rejectsWith(probe.read("c"), "store/unavailable");
+  await probe.end();
 });
 
 test("PostgresStore: misuse of the constructor and of append is refused clearly", async () => {

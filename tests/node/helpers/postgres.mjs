@@ -85,6 +85,8 @@ export async function startServer() {
 
   const pools = new Set();
   const server = {
+    /** The temporary directory holding the data and the server log. */
+    dir: root,
     get port() {
       return port;
     },
