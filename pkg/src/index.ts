@@ -4,5 +4,8 @@ export * from "./core.js";
 export { todoWriteTool, suggestTaskTool } from "./gen/tools.js";
 export * from "./store.js";
 export { MemoryStore } from "./memory.js";
+export { ChatStateCache, DEFAULT_CACHE_SIZE, sharedCache } from "./state-cache.js";
+export type { ChatStateCacheOptions, ChatStateLease } from "./state-cache.js";
+export { MAX_ATTEMPTS } from "./append-loop.js";
 export * from "./run.js";
 export * from "./service.js";
