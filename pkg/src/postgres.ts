@@ -528,7 +528,7 @@ function unavailable(chatId: string, e: unknown, attempts: number): StoreError {
   return withCause(
     new StoreError(
       "store/unavailable",
-      `the database is unavailable${chatId === "" ? "" : ` for chat "${chatId}"`} after ${attempts} attempts; nothing was written (${asError(e).message})`,
+      `the database is unavailable${chatId === "" ? "" : ` for chat "${chatId}"`} after ${attempts} attempt${attempts === 1 ? "" : "s"}; nothing was written (${asError(e).message})`,
       chatId,
     ),
     e,
