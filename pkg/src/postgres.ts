@@ -404,7 +404,6 @@ export class PostgresStore implements Store {
     }
     throw unavailable(chatId, last, this.#attempts);
   }
-
 }
 
 /**
@@ -497,13 +496,20 @@ function isFatal(e: unknown): boolean {
   return severity === "FATAL" || severity === "PANIC" || (typeof code === "string" && code.startsWith("08"));
 }
 
+/** A mistake in code (ours or a pool's), not a database's or a network's failure: passed on as it is. */
+function isBug(e: unknown): boolean {
+  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
+}
+
 /** Whether the failure left nothing done and may pass: a lost connection, a serialization failure, a deadlock, a restart. */
 function retryable(e: unknown): boolean {
-  if (!isServerError(e)) return e instanceof Error; // the connection failed or broke
+  if (!isServerError(e)) return e instanceof Error && !isBug(e); // the connection failed or broke
   return RETRYABLE.has(e.code) || e.code.startsWith("08");
 }
 
-function databaseError(chatId: string, e: unknown, what = "write"): StoreError {
+/** The StoreError for a failure that will not pass by trying again (a bug is passed on unchanged). */
+function databaseError(chatId: string, e: unknown, what = "write"): Error {
+  if (isBug(e)) return e as Error;
   if (isServerError(e) && e.code === "23505" && chatId !== "") {
     return withCause(
       new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${e.message})`, chatId),
