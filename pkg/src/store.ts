@@ -42,7 +42,17 @@ export type StoreErrorCode =
   /** Something other than a regular file sits at a chat's path (a directory, a FIFO, a dangling symlink). */
   | "store/not-a-file"
   /** The chat's file or directory may be read but not written by this process. */
-  | "store/read-only";
+  | "store/read-only"
+  /** A database store could not reach its server in time; nothing was written. */
+  | "store/unavailable"
+  /** The connection was lost while a write committed: it may or may not be recorded (read to see). */
+  | "store/outcome-unknown"
+  /** A database store's tables are missing: run its migrate(). */
+  | "store/not-migrated"
+  /** The database refused the operation for another reason (the message quotes it). */
+  | "store/database"
+  /** The stored log contradicts itself (rows missing under its length): nothing is returned. */
+  | "store/corrupt";
 
 /** A store operation refused; `code` says why. */
 export class StoreError extends Error {
