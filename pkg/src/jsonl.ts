@@ -1,6 +1,6 @@
-// JSONL, the on-disk form of a log: one entry per line. The line rules live
-// here once, for a whole text (the CLI) and for bytes read in chunks (the
-// file store), so both read every file the same way:
+// JSONL, the on-disk form of a log: one entry per line, read by the file
+// store in chunks of any size. The rules (the core's reader in src/jsonl.rs
+// keeps the same ones, except that it ends lines at "\n" only):
 // - a line ends at "\n", "\r\n" or a lone "\r" (JSON text never holds a raw
 //   CR or LF inside a string, and the store itself only writes "\n");
 // - a UTF-8 byte order mark at the very start of the file is not data;
@@ -11,25 +11,8 @@
 //   store writes objects only, and no strict prefix of an object is JSON.
 import { isUtf8 } from "node:buffer";
 
-/** A line that was not JSON; it is left out of `entries`. */
-export interface UnreadableLine {
-  /** 1-based line number in the file. */
-  line: number;
-  error: string;
-}
-
-export interface ParsedJsonl<E> {
-  entries: E[];
-  /** Lines that are not JSON, with why; they are kept in the file, not in `entries`. */
-  unreadable: UnreadableLine[];
-  /** The last line when it has no line end and is not JSON: a write that was cut off. */
-  torn: string | null;
-}
-
 /** What one line holds: an entry, nothing (blank), or something unreadable. */
 type Line = { entry: unknown } | "blank" | { error: string };
-
-const BOM = "\uFEFF";
 
 function readLine(text: string): Line {
   if (text.trim() === "") return "blank";
@@ -40,34 +23,12 @@ function readLine(text: string): Line {
   }
 }
 
-/**
- * Parses a JSONL text by the rules above.
- *
- * @example
- * parseJsonl('{"type":"a"}\r\n{"type":"b"}').entries; // [{ type: "a" }, { type: "b" }]
- */
-export function parseJsonl<E = unknown>(text: string): ParsedJsonl<E> {
-  const lines = (text.startsWith(BOM) ? text.slice(1) : text).split(/\r\n|\r|\n/);
-  const last = lines.pop() ?? ""; // after the last line end: "" when the text ends with one
-  const entries: E[] = [];
-  const unreadable: UnreadableLine[] = [];
-  lines.forEach((text, i) => {
-    const line = readLine(text);
-    if (line === "blank") return;
-    if ("entry" in line) entries.push(line.entry as E);
-    else unreadable.push({ line: i + 1, error: line.error });
-  });
-  const tail = readLine(last);
-  if (tail !== "blank" && "entry" in tail) entries.push(tail.entry as E);
-  return { entries, unreadable, torn: tail !== "blank" && "error" in tail ? last : null };
-}
-
 /** A line longer than this cannot become a JS string: it is unreadable, not an error. */
 const MAX_LINE_BYTES = 0x1fffffe8;
 
 /**
- * Reads JSONL bytes fed in chunks of any size by the same rules as
- * {@link parseJsonl}, never holding more than one line as text. It counts the
+ * Reads JSONL bytes fed in chunks of any size by the rules above, never
+ * holding more than one line as text. It counts the
  * entries it sees and keeps those from index `keepFrom` on.
  *
  * @example
