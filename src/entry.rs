@@ -848,3 +848,7 @@ impl ToJson for Skipped {
         });
     }
 }
+
+#[cfg(test)]
+#[path = "entry_oracle.rs"]
+mod oracle;

@@ -21,6 +21,10 @@ pub mod suggest;
 pub mod todo;
 pub mod tool;
 
+#[cfg(test)]
+mod testgen;
+#[cfg(test)]
+mod write_oracle;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 

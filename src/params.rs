@@ -246,3 +246,7 @@ pub fn clamp(params: &str) -> Result<ClampParams, Why> {
         Ok(params)
     })
 }
+
+#[cfg(test)]
+#[path = "params_oracle.rs"]
+mod oracle;

@@ -173,4 +173,6 @@ fn find_marker(value: &Value, marker: char, path: &mut String) -> bool {
 }
 
 #[cfg(test)]
+pub(crate) mod oracle;
+#[cfg(test)]
 mod tests;
