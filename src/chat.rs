@@ -101,6 +101,11 @@ impl Chat {
         }
     }
 
+    /// Folds an entry of a JSONL line already read (see `entry::read_line_entry`).
+    pub(crate) fn fold_line(&mut self, read: Read, line: &[u8]) {
+        self.fold(read, line);
+    }
+
     /// `raw` is the entry's text, read again only for an offer that cannot be read.
     fn fold(&mut self, read: Read, raw: &[u8]) {
         let index = self.len;

@@ -275,11 +275,18 @@ const FIELDS: Shape = Shape {
 /// absent): one pass over the entry finds them, fields no known type has are
 /// skipped without being built, and each type then reads only its own.
 #[derive(Default)]
-struct Fields<'a>([Option<&'a [u8]>; 16]);
+struct Fields<'a> {
+    raw: [Option<&'a [u8]>; 16],
+    /// A `todo_update`'s items, read in the same pass when `type` came first.
+    items: Option<Items<'a>>,
+}
+
+/// Stored todo items as read: content and status, not yet checked.
+type Items<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
 
 impl<'a> Fields<'a> {
     fn get(&self, name: Field) -> Option<&'a [u8]> {
-        self.0.get(name as usize).copied().flatten()
+        self.raw.get(name as usize).copied().flatten()
     }
 }
 
@@ -307,16 +314,43 @@ enum Field {
 /// Reads an entry's fields: the whole text is checked, its known fields kept.
 fn read_fields(bytes: &[u8]) -> Result<Fields<'_>, Error> {
     let mut p = Parser::new(bytes);
+    let fields = fields_of(&mut p)?;
+    p.end()?;
+    Ok(fields)
+}
+
+/// The entry of a JSONL line at the start of `bytes` and the line's length,
+/// when the line is one object followed by its line end (`\n` or `\r`), read
+/// in one pass with finding that end: line ends are not whitespace here, so
+/// such a read covers exactly what the line alone would. `None`: anything
+/// else (an error, no line end yet), and the caller splits the line first.
+pub(crate) fn read_line_entry(bytes: &[u8]) -> Option<(Read, usize)> {
+    let mut p = Parser::new(bytes);
+    p.one_line();
+    let fields = fields_of(&mut p).ok()?;
+    let end = p.line_end()?;
+    Some((read_known(fields), end))
+}
+
+fn fields_of<'a>(p: &mut Parser<'a>) -> Result<Fields<'a>, Error> {
     let mut fields = Fields::default();
     p.read_struct(&FIELDS, &mut |p, k| {
-        if !p.null()? {
-            if let Some(slot) = fields.0.get_mut(k) {
-                *slot = Some(p.raw_value()?);
-            }
+        if p.null()? {
+            return Ok(());
+        }
+        let raw = if k == Field::Todos as usize && fields.raw.first() == Some(&Some(b"\"todo_update\"")) {
+            // The items are read as they are checked (one pass, not two).
+            let (raw, items) = p.checked(todo_items)?;
+            fields.items = items;
+            raw
+        } else {
+            p.raw_value()?
+        };
+        if let Some(slot) = fields.raw.get_mut(k) {
+            *slot = Some(raw);
         }
         Ok(())
     })?;
-    p.end()?;
     Ok(fields)
 }
 
@@ -358,7 +392,7 @@ pub(crate) fn read_entry_bytes(bytes: &[u8]) -> Option<Read> {
         }
         Err(e) => return Some(Read::NotJson(quote(&e.to_string()).into_owned())),
     };
-    Some(read_known(&fields))
+    Some(read_known(fields))
 }
 
 /// The one-character text of an ASCII byte.
@@ -368,7 +402,7 @@ fn ascii(b: u8) -> &'static str {
     ALL.get(at..at + 1).unwrap_or_default()
 }
 
-fn read_known(fields: &Fields) -> Read {
+fn read_known(mut fields: Fields) -> Read {
     let Some(kind) = fields.get(Field::Type).and_then(|raw| text_of(raw).ok()) else {
         return Read::Skip {
             kind: None,
@@ -399,11 +433,11 @@ fn read_known(fields: &Fields) -> Read {
         },
     };
     let read = match known {
-        KnownType::Session => return read_session(fields, v),
-        KnownType::TodoUpdate => read_todo_update(fields, v).map(Entry::TodoUpdate),
-        KnownType::SuggestionOffered => read_offer(fields, v).map(Entry::SuggestionOffered),
-        KnownType::SuggestionSettled => read_settlement(fields, v).map(Entry::SuggestionSettled),
-        KnownType::Message => read_message(fields, v).map(Entry::Message),
+        KnownType::Session => return read_session(&fields, v),
+        KnownType::TodoUpdate => read_todo_update(&mut fields, v).map(Entry::TodoUpdate),
+        KnownType::SuggestionOffered => read_offer(&fields, v).map(Entry::SuggestionOffered),
+        KnownType::SuggestionSettled => read_settlement(&fields, v).map(Entry::SuggestionSettled),
+        KnownType::Message => read_message(&fields, v).map(Entry::Message),
         KnownType::TurnStarted | KnownType::TurnEnded => return Read::Foreign, // handled above
     };
     match read {
@@ -501,16 +535,27 @@ const STORED_ITEM: Shape = Shape {
     defaulted: 0,
 };
 
-fn read_todo_update(f: &Fields, v: u32) -> Result<TodoUpdate, String> {
-    let items = required(f.get(Field::Todos), "todos", "an array of { content, status }", |p| {
-        let mut items = Vec::new();
-        p.read_seq(&mut |p| {
-            let [content, status] = strings::<2>(p, &STORED_ITEM)?;
-            items.push((content, status));
-            Ok(())
-        })?;
-        Ok(items)
+/// A stored list: an array of `{ content, status }` (or `[content, status]`).
+fn todo_items<'a>(p: &mut Parser<'a>) -> Result<Items<'a>, Error> {
+    let mut items = Vec::new();
+    p.read_seq(&mut |p| {
+        // Most items are as the core wrote them: read those directly.
+        if let Some((content, status)) = p.plain_pair(b"{\"content\":\"", b",\"status\":\"") {
+            items.push((Cow::Borrowed(content), Cow::Borrowed(status)));
+            return Ok(());
+        }
+        let [content, status] = strings::<2>(p, &STORED_ITEM)?;
+        items.push((content, status));
+        Ok(())
     })?;
+    Ok(items)
+}
+
+fn read_todo_update(f: &mut Fields, v: u32) -> Result<TodoUpdate, String> {
+    let items = match f.items.take() {
+        Some(items) => items,
+        None => required(f.get(Field::Todos), "todos", "an array of { content, status }", todo_items)?,
+    };
     let todos = items
         .into_iter()
         .enumerate()

@@ -465,7 +465,12 @@ fn entry(rng: &mut Rng) -> String {
                     }
                     if rng.chance(80) {
                         value.push_str("{\"content\":");
-                        testgen::valid_string(rng, &mut value);
+                        // Any string: raw control characters and bad escapes too.
+                        if rng.chance(80) {
+                            testgen::valid_string(rng, &mut value);
+                        } else {
+                            testgen::string(rng, &mut value);
+                        }
                         value.push_str(",\"status\":");
                         value.push_str(rng.pick(&["\"pending\"", "\"in_progress\"", "\"completed\"", "\"done\"", "1"]));
                         if rng.chance(10) {

@@ -68,7 +68,19 @@ impl JsonlReader {
                 bytes = rest;
             }
         }
-        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
+        loop {
+            // A line that is one plain object is read in the same pass that finds its end.
+            let fused = match self.pending.is_empty() && bytes.first() == Some(&b'{') {
+                true => crate::entry::read_line_entry(bytes),
+                false => None,
+            };
+            let end = match &fused {
+                Some((_, end)) => *end,
+                None => match crate::json::read::find2(b'\n', b'\r', bytes) {
+                    Some(end) => end,
+                    None => break,
+                },
+            };
             let (line, rest) = bytes.split_at(end);
             let mut rest = rest.get(1..).unwrap_or_default();
             if bytes.get(end) == Some(&b'\r') {
@@ -78,7 +90,10 @@ impl JsonlReader {
                     None => self.after_cr = true, // the `\n` may begin the next chunk
                 }
             }
-            if self.pending.is_empty() {
+            if let Some((read, _)) = fused {
+                self.lines += 1;
+                chat.fold_line(read, line);
+            } else if self.pending.is_empty() {
                 self.line(chat, line);
             } else {
                 let mut joined = std::mem::take(&mut self.pending);
@@ -205,3 +220,7 @@ mod tests {
         assert_eq!(every_chunking(b""), (0, vec![], vec![], 0));
     }
 }
+
+#[cfg(test)]
+#[path = "jsonl_oracle.rs"]
+mod oracle;

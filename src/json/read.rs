@@ -45,15 +45,81 @@ pub struct Parser<'a> {
     i: usize,
     remaining_depth: u8,
     frames: Frames,
+    /// Loose strings refuse control characters too (see [`Parser::checked`]).
+    checked: bool,
+    /// `\n` and `\r` end the text instead of being whitespace (see [`Parser::one_line`]).
+    line: bool,
 }
 
 const ONES: u64 = u64::MAX / 255;
 const HIGHS: u64 = ONES << 7;
 
-/// Bytes that are 0 in `w`, as their high bits (the lowest one is exact).
+/// Byte-equal (short keys: a plain loop, no call).
 #[inline(always)]
-fn zero_bytes(w: u64) -> u64 {
-    w.wrapping_sub(ONES) & !w & HIGHS
+fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while let (Some(x), Some(y)) = (a.get(k), b.get(k)) {
+        if x != y {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// The position of the first `a` or `b` in `bytes`, sixteen bytes at a time.
+pub fn find2(a: u8, b: u8, bytes: &[u8]) -> Option<usize> {
+    let (wa, wb) = (ONES * u64::from(a), ONES * u64::from(b));
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 16) {
+        let found = either(word(chunk, 0), wa, wb);
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        let found = either(word(chunk, 8), wa, wb);
+        if found != 0 {
+            return Some(i + 8 + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 16;
+    }
+    bytes.iter().skip(i).position(|&c| c == a || c == b).map(|k| i + k)
+}
+
+/// The bytes of `w` equal to a byte of `wa` or of `wb`, as high bits (the lowest exact).
+#[inline(always)]
+fn either(w: u64, wa: u64, wb: u64) -> u64 {
+    let (x, y) = (w ^ wa, w ^ wb);
+    (x.wrapping_sub(ONES) & !x | y.wrapping_sub(ONES) & !y) & HIGHS
+}
+
+/// The eight bytes of `chunk` from `at`, little-endian (zeros past its end).
+#[inline(always)]
+fn word(chunk: &[u8], at: usize) -> u64 {
+    match chunk.get(at..at + 8) {
+        Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => 0,
+    }
+}
+
+/// The bytes of `w` a string scan stops at, as their high bits (the lowest
+/// one is exact: a false mark can only sit above a true one): `"`, `\`,
+/// non-ASCII, and with `control` the control characters. With `control`,
+/// `"` and controls are found together: `b ^ 2 < 0x21` holds exactly for them.
+#[inline(always)]
+fn special(w: u64, control: bool) -> u64 {
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    let quote = if control {
+        let c = w ^ (ONES * 0x02);
+        c.wrapping_sub(ONES * 0x21) & !c
+    } else {
+        let q = w ^ (ONES * u64::from(b'"'));
+        q.wrapping_sub(ONES) & !q
+    };
+    (backslash | quote | w) & HIGHS
 }
 
 impl<'a> Parser<'a> {
@@ -63,6 +129,50 @@ impl<'a> Parser<'a> {
             i: 0,
             remaining_depth: super::MAX_DEPTH as u8,
             frames: Frames::default(),
+            checked: false,
+            line: false,
+        }
+    }
+
+    /// Reads one line of a JSONL text: `\n` and `\r` are not whitespace, so a
+    /// value read ends before the line does (strings refuse them anyway).
+    pub fn one_line(&mut self) {
+        self.line = true;
+    }
+
+    /// After a value read with [`Parser::one_line`]: spaces and tabs, then
+    /// the line end, whose position is returned; `None` if anything else follows.
+    pub fn line_end(&mut self) -> Option<usize> {
+        while let Some(b' ' | b'\t') = self.peek() {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'\n' | b'\r' => Some(self.i),
+            _ => None,
+        }
+    }
+
+    /// Reads a value with `read` as [`Parser::skip_value`] checks it, in one
+    /// pass: strings read loosely still refuse control characters. When
+    /// `read` fails, the value is skipped from its start instead, so what is
+    /// refused, and the words, are exactly the skip's. The value's text and
+    /// what `read` made of it (`None` when it failed) are returned.
+    pub fn checked<T>(
+        &mut self,
+        read: impl FnOnce(&mut Parser<'a>) -> Result<T, Error>,
+    ) -> Result<(&'a [u8], Option<T>), Error> {
+        self.ws();
+        let (start, depth) = (self.i, self.remaining_depth);
+        self.checked = true;
+        let read = read(self);
+        self.checked = false;
+        match read {
+            Ok(value) => Ok((self.span(start), Some(value))),
+            Err(_) => {
+                (self.i, self.remaining_depth) = (start, depth);
+                self.skip_value()?;
+                Ok((self.span(start), None))
+            }
         }
     }
 
@@ -81,12 +191,12 @@ impl<'a> Parser<'a> {
 
     // ---- bytes -----------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     pub fn peek(&self) -> Option<u8> {
         self.bytes.get(self.i).copied()
     }
 
-    #[inline]
+    #[inline(always)]
     fn peek_or_null(&self) -> u8 {
         self.peek().unwrap_or(0)
     }
@@ -96,14 +206,14 @@ impl<'a> Parser<'a> {
         self.i += 1;
     }
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<u8> {
         let b = self.peek()?;
         self.i += 1;
         Some(b)
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_or_null(&mut self) -> u8 {
         self.next().unwrap_or(0)
     }
@@ -127,11 +237,12 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips JSON whitespace; the next byte, not consumed.
-    #[inline]
+    #[inline(always)]
     pub fn ws(&mut self) -> Option<u8> {
         loop {
             match self.peek() {
-                Some(b' ' | b'\n' | b'\t' | b'\r') => self.i += 1,
+                Some(b' ' | b'\t') => self.i += 1,
+                Some(b'\n' | b'\r') if !self.line => self.i += 1,
                 other => return other,
             }
         }
@@ -172,28 +283,27 @@ impl<'a> Parser<'a> {
     // ---- strings ---------------------------------------------------------
 
     /// Moves to the next `"`, `\` or (with `forbid_control`) control byte, or
-    /// to the end, eight bytes at a time; each non-ASCII character on the way
-    /// must be well-formed UTF-8.
+    /// to the end, sixteen bytes at a time; each non-ASCII character on the
+    /// way must be well-formed UTF-8.
     #[inline]
     fn skip_to_escape(&mut self, forbid_control: bool) -> Result<(), Error> {
         loop {
-            while let Some(chunk) = self.bytes.get(self.i..self.i + 8) {
-                let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
-                let w = u64::from_le_bytes(word);
-                let quote = zero_bytes(w ^ (ONES * u64::from(b'"')));
-                let backslash = zero_bytes(w ^ (ONES * u64::from(b'\\')));
-                let control = if forbid_control {
-                    w.wrapping_sub(ONES * 0x20) & !w & HIGHS
-                } else {
-                    0
-                };
-                let found = quote | backslash | control | (w & HIGHS);
+            let bytes = self.bytes;
+            let mut i = self.i;
+            while let Some(chunk) = bytes.get(i..i + 16) {
+                let found = special(word(chunk, 0), forbid_control);
                 if found != 0 {
-                    self.i += (found.trailing_zeros() / 8) as usize;
+                    i += (found.trailing_zeros() / 8) as usize;
                     break;
                 }
-                self.i += 8;
+                let found = special(word(chunk, 8), forbid_control);
+                if found != 0 {
+                    i += 8 + (found.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 16;
             }
+            self.i = i;
             match self.peek() {
                 None | Some(b'"' | b'\\') => return Ok(()),
                 Some(b) if b < 0x20 && forbid_control => return Ok(()),
@@ -252,9 +362,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// The text of `from..to`, which the scan has checked is UTF-8.
+    /// The text of `from..to`: string content [`Parser::skip_to_escape`] has
+    /// just passed over, or a number's ASCII digits. Not checked a second time.
+    #[allow(clippy::unnecessary_wraps)]
     fn text(&self, from: usize, to: usize) -> Result<&'a str, Error> {
-        std::str::from_utf8(self.bytes.get(from..to).unwrap_or_default()).map_err(|_| self.error(Code::NotUtf8))
+        let bytes = self.bytes.get(from..to).unwrap_or_default();
+        debug_assert!(std::str::from_utf8(bytes).is_ok(), "a span the scan checked");
+        // SAFETY: every caller passes a span the scan has just read: ASCII
+        // bytes (tested eight at a time) and whole characters `utf8_width`
+        // checked one by one, from a string's start or the end of an escape
+        // (ASCII) to a quote or a backslash (ASCII), so on character
+        // boundaries; or a number, which is ASCII by its grammar.
+        Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
     }
 
     /// Reads a string whose opening quote was read. `strict` refuses control
@@ -263,11 +382,16 @@ impl<'a> Parser<'a> {
     /// [`Str::lone`] (as serde_json reads bytes). With `mark`, strict reading
     /// puts `mark` where a lone surrogate escape stands instead of refusing it.
     pub fn parse_str(&mut self, strict: bool, mark: Option<char>) -> Result<Str<'a>, Error> {
+        self.parse_str_with(strict, strict, mark)
+    }
+
+    /// [`Parser::parse_str`] with control characters refused or not on their own.
+    fn parse_str_with(&mut self, control: bool, strict: bool, mark: Option<char>) -> Result<Str<'a>, Error> {
         let mut owned: Option<String> = None;
         let mut lone = false;
         let mut start = self.i;
         loop {
-            self.skip_to_escape(strict)?;
+            self.skip_to_escape(control)?;
             match self.peek() {
                 None => return Err(self.error(Code::EofWhileParsingString)),
                 Some(b'"') => {
@@ -707,6 +831,49 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A fast path for an object written as `open` "x" `middle` "y" `}` with
+    /// nothing else (no whitespace, no escapes: how the core writes a todo
+    /// item): the two strings, or `None` with nothing consumed, and the
+    /// caller reads the value the general way. It accepts only what that
+    /// way reads to the same two strings.
+    pub fn plain_pair(&mut self, open: &[u8], middle: &[u8]) -> Option<(&'a str, &'a str)> {
+        let start = self.i;
+        let pair = self.try_plain_pair(open, middle);
+        if pair.is_none() {
+            self.i = start;
+        }
+        pair
+    }
+
+    fn try_plain_pair(&mut self, open: &[u8], middle: &[u8]) -> Option<(&'a str, &'a str)> {
+        self.expect(open)?;
+        let first = self.plain_str()?;
+        self.expect(middle)?;
+        let second = self.plain_str()?;
+        self.expect(b"}")?;
+        Some((first, second))
+    }
+
+    fn expect(&mut self, bytes: &[u8]) -> Option<()> {
+        if !same(self.bytes.get(self.i..self.i + bytes.len())?, bytes) {
+            return None;
+        }
+        self.i += bytes.len();
+        Some(())
+    }
+
+    /// The rest of a string with no escape and no control character, up to its closing quote.
+    fn plain_str(&mut self) -> Option<&'a str> {
+        let start = self.i;
+        self.skip_to_escape(true).ok()?;
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let text = self.text(start, self.i).ok()?;
+        self.i += 1;
+        Some(text)
+    }
+
     /// Skips one value and returns its text (from its first byte).
     pub fn raw_value(&mut self) -> Result<&'a [u8], Error> {
         self.ws();
@@ -930,8 +1097,8 @@ impl<'a> Parser<'a> {
         let mut first = true;
         while self.has_next_key(&mut first)? {
             self.i += 1;
-            let key = self.parse_str(true, None)?.text;
-            match shape.fields.iter().position(|name| *name == key) {
+            let key = self.key()?;
+            match shape.fields.iter().position(|name| same(name.as_bytes(), &key)) {
                 Some(k) => {
                     if seen & (1 << k) != 0 {
                         return Err(Error::custom(format!("duplicate field `{}`", name_of(shape, k))));
@@ -940,7 +1107,9 @@ impl<'a> Parser<'a> {
                     self.parse_object_colon()?;
                     field(self, k)?;
                 }
-                None if shape.deny_unknown => return Err(unknown("field", &key, shape.fields)),
+                None if shape.deny_unknown => {
+                    return Err(unknown("field", &String::from_utf8_lossy(&key), shape.fields))
+                }
                 None => {
                     self.parse_object_colon()?;
                     self.skip_value()?;
@@ -953,6 +1122,24 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A key whose opening quote was read, as bytes: a plain ASCII key is
+    /// taken as it is, anything else is read as a strict string.
+    fn key(&mut self) -> Result<Cow<'a, [u8]>, Error> {
+        let start = self.i;
+        let rest = self.bytes.get(start..).unwrap_or_default();
+        let plain = rest.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
+        if let Some(len) = plain {
+            if rest.get(len) == Some(&b'"') {
+                self.i += len + 1;
+                return Ok(Cow::Borrowed(rest.get(..len).unwrap_or_default()));
+            }
+        }
+        Ok(match self.parse_str(true, None)?.text {
+            Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+            Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+        })
     }
 
     fn struct_items(&mut self, shape: &Shape, field: Field<'a, '_>) -> Result<(), Error> {
@@ -979,7 +1166,7 @@ impl<'a> Parser<'a> {
             None => return Err(self.peek_error(Code::EofWhileParsingValue)),
             Some(b'"') => {
                 self.i += 1;
-                let s = self.parse_str(false, None)?;
+                let s = self.parse_str_with(self.checked, false, None)?;
                 if s.lone {
                     Err(Error::custom(lone_error))
                 } else {
