@@ -2,10 +2,11 @@
 //! entry. It sits above the entry format and the two ledgers, and a host keeps
 //! one alive (the WASM `ChatState`) and feeds it only what is new.
 
-use std::collections::HashSet;
-
 use crate::entry::{read_entry, read_entry_bytes, Entry, KnownType, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL};
+use crate::json::write::{cat, uint_text};
+use crate::entry::Origin;
 use crate::suggest::SuggestionLedger;
+use crate::table::TextTable;
 use crate::todo::TodoLedger;
 
 /// Where the chat's turns stand.
@@ -19,6 +20,33 @@ pub struct Turns {
     pub offered_this_turn: bool,
 }
 
+/// The origins of the briefs present in a chat (a set).
+#[derive(Debug, Clone, Default)]
+pub struct Briefs(TextTable<String>);
+
+impl Briefs {
+    /// One text per origin: the chat id's length tells where it ends.
+    fn key(origin: &Origin) -> String {
+        cat(&[&uint_text(origin.chat_id.len() as u64), ":", &origin.chat_id, &origin.suggestion_id])
+    }
+
+    pub fn insert(&mut self, origin: Origin) -> bool {
+        self.0.insert_new(Self::key(&origin), 0)
+    }
+
+    pub fn contains(&self, origin: &Origin) -> bool {
+        self.0.contains(&Self::key(origin))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Everything the core knows about a chat, folded from its log front to back.
 #[derive(Debug, Clone, Default)]
 pub struct Chat {
@@ -29,7 +57,7 @@ pub struct Chat {
     /// The person has written a message of their own in this chat.
     pub person_spoke: bool,
     /// Briefs present in this chat, by their origin.
-    pub briefs: HashSet<crate::entry::Origin>,
+    pub briefs: Briefs,
     pub skipped: Vec<Skipped>,
     /// Number of entries folded (the log's length).
     pub len: usize,
@@ -68,7 +96,7 @@ impl Chat {
             Read::NotJson(reason) => {
                 let index = self.len;
                 self.len += 1;
-                self.skip(index, None, format!("not JSON ({reason})"));
+                self.skip(index, None, cat(&["not JSON (", &reason, ")"]));
             }
             read => self.fold(read, text.as_bytes()),
         }

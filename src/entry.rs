@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use crate::json::read::{Parser, Shape};
+use crate::json::write::{cat, uint_text};
 use crate::json::{data, kind_of_text, quote, Data, Error, Out, ToJson, LONE_SURROGATE};
 
 /// Version of the entries this core writes. Bump it when a stored field
@@ -375,10 +376,10 @@ pub(crate) fn read_entry_bytes(bytes: &[u8]) -> Option<Read> {
         return match crate::json::validate(bytes) {
             Ok(()) => Some(Read::Skip {
                 kind: None,
-                reason: format!("an entry must be an object (got {got})"),
+                reason: cat(&["an entry must be an object (got ", got, ")"]),
             }),
             Err(_) if !utf8() => None,
-            Err(e) => Some(Read::NotJson(quote(&e.to_string()).into_owned())),
+            Err(e) => Some(Read::NotJson(quote(&e.text()).into_owned())),
         };
     }
     let fields = match read_fields(bytes) {
@@ -387,10 +388,10 @@ pub(crate) fn read_entry_bytes(bytes: &[u8]) -> Option<Read> {
         Err(e) if e.is_data() => {
             return Some(Read::Skip {
                 kind: None,
-                reason: format!("not a readable entry ({})", quote(&e.to_string())),
+                reason: cat(&["not a readable entry (", &quote(&e.text()), ")"]),
             })
         }
-        Err(e) => return Some(Read::NotJson(quote(&e.to_string()).into_owned())),
+        Err(e) => return Some(Read::NotJson(quote(&e.text()).into_owned())),
     };
     Some(read_known(fields))
 }
@@ -459,21 +460,16 @@ fn version(raw: Option<&[u8]>) -> Result<u32, String> {
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         match text.parse::<u64>() {
             Ok(1) => return Ok(1),
-            Ok(v) if v > u64::from(FORMAT_VERSION) => {
-                return Err(format!(
-                    "written in format v{v}; this version reads up to v{FORMAT_VERSION}"
-                ))
-            }
-            Err(_) => {
-                return Err(format!(
-                    "written in format v{}; this version reads up to v{FORMAT_VERSION}",
-                    quote(text)
-                ))
-            }
+            Ok(v) if v > u64::from(FORMAT_VERSION) => return Err(newer(&uint_text(v))),
+            Err(_) => return Err(newer(&quote(text))),
             Ok(_) => {}
         }
     }
-    Err(format!("`v` must be a whole number from 1 (got {})", quote(text)))
+    Err(cat(&["`v` must be a whole number from 1 (got ", &quote(text), ")"]))
+}
+
+fn newer(v: &str) -> String {
+    cat(&["written in format v", v, "; this version reads up to v", &uint_text(u64::from(FORMAT_VERSION))])
 }
 
 /// Reads a captured value with `read`, which must use it all.
@@ -492,9 +488,9 @@ fn text_of(raw: &[u8]) -> Result<Cow<'_, str>, Error> {
 /// Why a field cannot be read: a lone surrogate by name, else its kind.
 fn field_error(name: &str, what: &str, raw: &[u8], e: &Error) -> String {
     if crate::json::contains(e.message(), LONE_SURROGATE) {
-        format!("`{name}`: {LONE_SURROGATE}")
+        cat(&["`", name, "`: ", LONE_SURROGATE])
     } else {
-        format!("`{name}` must be {what} (got {})", kind_of_text(raw_text(raw)))
+        cat(&["`", name, "` must be ", what, " (got ", kind_of_text(raw_text(raw)), ")"])
     }
 }
 
@@ -505,7 +501,7 @@ fn required<'a, T>(
     what: &str,
     read: impl FnOnce(&mut Parser<'a>) -> Result<T, Error>,
 ) -> Result<T, String> {
-    let raw = raw.ok_or_else(|| format!("missing field `{name}`"))?;
+    let raw = raw.ok_or_else(|| cat(&["missing field `", name, "`"]))?;
     read_raw(raw, read).map_err(|e| field_error(name, what, raw, &e))
 }
 
@@ -561,7 +557,7 @@ fn read_todo_update(f: &mut Fields, v: u32) -> Result<TodoUpdate, String> {
         .enumerate()
         .map(|(i, (content, status))| {
             let status = TodoStatus::parse(&status)
-                .ok_or_else(|| format!("todos[{i}]: unknown status {}", quote(&status)))?;
+                .ok_or_else(|| cat(&["todos[", &uint_text(i as u64), "]: unknown status ", &quote(&status)]))?;
             Ok(TodoItem {
                 content: content.into_owned(),
                 status,
@@ -596,7 +592,7 @@ fn read_settlement(f: &Fields, v: u32) -> Result<Settlement, String> {
         "drafted" => Outcome::Drafted,
         "dismissed" => Outcome::Dismissed,
         "restored" => Outcome::Restored,
-        other => return Err(format!("unknown outcome {}", quote(other))),
+        other => return Err(cat(&["unknown outcome ", &quote(other)])),
     };
     let id = text(f.get(Field::Id), "id")?;
     let chat_id = match f.get(Field::ChatId) {
@@ -630,7 +626,7 @@ fn read_message(f: &Fields, v: u32) -> Result<Message, String> {
                 strings::<3>(p, &STORED_SOURCE)
             })?;
             if kind != "suggestion" {
-                return Err(format!("unknown source kind {}", quote(&kind)));
+                return Err(cat(&["unknown source kind ", &quote(&kind)]));
             }
             Some(Source::Suggestion(Origin {
                 chat_id: chat_id.into_owned(),

@@ -18,6 +18,7 @@ pub mod params;
 pub mod pure;
 pub mod settle;
 pub mod suggest;
+pub mod table;
 pub mod todo;
 pub mod tool;
 

@@ -1,11 +1,11 @@
 //! `suggest_task`: offering an out-of-scope follow-up, and the ledger of
 //! offers and their settlements rebuilt from the log.
 
-use std::collections::HashMap;
-
 use crate::chat::Chat;
 use crate::entry::{Offer, Outcome, Settlement, FORMAT_VERSION};
 use crate::error::SuggestError;
+use crate::json::write::{cat, uint_text};
+use crate::table::TextTable;
 use crate::json::{quote, Input, Out, ToJson, Value};
 
 /// A chat's lifetime allowance of offers.
@@ -55,7 +55,7 @@ pub fn suggest_task(chat: Option<&Chat>, input: &Input) -> Result<SuggestTask, S
         Input::Unreadable(why) => return Err(SuggestError::Unreadable(why.clone())),
     };
     let [title, tldr, brief] = fields(input)?;
-    let output = format!("Suggested \"{title}\". The user decides whether to start it; do not start it yourself.");
+    let output = cat(&["Suggested \"", &title, "\". The user decides whether to start it; do not start it yourself."]);
     Ok(SuggestTask {
         entry: Offer {
             v: FORMAT_VERSION,
@@ -134,7 +134,7 @@ pub struct SuggestionLedger {
     pub offers: Vec<Tracked>,
     /// Position in `offers` of each readable offer by id, or [`TAKEN`] for
     /// an id only offers replay could not use (unreadable or repeated) hold.
-    by_id: HashMap<String, usize>,
+    by_id: TextTable<String>,
     /// Offers currently open.
     open: usize,
     /// Every `suggestion_offered` entry, readable or not, duplicate id or
@@ -147,7 +147,7 @@ const TAKEN: usize = usize::MAX;
 
 impl SuggestionLedger {
     pub fn get(&self, id: &str) -> Option<&Tracked> {
-        self.offers.get(*self.by_id.get(id)?)
+        self.offers.get(self.by_id.get(id)?)
     }
 
     pub fn open_count(&self) -> usize {
@@ -160,8 +160,8 @@ impl SuggestionLedger {
     pub fn next_id(&self) -> String {
         let mut n = self.offers.len() + 1;
         loop {
-            let id = format!("s{n}");
-            if !self.by_id.contains_key(&id) {
+            let id = cat(&["s", &uint_text(n as u64)]);
+            if !self.by_id.contains(&id) {
                 return id;
             }
             n += 1;
@@ -173,14 +173,14 @@ impl SuggestionLedger {
     pub fn unusable_offer(&mut self, id: Option<String>) {
         self.recorded += 1;
         if let Some(id) = id {
-            self.by_id.entry(id).or_insert(TAKEN);
+            self.by_id.insert_new(id, TAKEN);
         }
     }
 
     pub fn offer(&mut self, index: usize, offer: Offer) -> Result<(), String> {
         self.recorded += 1;
-        if self.by_id.get(&offer.id).is_some_and(|&at| at != TAKEN) {
-            return Err(format!("offer id \"{}\" is already used by an earlier offer", quote(&offer.id)));
+        if self.by_id.get(&offer.id).is_some_and(|at| at != TAKEN) {
+            return Err(cat(&["offer id \"", &quote(&offer.id), "\" is already used by an earlier offer"]));
         }
         self.by_id.insert(offer.id.clone(), self.offers.len());
         self.offers.push(Tracked {
@@ -194,8 +194,8 @@ impl SuggestionLedger {
 
     /// Applies a recorded settlement where it fits the offer's standing.
     pub fn settle(&mut self, s: Settlement) -> Result<(), String> {
-        let Some(tracked) = self.by_id.get(&s.id).and_then(|&at| self.offers.get_mut(at)) else {
-            return Err(format!("names no offer \"{}\"", quote(&s.id)));
+        let Some(tracked) = self.by_id.get(&s.id).and_then(|at| self.offers.get_mut(at)) else {
+            return Err(cat(&["names no offer \"", &quote(&s.id), "\""]));
         };
         let next = match (s.outcome, &tracked.standing) {
             (Outcome::Started, Standing::Open) => match s.chat_id {
@@ -206,12 +206,14 @@ impl SuggestionLedger {
             (Outcome::Dismissed, Standing::Open) => Standing::Dismissed,
             (Outcome::Restored, Standing::Dismissed) => Standing::Open,
             (outcome, standing) => {
-                return Err(format!(
-                    "`{}` does not fit offer \"{}\", which is {}",
+                return Err(cat(&[
+                    "`",
                     outcome.as_str(),
-                    quote(&s.id),
-                    standing.outcome().unwrap_or("open")
-                ))
+                    "` does not fit offer \"",
+                    &quote(&s.id),
+                    "\", which is ",
+                    standing.outcome().unwrap_or("open"),
+                ]))
             }
         };
         let was_open = tracked.standing == Standing::Open;

@@ -8,6 +8,8 @@
 pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use crate::error::TodoError;
+use crate::json::write::{cat, uint_text};
+use crate::table::TextTable;
 use crate::json::{kind, quote, quoted, Input, Object, Out, ToJson, Value};
 
 /// Host options of `todo_write`.
@@ -112,10 +114,9 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
             _ => return Err(TodoError::EmptyContent),
         }
     }
-    // The same map type as `diff` uses, so the code is shared.
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::with_capacity(contents.len());
+    let mut seen: TextTable<&str> = TextTable::with_capacity(contents.len());
     for (i, text) in contents.iter().enumerate() {
-        if seen.insert(text, i).is_some() {
+        if !seen.insert_new(text, i) {
             return Err(TodoError::DuplicateContent(quote(text).into_owned()));
         }
     }
@@ -168,10 +169,16 @@ pub fn counts(todos: &[TodoItem]) -> Counts {
 
 fn summary(todos: &[TodoItem]) -> String {
     let c = counts(todos);
-    format!(
-        "Updated todo list: {} pending, {} in progress, {} completed",
-        c.pending, c.in_progress, c.completed
-    )
+    let n = |n: usize| uint_text(n as u64);
+    cat(&[
+        "Updated todo list: ",
+        &n(c.pending),
+        " pending, ",
+        &n(c.in_progress),
+        " in progress, ",
+        &n(c.completed),
+        " completed",
+    ])
 }
 
 /// One "Update to-do list" card: the list an update sent and what changed.
@@ -224,21 +231,20 @@ pub struct Move {
 /// Compares two lists. Texts are unique within a list the core wrote; a
 /// stored list with repeats (an older or foreign writer) matches the first.
 pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
-    use std::collections::HashMap;
-    let mut prev_at: HashMap<&str, usize> = HashMap::with_capacity(prev.len());
+    let mut prev_at: TextTable<&str> = TextTable::with_capacity(prev.len());
     for (i, item) in prev.iter().enumerate() {
-        prev_at.entry(item.content.as_str()).or_insert(i);
+        prev_at.insert_new(item.content.as_str(), i);
     }
-    let mut next_at: HashMap<&str, usize> = HashMap::with_capacity(next.len());
+    let mut next_at: TextTable<&str> = TextTable::with_capacity(next.len());
     for (i, item) in next.iter().enumerate() {
-        next_at.entry(item.content.as_str()).or_insert(i);
+        next_at.insert_new(item.content.as_str(), i);
     }
 
     let mut changes = Changes::default();
     // Kept items in new order, with their old positions.
     let mut kept: Vec<(usize, usize)> = Vec::new();
     for (j, item) in next.iter().enumerate() {
-        if next_at.get(item.content.as_str()) != Some(&j) {
+        if next_at.get(item.content.as_str()) != Some(j) {
             continue; // a repeat within the new list: its first occurrence speaks for it
         }
         match prev_at.get(item.content.as_str()) {
@@ -247,7 +253,7 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
                 status: item.status,
                 position: j,
             }),
-            Some(&i) => {
+            Some(i) => {
                 // ok: `i` comes from `prev_at`, built over `prev`'s own indices.
                 if prev[i].status != item.status {
                     changes.status_changed.push(StatusChange {
@@ -261,7 +267,7 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
         }
     }
     for (i, item) in prev.iter().enumerate() {
-        if prev_at.get(item.content.as_str()) == Some(&i) && !next_at.contains_key(item.content.as_str()) {
+        if prev_at.get(item.content.as_str()) == Some(i) && !next_at.contains(item.content.as_str()) {
             changes.removed.push(Placed {
                 content: item.content.clone(),
                 status: item.status,

@@ -111,15 +111,25 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The message and, once placed, where: `... at line 1 column 5`.
+    pub fn text(&self) -> String {
+        use crate::json::write::{cat, uint_text};
+        if self.line == 0 {
+            return self.code.text().to_string();
+        }
+        cat(&[
+            self.code.text(),
+            " at line ",
+            &uint_text(self.line as u64),
+            " column ",
+            &uint_text(self.column as u64),
+        ])
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.code.text())?;
-        if self.line != 0 {
-            f.write_str(" at line ")?;
-            f.write_str(&crate::json::write::uint_text(self.line as u64))?;
-            f.write_str(" column ")?;
-            f.write_str(&crate::json::write::uint_text(self.column as u64))?;
-        }
-        Ok(())
+        f.write_str(&self.text())
     }
 }

@@ -36,7 +36,7 @@ pub const MAX_QUOTE: usize = 200;
 pub fn quote(text: &str) -> Cow<'_, str> {
     match text.char_indices().nth(MAX_QUOTE) {
         None => Cow::Borrowed(text),
-        Some((at, _)) => Cow::Owned(format!("{}…", text.get(..at).unwrap_or_default())),
+        Some((at, _)) => Cow::Owned(write::cat(&[text.get(..at).unwrap_or_default(), "…"])),
     }
 }
 
@@ -102,14 +102,14 @@ impl Input {
         match parse(text, None) {
             Ok(value) => Input::Json(value.into_owned()),
             Err(e) if e.code == Code::RecursionLimitExceeded => {
-                Input::Unreadable(format!("it is nested deeper than {MAX_DEPTH} levels"))
+                Input::Unreadable(write::cat(&["it is nested deeper than ", &write::uint_text(MAX_DEPTH as u64), " levels"]))
             }
             Err(e) => match lone_surrogate_path(text) {
-                Some(path) => Input::Unreadable(format!(
-                    "{} holds a lone surrogate; text must be well-formed Unicode",
-                    quote(&path)
-                )),
-                None => Input::Unreadable(format!("it is not JSON ({})", quote(&e.to_string()))),
+                Some(path) => Input::Unreadable(write::cat(&[
+                    &quote(&path),
+                    " holds a lone surrogate; text must be well-formed Unicode",
+                ])),
+                None => Input::Unreadable(write::cat(&["it is not JSON (", &quote(&e.text()), ")"])),
             },
         }
     }
@@ -123,7 +123,7 @@ fn lone_surrogate_path(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
     let marker = ['\u{10FFFF}', '\u{10FFFE}', '\u{FFFF}', '\u{FFFE}']
         .into_iter()
-        .find(|m| !text.contains(*m) && !contains(&lower, &escape_of(*m)))?;
+        .find(|m| !text.chars().any(|c| c == *m) && !contains(&lower, &escape_of(*m)))?;
     let value = parse(text, Some(marker)).ok()?;
     let mut path = String::new();
     find_marker(&value, marker, &mut path).then_some(path)
@@ -134,13 +134,13 @@ fn escape_of(c: char) -> String {
     let mut units = [0u16; 2];
     c.encode_utf16(&mut units)
         .iter()
-        .map(|u| format!("\\u{}", write::hex_text(u32::from(*u))))
+        .map(|u| write::cat(&["\\u", &write::hex_text(u32::from(*u))]))
         .collect()
 }
 
 fn find_marker(value: &Value, marker: char, path: &mut String) -> bool {
     match value {
-        Value::String(s) => s.contains(marker),
+        Value::String(s) => s.chars().any(|c| c == marker),
         Value::Array(items) => items.iter().enumerate().any(|(i, item)| {
             let len = path.len();
             path.push('[');
@@ -157,7 +157,7 @@ fn find_marker(value: &Value, marker: char, path: &mut String) -> bool {
             if !path.is_empty() {
                 path.push('.');
             }
-            if key.contains(marker) {
+            if key.chars().any(|c| c == marker) {
                 path.push_str("(a field name)");
                 return true;
             }

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use super::error::{Code, Error};
 use super::value::{Object, Value};
+use super::write::{cat, uint_text};
 
 /// A string as read: its text, and whether it held a lone surrogate escape
 /// (only reported when reading loosely; strict reading refuses one).
@@ -1101,7 +1102,7 @@ impl<'a> Parser<'a> {
             match shape.fields.iter().position(|name| same(name.as_bytes(), &key)) {
                 Some(k) => {
                     if seen & (1 << k) != 0 {
-                        return Err(Error::custom(format!("duplicate field `{}`", name_of(shape, k))));
+                        return Err(Error::custom(cat(&["duplicate field `", name_of(shape, k), "`"])));
                     }
                     seen |= 1 << k;
                     self.parse_object_colon()?;
@@ -1118,7 +1119,7 @@ impl<'a> Parser<'a> {
         }
         for k in 0..shape.fields.len() {
             if seen & (1 << k) == 0 && shape.optional & (1 << k) == 0 {
-                return Err(Error::custom(format!("missing field `{}`", name_of(shape, k))));
+                return Err(Error::custom(cat(&["missing field `", name_of(shape, k), "`"])));
             }
         }
         Ok(())
@@ -1149,11 +1150,15 @@ impl<'a> Parser<'a> {
                 field(self, k)?;
             } else if shape.defaulted & (1 << k) == 0 {
                 let n = shape.fields.len();
-                let elements = if n == 1 { String::from("1 element") } else { format!("{n} elements") };
-                return Err(Error::custom(format!(
-                    "invalid length {k}, expected {} with {elements}",
-                    shape.expecting
-                )));
+                let elements = if n == 1 { String::from("1 element") } else { cat(&[&uint_text(n as u64), " elements"]) };
+                return Err(Error::custom(cat(&[
+                    "invalid length ",
+                    &uint_text(k as u64),
+                    ", expected ",
+                    shape.expecting,
+                    " with ",
+                    &elements,
+                ])));
             }
         }
         Ok(())
@@ -1178,7 +1183,7 @@ impl<'a> Parser<'a> {
                 self.i += 1;
                 self.leave();
                 let _ = self.end_seq();
-                Err(Error::custom(format!("invalid type: sequence, expected {expecting}")))
+                Err(Error::custom(cat(&["invalid type: sequence, expected ", expecting])))
             }
             Some(_) => Err(self.invalid_type(expecting)),
         };
@@ -1334,15 +1339,15 @@ impl<'a> Parser<'a> {
                     self.i += 1;
                 }
                 match self.parse_number(start, b != b'-') {
-                    Ok(n) if n.integer => format!("integer `{}`", n.text),
-                    Ok(n) => format!("floating point `{}`", n.text),
+                    Ok(n) if n.integer => cat(&["integer `", n.text, "`"]),
+                    Ok(n) => cat(&["floating point `", n.text, "`"]),
                     Err(e) => return e,
                 }
             }
             b'"' => {
                 self.i += 1;
                 match self.parse_str(true, None) {
-                    Ok(s) => format!("string {}", debug_quoted(&s.text)),
+                    Ok(s) => cat(&["string ", &debug_quoted(&s.text)]),
                     Err(e) => return e,
                 }
             }
@@ -1350,7 +1355,7 @@ impl<'a> Parser<'a> {
             b'{' => String::from("map"),
             _ => return self.peek_error(Code::ExpectedSomeValue),
         };
-        self.place(Error::custom(format!("invalid type: {unexpected}, expected {expecting}")))
+        self.place(Error::custom(cat(&["invalid type: ", &unexpected, ", expected ", expecting])))
     }
 }
 
@@ -1369,9 +1374,9 @@ fn name_of(shape: &Shape, k: usize) -> &'static str {
 /// serde's "unknown field `x`, expected one of `a`, `b`" (or variant).
 fn unknown(what: &str, name: &str, expected: &[&str]) -> Error {
     let tail = match expected {
-        [] => return Error::custom(format!("unknown {what} `{name}`, there are no {what}s")),
-        [one] => format!("`{one}`"),
-        [a, b] => format!("`{a}` or `{b}`"),
+        [] => return Error::custom(cat(&["unknown ", what, " `", name, "`, there are no ", what, "s"])),
+        [one] => cat(&["`", one, "`"]),
+        [a, b] => cat(&["`", a, "` or `", b, "`"]),
         many => {
             let mut tail = String::from("one of ");
             for (i, n) in many.iter().enumerate() {
@@ -1385,7 +1390,7 @@ fn unknown(what: &str, name: &str, expected: &[&str]) -> Error {
             tail
         }
     };
-    Error::custom(format!("unknown {what} `{name}`, expected {tail}"))
+    Error::custom(cat(&["unknown ", what, " `", name, "`, expected ", &tail]))
 }
 
 /// A string quoted as Rust's `Debug` quotes it, for ASCII controls and quotes

@@ -40,12 +40,11 @@ impl<'a> Object<'a> {
     /// The members as a map holds them: keys in byte order, each once, with
     /// its last value.
     pub fn sorted(&self) -> Vec<(&str, &Value<'a>)> {
-        let mut members: Vec<(&str, usize, &Value<'a>)> =
-            self.0.iter().enumerate().map(|(i, (k, v))| (k.as_ref(), i, v)).collect();
-        // By key, then text order, so among equal keys the last is the latest.
-        members.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+        let members: Vec<(&str, &Value<'a>)> = self.0.iter().map(|(k, v)| (k.as_ref(), v)).collect();
+        // Stable, so among equal keys the last in text order is the latest.
+        let members = merge_sort(members);
         let mut out: Vec<(&str, &Value<'a>)> = Vec::with_capacity(members.len());
-        for (k, _, v) in members {
+        for (k, v) in members {
             match out.last_mut() {
                 Some(last) if last.0 == k => *last = (k, v),
                 _ => out.push((k, v)),
@@ -101,4 +100,34 @@ pub fn kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// A stable merge sort by key (a small one: std's sorts are large in WASM).
+fn merge_sort<'k, T: Copy>(mut items: Vec<(&'k str, T)>) -> Vec<(&'k str, T)> {
+    let mut width = 1;
+    let n = items.len();
+    while width < n {
+        let mut merged = Vec::with_capacity(n);
+        let mut start = 0;
+        while start < n {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut i, mut j) = (start, mid);
+            while i < mid || j < end {
+                let take_left = match (items.get(i), items.get(j)) {
+                    (Some(a), Some(b)) if j < end && i < mid => a.0 <= b.0,
+                    _ => i < mid,
+                };
+                let from = if take_left { &mut i } else { &mut j };
+                if let Some(item) = items.get(*from) {
+                    merged.push(*item);
+                }
+                *from += 1;
+            }
+            start = end;
+        }
+        items = merged;
+        width *= 2;
+    }
+    items
 }

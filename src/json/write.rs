@@ -272,6 +272,16 @@ fn push_uint(out: &mut String, n: u64) {
     }
 }
 
+/// The pieces, joined (messages are built this way, not with `format!`:
+/// the shipped module links no formatting machinery).
+pub fn cat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for part in parts {
+        out.push_str(part);
+    }
+    out
+}
+
 /// The decimal text of `n`.
 pub fn uint_text(n: u64) -> String {
     let mut out = String::new();

@@ -8,6 +8,7 @@ use super::convert::{answer, host, object, params, permission_order, tool_answer
 use crate::chat::Chat;
 use crate::entry::{Entry, Origin};
 use crate::error::{HostError, ServiceError};
+use crate::json::write::{cat, uint_text};
 use crate::json::Out;
 use crate::jsonl::JsonlReader;
 use crate::params::TodoWriteParams;
@@ -32,7 +33,7 @@ fn failure(error: &ServiceError) -> String {
     object(|out| {
         out.field("ok", &false);
         out.field("code", error.code());
-        out.field("message", &error.to_string());
+        out.field("message", &error.text());
         match error {
             ServiceError::NotFound { id } => {
                 out.field("payload", id);
@@ -99,9 +100,13 @@ impl ChatStateCore {
             fed += 1;
         }
         if fed != count {
-            return Err(JsError::new(&format!(
-                "oda-tasks: ingest got {fed} entry texts for {count} entries"
-            )));
+            return Err(JsError::new(&cat(&[
+                "oda-tasks: ingest got ",
+                &uint_text(u64::from(fed)),
+                " entry texts for ",
+                &uint_text(u64::from(count)),
+                " entries",
+            ])));
         }
         Ok(())
     }
@@ -137,7 +142,9 @@ impl ChatStateCore {
     pub fn suggest_task(&self, params_text: &str) -> Result<String, JsError> {
         let p = params("suggestTask", crate::params::model_input(params_text))?;
         Ok(tool_answer(
-            suggest::suggest_task(Some(&self.chat), &p.read()).map(|d| (Entry::SuggestionOffered(d.entry), d.output)),
+            suggest::suggest_task(Some(&self.chat), &p.read())
+                .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
+                .map_err(|e| e.text()),
         ))
     }
 
@@ -214,7 +221,7 @@ impl ChatStateCore {
             Ok(()) => out.field("ok", &true),
             Err(e) => {
                 out.field("ok", &false);
-                out.field("error", &e.to_string());
+                out.field("error", &e.text());
             }
         }))
     }
@@ -226,6 +233,8 @@ pub(super) fn todo_write_answer(has_session: bool, p: &TodoWriteParams) -> Strin
         one_active: p.one_active.unwrap_or(true),
     };
     tool_answer(
-        todo::todo_write(has_session, &p.input.read(), options).map(|d| (Entry::TodoUpdate(d.entry), d.output)),
+        todo::todo_write(has_session, &p.input.read(), options)
+            .map(|d| (Entry::TodoUpdate(d.entry), d.output))
+            .map_err(|e| e.text()),
     )
 }

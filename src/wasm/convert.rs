@@ -25,11 +25,11 @@ pub fn object(members: impl FnOnce(&mut Out)) -> String {
 }
 
 pub fn host(error: HostError) -> JsError {
-    JsError::new(&error.to_string())
+    JsError::new(&error.text())
 }
 
 /// `{ ok: true, entry, output }` or `{ ok: false, error }`.
-pub fn tool_answer<E: std::fmt::Display>(result: Result<(Entry, String), E>) -> String {
+pub fn tool_answer(result: Result<(Entry, String), String>) -> String {
     object(|out| match result {
         Ok((entry, output)) => {
             out.field("ok", &true);
@@ -38,7 +38,7 @@ pub fn tool_answer<E: std::fmt::Display>(result: Result<(Entry, String), E>) -> 
         }
         Err(e) => {
             out.field("ok", &false);
-            out.field("error", &e.to_string());
+            out.field("error", &e);
         }
     })
 }

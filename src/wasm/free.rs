@@ -27,7 +27,9 @@ pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<String, J
 pub fn suggest_task_without_session(params_text: &str) -> Result<String, JsError> {
     let p = params("suggestTask", crate::params::model_input(params_text))?;
     Ok(tool_answer(
-        suggest::suggest_task(None, &p.read()).map(|d| (Entry::SuggestionOffered(d.entry), d.output)),
+        suggest::suggest_task(None, &p.read())
+            .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
+            .map_err(|e| e.text()),
     ))
 }
 
