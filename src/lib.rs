@@ -11,6 +11,7 @@
 pub mod chat;
 pub mod entry;
 pub mod error;
+pub mod heap;
 pub mod json;
 pub mod jsonl;
 pub mod params;
