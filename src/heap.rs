@@ -24,8 +24,10 @@ pub struct Heap<P> {
     pages: P,
     /// Head of each size's free list (0: empty); a free block holds the next one's address.
     free: [usize; CLASSES],
-    /// Head of the free page runs; a free run holds `[next, pages]`.
+    /// Head of the free page runs (in address order); a free run holds `[next, pages]`.
     runs: usize,
+    /// Pages taken from the host so far.
+    held: usize,
 }
 
 /// The size class of a layout, `None` for a run of pages.
@@ -45,6 +47,7 @@ impl<P: Pages> Heap<P> {
             pages,
             free: [0; CLASSES],
             runs: 0,
+            held: 0,
         }
     }
 
@@ -148,7 +151,19 @@ impl<P: Pages> Heap<P> {
                 link = header;
             }
         }
-        self.pages.grow(n)
+        // Memory is asked for in steps of at least 1 MiB and an eighth of what
+        // is held (asking the host is slow); the surplus is a free run.
+        let step = n.max(16).max(self.held / 8);
+        let (run, got) = match self.pages.grow(step) {
+            Some(run) => (run, step),
+            None => (self.pages.grow(n)?, n),
+        };
+        self.held += got;
+        if got > n {
+            // SAFETY: the pages past the first `n` are new and unused.
+            unsafe { self.put_run(run + n * PAGE, got - n) };
+        }
+        Some(run)
     }
 
     /// Frees a run, kept in address order and merged with free neighbours,
@@ -302,7 +317,7 @@ mod tests {
         }
         // Freed pages are reused: the pages taken stay within twice the most
         // ever live (blocks rounded to their class), plus a page per class.
-        assert!(heap.pages.used <= 2 * peak.div_ceil(PAGE) + CLASSES, "{} pages for {peak} bytes", heap.pages.used);
+        assert!(heap.pages.used <= 2 * peak.div_ceil(PAGE) + CLASSES + 16, "{} pages for {peak} bytes", heap.pages.used);
         // Every live block is intact at the end.
         for (p, layout, fill) in live {
             let bytes = unsafe { std::slice::from_raw_parts(p, layout.size()) };

@@ -84,7 +84,7 @@ fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
         if text.is_empty() {
             return Err(SuggestError::Empty(name));
         }
-        let got = text.chars().count();
+        let got = crate::json::char_count(text);
         if got > limit {
             return Err(SuggestError::TooLong {
                 field: name,

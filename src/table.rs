@@ -122,16 +122,18 @@ impl<K: AsRef<str>> TextTable<K> {
 /// holds one chat's texts).
 fn hash(text: &str) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h = text.len() as u64;
-    let mut chunks = text.as_bytes().chunks_exact(8);
-    for chunk in chunks.by_ref() {
-        let mut w = [0u8; 8];
-        w.iter_mut().zip(chunk).for_each(|(d, s)| *d = *s);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    let bytes = text.as_bytes();
+    let mut h = bytes.len() as u64;
+    let mut at = 0;
+    while let Some(&[a, b, c, d, e, f, g, i]) = bytes.get(at..at + 8) {
+        h = (h.rotate_left(5) ^ u64::from_le_bytes([a, b, c, d, e, f, g, i])).wrapping_mul(K);
+        at += 8;
     }
-    let mut w = [0u8; 8];
-    w.iter_mut().zip(chunks.remainder()).for_each(|(d, s)| *d = *s);
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    let mut last = 0u64;
+    for (k, b) in bytes.iter().skip(at).enumerate() {
+        last |= u64::from(*b) << (8 * k);
+    }
+    h = (h.rotate_left(5) ^ last).wrapping_mul(K);
     h ^ h >> 29
 }
 

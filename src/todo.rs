@@ -142,7 +142,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
 /// values by kind, so a long or odd value cannot flood the message.
 fn describe_status(value: &Value) -> String {
     match value {
-        Value::String(s) if s.chars().count() <= 40 => quoted(s),
+        Value::String(s) if crate::json::char_count(s) <= 40 => quoted(s),
         Value::String(_) => "a long string".to_string(),
         other => kind(other).to_string(),
     }
@@ -507,11 +507,40 @@ impl ToJson for Plan {
 
 impl ToJson for TodoReplay {
     fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("todos", &self.todos);
-            out.field("cards", &self.cards);
-            out.field("plan", &self.plan);
-            out.field("skipped", &self.skipped);
-        });
+        let plan = (self.plan.state, self.plan.todos.as_slice(), self.plan.turn);
+        write_replay(out, &self.todos, &self.cards, plan, &self.skipped);
     }
+}
+
+impl TodoReplay {
+    /// The JSON of `TodoReplay::of(chat)`, written from the chat itself
+    /// (a long chat's cards are not copied first).
+    pub fn json_of(chat: &crate::chat::Chat) -> String {
+        let ledger = &chat.todos;
+        let plan_todos: &[TodoItem] = if ledger.plan_state == PlanState::None { &[] } else { &ledger.todos };
+        let mut out = Out::new();
+        let plan = (ledger.plan_state, plan_todos, ledger.plan_turn);
+        write_replay(&mut out, &ledger.todos, &ledger.cards, plan, &chat.skipped);
+        out.finish()
+    }
+}
+
+fn write_replay(
+    out: &mut Out,
+    todos: &[TodoItem],
+    cards: &[Card],
+    (state, plan_todos, turn): (PlanState, &[TodoItem], Option<usize>),
+    skipped: &[crate::entry::Skipped],
+) {
+    out.object(|out| {
+        out.field("todos", todos);
+        out.field("cards", cards);
+        out.key("plan");
+        out.object(|out| {
+            out.field("state", &state);
+            out.field("todos", plan_todos);
+            out.field("turn", &turn);
+        });
+        out.field("skipped", skipped);
+    });
 }

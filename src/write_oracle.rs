@@ -480,6 +480,7 @@ fn replays_are_written_as_serde_wrote_them() {
         }
         let todos = todo::TodoReplay::of(&chat);
         same(todos.to_json(), &todo_replay(&todos));
+        assert_eq!(todo::TodoReplay::json_of(&chat), todos.to_json(), "written from the chat, the same text");
         let suggestions = suggest::SuggestionReplay::of(&chat);
         same(suggestions.to_json(), &suggestion_replay(&suggestions));
     }

@@ -40,6 +40,12 @@ pub fn quote(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// The number of characters (Unicode code points) of `text`: its bytes that
+/// do not continue a character.
+pub fn char_count(text: &str) -> usize {
+    text.bytes().filter(|b| (b & 0xC0) != 0x80).count()
+}
+
 /// The kind of the JSON value `text` holds, from its first byte (for a value
 /// that did not parse into what was expected).
 pub fn kind_of_text(text: &str) -> &'static str {

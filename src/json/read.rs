@@ -1109,7 +1109,7 @@ impl<'a> Parser<'a> {
                     field(self, k)?;
                 }
                 None if shape.deny_unknown => {
-                    return Err(unknown("field", &String::from_utf8_lossy(&key), shape.fields))
+                    return Err(unknown("field", std::str::from_utf8(&key).unwrap_or_default(), shape.fields))
                 }
                 None => {
                     self.parse_object_colon()?;

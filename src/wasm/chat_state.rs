@@ -153,7 +153,7 @@ impl ChatStateCore {
         if !self.chat.todos.keeps_cards() {
             return Err(host(HostError::NoCards));
         }
-        Ok(answer(&TodoReplay::of(&self.chat)))
+        Ok(TodoReplay::json_of(&self.chat))
     }
 
     #[wasm_bindgen(js_name = replaySuggestions)]
