@@ -82,8 +82,8 @@ impl Error {
     /// An error at byte `at` of `bytes`: line and column as serde_json counts them.
     pub fn at(code: Code, bytes: &[u8], at: usize) -> Error {
         let before = bytes.get(..at).unwrap_or(bytes);
-        let start_of_line = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
-        let line = 1 + memchr::memchr_iter(b'\n', before.get(..start_of_line).unwrap_or_default()).count();
+        let start_of_line = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let line = 1 + before.iter().take(start_of_line).filter(|&&b| b == b'\n').count();
         Error {
             code,
             line,
