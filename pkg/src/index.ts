@@ -6,3 +6,4 @@ export * from "./store.js";
 export { MemoryStore } from "./memory.js";
 export * from "./run.js";
 export * from "./service.js";
+export * from "./sdk-tools.js";
