@@ -60,7 +60,7 @@ async function load(source: WasmSource | Promise<WasmSource> | undefined): Promi
     await glue.default({ module_or_path: source });
     return;
   }
-  const url = await defaultLocation();
+  const url = defaultLocation();
   try {
     await glue.default({ module_or_path: url });
   } catch (e) {
@@ -75,24 +75,16 @@ async function load(source: WasmSource | Promise<WasmSource> | undefined): Promi
 }
 
 /**
- * The `.wasm` beside the package's files. One exception: Vite 5 and 6 serve
- * a dependency from their pre-bundle cache (`node_modules/.vite/deps/`),
- * where nothing sits beside it; there Vite's own resolver is asked for the
- * file's URL (`/@id/<specifier>?url`), the way an app's `?url` import would.
+ * The `.wasm` beside the package's files. Vite 5 and 6 dev servers serve the
+ * package pre-bundled from `node_modules/.vite/deps/`, where nothing sits
+ * beside it; that folder is two levels below `node_modules` like `dist/`
+ * is, so the package's own folder is `../../oda-tasks/`. Both are literal
+ * `new URL(..., import.meta.url)`s, which bundlers rewrite to the file's URL.
  */
-async function defaultLocation(): Promise<string> {
-  const here = import.meta.url;
-  const cache = here.indexOf("/node_modules/.vite/deps");
-  if (cache >= 0) {
-    const asset = `${here.slice(0, cache)}/@id/oda-tasks/oda_tasks_bg.wasm?url`;
-    try {
-      const found = (await import(/* @vite-ignore */ asset)) as { default?: unknown };
-      if (typeof found.default === "string") return new URL(found.default, here).href;
-    } catch {
-      // Not Vite's dev server after all: use the usual location.
-    }
-  }
-  return new URL("../wasm/oda_tasks_bg.wasm", here).href;
+function defaultLocation(): string {
+  return import.meta.url.includes("/node_modules/.vite/deps/")
+    ? new URL("../../oda-tasks/wasm/oda_tasks_bg.wasm", import.meta.url).href
+    : new URL("../wasm/oda_tasks_bg.wasm", import.meta.url).href;
 }
 
 /**
