@@ -14,7 +14,8 @@ export function sh(cwd, cmd, args, options = {}) {
   try {
     return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
   } catch (e) {
-    throw new Error(`${cmd} ${args.join(" ")} failed in ${cwd}:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`, { cause: e });
+    const tail = (text) => String(text ?? "").slice(-4000);
+    throw new Error(`${cmd} ${args.join(" ")} failed in ${cwd}:\n${tail(e.stdout)}\n${tail(e.stderr)}`, { cause: e });
   }
 }
 
