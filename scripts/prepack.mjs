@@ -6,7 +6,10 @@ import { copyFileSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
+// npm passes its command's flags on as npm_config_* variables; `npm pack --json`
+// or `--dry-run` must not reach the `npm ci` inside setup.sh.
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(json|dry_run|pack_destination)$/i.test(k)));
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, env, stdio: ["ignore", process.stderr, process.stderr] });
 
 run("bash", ["scripts/setup.sh"]);
 run(process.execPath, ["scripts/build.mjs"]);
