@@ -98,7 +98,7 @@ async function render() {
   $("turn-state").textContent = running ? `Turn ${number} is running` : "No turn is running";
   document.title = `${$("chat-title").textContent} · oda-tasks preview`;
   listNow = todos.todos;
-  if ($("call-input").value === "") fillTemplate();
+  if ($("call-input").value === "" || $("call-input").value === template) fillTemplate();
 }
 
 function notice(text) {

@@ -33,9 +33,9 @@ const hidden = (text) => h("span", { className: "visually-hidden", text });
 
 /** A to-do item: state icon, the state in words for screen readers, the text, and any change marks. */
 function todoItem(item, marks = []) {
-  return h("li", { className: `todo s-${item.status}` },
-    icon(item.status), hidden(`${STATUS[item.status]}: `), h("span", { className: "text", text: item.content }),
-    marks.length ? h("span", { className: "marks" }, marks) : null);
+  return h("li", { className: `todo s-${item.status}` }, icon(item.status),
+    h("span", { className: "line" }, hidden(`${STATUS[item.status]}: `), h("span", { className: "text", text: item.content }),
+      marks.length ? h("span", { className: "marks" }, marks) : null));
 }
 
 const mark = (kind, text) => h("span", { className: `mark ${kind}` }, icon(kind), text);
@@ -55,6 +55,7 @@ export function chatHeader(chatId, log, onOpen) {
       h("span", { text: session?.workspace ? `Workspace ${session.workspace}` : "No workspace" }),
       session?.agent === "helper" ? h("span", { text: "Helper agent" }) : null,
       session?.scheduledTaskFolder ? h("span", { text: "Scheduled task folder" }) : null),
+    origin && settings.length ? h("p", { className: "inherited", text: "Runs with the settings it inherited from the offering chat:" }) : null,
     settings.length ? h("ul", { className: "settings", "aria-label": origin ? "Settings (inherited from the offering chat)" : "Settings" }, settings) : null,
     origin ? h("p", { className: "origin" }, icon("suggestion"), "Started from suggestion ", h("strong", { text: origin.suggestionId }),
       " of ", h("button", { type: "button", className: "link", text: `chat ${origin.chatId}`, onclick: () => onOpen(origin.chatId) })) : null,
@@ -141,8 +142,8 @@ function card(c, n, total) {
         if (m) marks.push(mark("moved", `Moved from ${m.from + 1} to ${m.to + 1}`));
         return todoItem(t, marks);
       }),
-      removed.map((r) => h("li", { className: "todo removed" }, icon("removed"), hidden("Removed: "),
-        h("del", { className: "text", text: r.content }), h("span", { className: "marks" }, mark("removed", "Removed")))))));
+      removed.map((r) => h("li", { className: "todo removed" }, icon("removed"), h("span", { className: "line" }, hidden("Removed: "),
+        h("del", { className: "text", text: r.content }), h("span", { className: "marks" }, mark("removed", "Removed"))))))));
 }
 
 /** The plan: running while its turn runs, the finished checklist after, cleared when the next turn starts. */
