@@ -161,7 +161,9 @@ test("the panel: updates and offers add cards and chips, refusals show their exa
 test("Start from two tabs at the same moment creates one chat; after a reload everything is still there", async (t) => {
   const { tab, errors } = await preview(t);
   const tabs = [await tab(), await tab()];
-  await Promise.all(tabs.map((p) => p.getByRole("button", { name: "Start: Add upload metrics" }).click()));
+  // Both buttons are in hand before either is pressed: the first Start re-renders the other tab.
+  const buttons = await Promise.all(tabs.map((p) => p.getByRole("button", { name: "Start: Add upload metrics" }).elementHandle()));
+  await Promise.all(buttons.map((b) => b.evaluate((button) => button.click())));
   for (const page of tabs) {
     await page.locator("#chat-title", { hasText: "Add upload metrics" }).waitFor();
     assert.match(await page.locator(".origin").textContent(), /Started from suggestion s2 of chat chat-7f3a/);
@@ -204,6 +206,7 @@ test("import and export: an invalid JSONL changes nothing and says why; a droppe
   await page.getByRole("alert").waitFor();
   assert.match(await page.getByRole("alert").textContent(), /^Nothing was imported: bad\.jsonl: line 2 is not JSON \(.+\)\.Close$/);
   await importFile("odd.jsonl", '{"type":"turn_started"}\n[1,2]\n');
+  await page.getByRole("alert").filter({ hasText: "odd.jsonl" }).waitFor();
   assert.equal(await page.getByRole("alert").textContent(),
     'Nothing was imported: odd.jsonl: line 2 is not a log entry: an entry is a JSON object with a string "type".Close');
   assert.deepEqual({ chats: await page.locator("#chat-list li").count(), title: await page.locator("#chat-title").textContent() }, before);
