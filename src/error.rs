@@ -7,6 +7,8 @@
 
 use thiserror::Error;
 
+use crate::json::quote;
+
 /// Refusals of a `todo_write` call. Each starts with `Error:` because the
 /// model sees it as the tool's result.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -15,6 +17,8 @@ pub enum TodoError {
     NoSession,
     #[error("Error: invalid todos: input must be an object with a `todos` array")]
     InputNotObject,
+    #[error("Error: invalid todos: the input cannot be read as JSON data: {0}")]
+    Unreadable(String),
     #[error("Error: invalid todos: unknown field `{0}` (the input is only `todos`)")]
     UnknownInputField(String),
     #[error("Error: invalid todos: `todos` must be an array (got {0})")]
@@ -54,6 +58,8 @@ pub enum SuggestError {
     TurnLimit,
     #[error("suggest_task: input must be an object with `title`, `tldr` and `brief`")]
     InputNotObject,
+    #[error("suggest_task: the input cannot be read as JSON data: {0}")]
+    Unreadable(String),
     #[error("suggest_task: unknown field `{0}` (the input is only `title`, `tldr` and `brief`)")]
     UnknownField(String),
     #[error("suggest_task: {0} must be a string")]
@@ -72,15 +78,15 @@ pub enum SuggestError {
 /// Each has a stable `code` and a payload; see [`ServiceError::code`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ServiceError {
-    #[error("no suggestion \"{id}\"")]
+    #[error("no suggestion \"{}\"", quote(.id))]
     NotFound { id: String },
-    #[error("suggestion \"{id}\" is {outcome}")]
+    #[error("suggestion \"{}\" is {outcome}", quote(.id))]
     NotOpen { id: String, outcome: &'static str },
     #[error("{limit} suggestions are already open")]
     OpenLimit { limit: usize },
-    #[error("session \"{chat_id}\" belongs to no workspace")]
+    #[error("session \"{}\" belongs to no workspace", quote(.chat_id))]
     NoWorkspace { chat_id: String },
-    #[error("session \"{chat_id}\" runs in a scheduled task's folder")]
+    #[error("session \"{}\" runs in a scheduled task's folder", quote(.chat_id))]
     ScheduledFolder { chat_id: String },
 }
 
@@ -110,14 +116,15 @@ pub enum GoalError {
     NoInstruction(&'static str),
 }
 
-/// Misuse by the host program (not the model): a log that is not an array,
-/// options of the wrong type. Thrown as a JS `Error`, never shown to the model.
+/// Misuse by the host program (not the model): arguments of the wrong shape,
+/// unknown options, entries fed out of order. Thrown as a JS `Error`, never
+/// shown to the model.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum HostError {
-    #[error("oda-tasks: the log must be an array of entries or null (got {0})")]
-    LogNotArray(String),
-    #[error("oda-tasks: invalid options: {0}")]
-    BadOptions(String),
-    #[error("oda-tasks: invalid argument `{name}`: {why}")]
-    BadArgument { name: &'static str, why: String },
+    #[error("oda-tasks: invalid arguments of {call}: {why}")]
+    BadArguments { call: &'static str, why: String },
+    #[error("oda-tasks: ingest(from = {from}) does not continue this state of {length} entries; feed entries from index {length}")]
+    NotContinuing { from: usize, length: usize },
+    #[error("oda-tasks: this ChatState keeps no todo cards; create it with {{ cards: true }} to replay todos")]
+    NoCards,
 }

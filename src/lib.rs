@@ -1,14 +1,18 @@
 //! oda-tasks: the pure core of the `todo_write` and `suggest_task` tools.
 //!
-//! Every function takes a chat's log (JSON values, oldest first) and returns
-//! a decision: an entry to append plus the text the model sees, or an error
-//! text. Nothing here does I/O, reads a clock or panics; the host layer
-//! (TypeScript, in `pkg/`) stores entries and orders writes.
-//!
-//! `wasm` is the only module that knows about JavaScript.
+//! Modules, from the leaves up: `json` (reading JSON text safely), `entry`
+//! (the stored format), `todo` and `suggest` (checks and ledgers), `chat` (the
+//! one fold every decision reads), `jsonl` (logs as bytes), `settle` (the
+//! service's decisions), `pure` (the same over a log of JSON values), `tool`.
+//! Nothing here does I/O, reads a clock or panics; `wasm` is the only module
+//! that knows about JavaScript.
 
+pub mod chat;
+pub mod entry;
 pub mod error;
-pub mod log;
+pub mod json;
+pub mod jsonl;
+pub mod pure;
 pub mod settle;
 pub mod suggest;
 pub mod todo;
@@ -17,12 +21,14 @@ pub mod tool;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
+pub use chat::Chat;
+pub use entry::{Entry, Skipped, FORMAT_VERSION};
 pub use error::{GoalError, HostError, ServiceError, SuggestError, TodoError};
-pub use log::{Chat, Entry, Skipped, FORMAT_VERSION};
+pub use json::Input;
+pub use pure::{check_goal, plan_start, replay_suggestions, replay_todos, settle, started_chat, suggest_task};
 pub use settle::{
-    check_goal, clamp_permission, plan_start, settle, started_chat, Action, Decision, GoalAction, StartPlan,
-    StartRequest, StartedChat, DEFAULT_PERMISSIONS,
+    clamp_permission, Action, Decision, GoalAction, StartPlan, StartRequest, StartedChatState, DEFAULT_PERMISSIONS,
 };
-pub use suggest::{replay_suggestions, suggest_task, SuggestionReplay};
-pub use todo::{replay_todos, todo_write, TodoOptions, TodoReplay};
+pub use suggest::SuggestionReplay;
+pub use todo::{todo_write, TodoOptions, TodoReplay};
 pub use tool::{suggest_task_tool, todo_write_tool, ToolDefinition};

@@ -6,12 +6,10 @@
 //! host cannot get one subtly different from another host.
 
 use serde::Serialize;
-use serde_json::Value;
 
+use crate::chat::Chat;
+use crate::entry::{Message, Origin, Outcome, SessionEntry, Settings, Settlement, Source, FORMAT_VERSION, TOP_LEVEL};
 use crate::error::{GoalError, ServiceError};
-use crate::log::{
-    Chat, Message, Origin, Outcome, SessionEntry, Settings, Settlement, Source, FORMAT_VERSION, TOP_LEVEL,
-};
 use crate::suggest::{Standing, OPEN_LIMIT};
 
 /// Permissions, lowest to highest, unless the host configures its own order.
@@ -51,8 +49,7 @@ fn settlement(id: &str, outcome: Outcome, chat_id: Option<String>) -> Settlement
 }
 
 /// Decides a draft, dismiss or restore of offer `id` in a chat's log.
-pub fn settle(log: &[Value], id: &str, action: Action) -> Result<Decision, ServiceError> {
-    let chat = Chat::replay(log, false);
+pub fn settle(chat: &Chat, id: &str, action: Action) -> Result<Decision, ServiceError> {
     let Some(tracked) = chat.suggestions.get(id) else {
         return Err(ServiceError::NotFound { id: id.to_string() });
     };
@@ -144,13 +141,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// not-found; already started (not an error); any other settlement
 /// (not-open); no workspace; a scheduled task's folder.
 pub fn plan_start(
-    log: &[Value],
+    chat: &Chat,
     chat_id: &str,
     id: &str,
     request: &StartRequest,
     order: &[String],
 ) -> Result<StartPlan, ServiceError> {
-    let chat = Chat::replay(log, false);
     let Some(tracked) = chat.suggestions.get(id) else {
         return Err(ServiceError::NotFound { id: id.to_string() });
     };
@@ -231,7 +227,7 @@ pub fn clamp_permission(wanted: Option<&str>, ceiling: Option<&str>, order: &[St
 /// Where a started chat stands, read from its own log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StartedChat {
+pub enum StartedChatState {
     /// Not created yet.
     Missing,
     /// Created from this offer; its brief is not written yet.
@@ -244,18 +240,17 @@ pub enum StartedChat {
 
 /// Reads a started chat's log (`None`: no such chat) against the offer it
 /// should come from, so a repeated Start can finish a crashed one, once.
-pub fn started_chat(log: Option<&[Value]>, origin: &Origin) -> StartedChat {
-    let Some(log) = log else {
-        return StartedChat::Missing;
+pub fn started_chat(chat: Option<&Chat>, origin: &Origin) -> StartedChatState {
+    let Some(chat) = chat else {
+        return StartedChatState::Missing;
     };
-    let chat = Chat::replay(log, false);
     if chat.session.as_ref().and_then(|s| s.origin.as_ref()) != Some(origin) {
-        return StartedChat::Foreign;
+        return StartedChatState::Foreign;
     }
     if chat.briefs.contains(origin) {
-        StartedChat::Complete
+        StartedChatState::Complete
     } else {
-        StartedChat::NeedsBrief
+        StartedChatState::NeedsBrief
     }
 }
 
@@ -277,8 +272,7 @@ impl GoalAction {
 
 /// Refuses a goal action until the person has spoken in the chat: a brief
 /// written from a suggestion is not the person's instruction.
-pub fn check_goal(log: &[Value], action: GoalAction) -> Result<(), GoalError> {
-    let chat = Chat::replay(log, false);
+pub fn check_goal(chat: &Chat, action: GoalAction) -> Result<(), GoalError> {
     if chat.person_spoke {
         Ok(())
     } else if chat.briefs.is_empty() {

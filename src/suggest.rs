@@ -1,11 +1,15 @@
 //! `suggest_task`: offering an out-of-scope follow-up, and the ledger of
 //! offers and their settlements rebuilt from the log.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::chat::Chat;
+use crate::entry::{Offer, Outcome, Settlement, FORMAT_VERSION};
 use crate::error::SuggestError;
-use crate::log::{Chat, Offer, Outcome, Settlement, FORMAT_VERSION};
+use crate::json::{quote, Input};
 
 /// A chat's lifetime allowance of offers.
 pub const CHAT_LIMIT: usize = 10;
@@ -26,11 +30,10 @@ pub struct SuggestTask {
 /// Checks a `suggest_task` call against a chat, in the SPEC's order: who and
 /// where, then the open turn, then the count limits (most lasting first),
 /// then the fields.
-pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask, SuggestError> {
-    let Some(log) = log else {
+pub fn suggest_task(chat: Option<&Chat>, input: &Input) -> Result<SuggestTask, SuggestError> {
+    let Some(chat) = chat else {
         return Err(SuggestError::NoSession);
     };
-    let chat = Chat::replay(log, false);
     if chat.is_helper() {
         return Err(SuggestError::Helper);
     }
@@ -41,7 +44,7 @@ pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask,
         return Err(SuggestError::NoOpenTurn);
     }
     let ledger = &chat.suggestions;
-    if ledger.offers.len() + ledger.unreadable >= CHAT_LIMIT {
+    if ledger.recorded >= CHAT_LIMIT {
         return Err(SuggestError::ChatLimit(CHAT_LIMIT));
     }
     if ledger.open_count() >= OPEN_LIMIT {
@@ -50,6 +53,10 @@ pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask,
     if chat.turns.offered_this_turn {
         return Err(SuggestError::TurnLimit);
     }
+    let input = match input {
+        Input::Json(value) => value,
+        Input::Unreadable(why) => return Err(SuggestError::Unreadable(why.clone())),
+    };
     let [title, tldr, brief] = fields(input)?;
     let output = format!("Suggested \"{title}\". The user decides whether to start it; do not start it yourself.");
     Ok(SuggestTask {
@@ -69,7 +76,7 @@ fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
         return Err(SuggestError::InputNotObject);
     };
     if let Some(field) = obj.keys().find(|k| !FIELDS.iter().any(|(name, _)| name == k)) {
-        return Err(SuggestError::UnknownField(field.clone()));
+        return Err(SuggestError::UnknownField(quote(field).into_owned()));
     }
     let mut out: [String; 3] = Default::default();
     for (slot, (name, limit)) in out.iter_mut().zip(FIELDS) {
@@ -123,24 +130,29 @@ pub struct Tracked {
     pub standing: Standing,
 }
 
-/// Offers in the order they appeared, with their standing.
+/// Offers in the order they appeared, with their standing. Lookups by id
+/// and the open count are kept as the log is read, so replay is linear.
 #[derive(Debug, Clone, Default)]
 pub struct SuggestionLedger {
     pub offers: Vec<Tracked>,
-    /// Offer entries replay could not read (a newer format, a bad shape):
-    /// still offers made, so they count toward the limits.
-    pub unreadable: usize,
-    /// Their ids, where they have one: still taken in the chat.
-    pub unreadable_ids: Vec<String>,
+    /// Position in `offers` of each readable offer, by id.
+    by_id: HashMap<String, usize>,
+    /// Offers currently open.
+    open: usize,
+    /// Every `suggestion_offered` entry, readable or not, duplicate id or
+    /// not: each is an offer made, and counts toward the chat's limit.
+    pub recorded: usize,
+    /// Ids taken by offers replay could not use (unreadable or repeated).
+    taken: HashSet<String>,
 }
 
 impl SuggestionLedger {
     pub fn get(&self, id: &str) -> Option<&Tracked> {
-        self.offers.iter().find(|t| t.offer.id == id)
+        self.offers.get(*self.by_id.get(id)?)
     }
 
     pub fn open_count(&self) -> usize {
-        self.offers.iter().filter(|t| t.standing == Standing::Open).count()
+        self.open
     }
 
     /// `s<n>`: n is one more than the offers recorded, moved on past any id
@@ -150,36 +162,43 @@ impl SuggestionLedger {
         let mut n = self.offers.len() + 1;
         loop {
             let id = format!("s{n}");
-            if self.get(&id).is_none() && !self.unreadable_ids.contains(&id) {
+            if !self.by_id.contains_key(&id) && !self.taken.contains(&id) {
                 return id;
             }
             n += 1;
         }
     }
 
-    pub(crate) fn unreadable_offer(&mut self, value: &Value) {
-        self.unreadable += 1;
-        if let Some(id) = value.get("id").and_then(Value::as_str) {
-            self.unreadable_ids.push(id.to_string());
+    /// An offer entry that cannot be used (unreadable, or a repeated id):
+    /// still an offer made, and its id, if any, stays taken.
+    pub fn unusable_offer(&mut self, id: Option<String>) {
+        self.recorded += 1;
+        if let Some(id) = id {
+            self.taken.insert(id);
         }
     }
 
-    pub(crate) fn offer(&mut self, index: usize, offer: Offer) -> Result<(), String> {
-        if self.get(&offer.id).is_some() {
-            return Err(format!("offer id \"{}\" is already used by an earlier offer", offer.id));
+    pub fn offer(&mut self, index: usize, offer: Offer) -> Result<(), String> {
+        self.recorded += 1;
+        if self.by_id.contains_key(&offer.id) {
+            let reason = format!("offer id \"{}\" is already used by an earlier offer", quote(&offer.id));
+            self.taken.insert(offer.id);
+            return Err(reason);
         }
+        self.by_id.insert(offer.id.clone(), self.offers.len());
         self.offers.push(Tracked {
             index,
             offer,
             standing: Standing::Open,
         });
+        self.open += 1;
         Ok(())
     }
 
     /// Applies a recorded settlement where it fits the offer's standing.
-    pub(crate) fn settle(&mut self, s: Settlement) -> Result<(), String> {
-        let Some(tracked) = self.offers.iter_mut().find(|t| t.offer.id == s.id) else {
-            return Err(format!("names no offer \"{}\"", s.id));
+    pub fn settle(&mut self, s: Settlement) -> Result<(), String> {
+        let Some(tracked) = self.by_id.get(&s.id).and_then(|&at| self.offers.get_mut(at)) else {
+            return Err(format!("names no offer \"{}\"", quote(&s.id)));
         };
         let next = match (s.outcome, &tracked.standing) {
             (Outcome::Started, Standing::Open) => match s.chat_id {
@@ -193,12 +212,19 @@ impl SuggestionLedger {
                 return Err(format!(
                     "`{}` does not fit offer \"{}\", which is {}",
                     outcome.as_str(),
-                    s.id,
+                    quote(&s.id),
                     standing.outcome().unwrap_or("open")
                 ))
             }
         };
+        let was_open = tracked.standing == Standing::Open;
+        let now_open = next == Standing::Open;
         tracked.standing = next;
+        match (was_open, now_open) {
+            (true, false) => self.open = self.open.saturating_sub(1),
+            (false, true) => self.open += 1,
+            _ => {}
+        }
         Ok(())
     }
 }
@@ -241,7 +267,7 @@ impl From<&Tracked> for Listed {
 pub struct SuggestionReplay {
     pub open: Vec<Listed>,
     pub settled: Vec<Listed>,
-    pub skipped: Vec<crate::log::Skipped>,
+    pub skipped: Vec<crate::entry::Skipped>,
 }
 
 pub fn list(chat: &Chat) -> (Vec<Listed>, Vec<Listed>) {
@@ -260,12 +286,13 @@ pub fn list(chat: &Chat) -> (Vec<Listed>, Vec<Listed>) {
     (open, settled)
 }
 
-pub fn replay_suggestions(log: &[Value]) -> SuggestionReplay {
-    let chat = Chat::replay(log, false);
-    let (open, settled) = list(&chat);
-    SuggestionReplay {
-        open,
-        settled,
-        skipped: chat.skipped,
+impl SuggestionReplay {
+    pub fn of(chat: &Chat) -> SuggestionReplay {
+        let (open, settled) = list(chat);
+        SuggestionReplay {
+            open,
+            settled,
+            skipped: chat.skipped.clone(),
+        }
     }
 }

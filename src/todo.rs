@@ -5,37 +5,13 @@
 //! the next, so the reported error does not depend on item order); a list
 //! already in the log is taken as recorded.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use crate::entry::{TodoItem, TodoStatus};
+use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use crate::error::TodoError;
-use crate::log::{json_kind, Chat, TodoUpdate, FORMAT_VERSION};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TodoStatus {
-    Pending,
-    InProgress,
-    Completed,
-}
-
-impl TodoStatus {
-    fn parse(value: &Value) -> Option<TodoStatus> {
-        match value.as_str()? {
-            "pending" => Some(TodoStatus::Pending),
-            "in_progress" => Some(TodoStatus::InProgress),
-            "completed" => Some(TodoStatus::Completed),
-            _ => None,
-        }
-    }
-}
-
-/// An item is its text and its state; nothing else travels with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TodoItem {
-    pub content: String,
-    pub status: TodoStatus,
-}
+use crate::json::{kind, quote, Input};
 
 /// Host options of `todo_write`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,17 +33,16 @@ pub struct TodoWrite {
     pub output: String,
 }
 
-/// Checks a `todo_write` call against a chat. `log` is `None` when the call
-/// has no owning session.
-///
-/// Generic over the entry type because no entry is read: the list is
-/// self-contained (each update carries all of it), so the log only has to
-/// exist. A host may pass any slice, even an empty one, once it knows the
-/// chat has a log; the binding does, to skip converting a long log.
-pub fn todo_write<E>(log: Option<&[E]>, input: &Value, options: TodoOptions) -> Result<TodoWrite, TodoError> {
-    if log.is_none() {
+/// Checks a `todo_write` call. Only whether the call has an owning session
+/// matters of the chat: each update carries the whole list, so no entry is read.
+pub fn todo_write(has_session: bool, input: &Input, options: TodoOptions) -> Result<TodoWrite, TodoError> {
+    if !has_session {
         return Err(TodoError::NoSession);
     }
+    let input = match input {
+        Input::Json(value) => value,
+        Input::Unreadable(why) => return Err(TodoError::Unreadable(why.clone())),
+    };
     let todos = validate(input, options)?;
     let output = summary(&todos);
     Ok(TodoWrite {
@@ -86,11 +61,11 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
         return Err(TodoError::InputNotObject);
     };
     if let Some(field) = obj.keys().find(|k| k.as_str() != "todos") {
-        return Err(TodoError::UnknownInputField(field.clone()));
+        return Err(TodoError::UnknownInputField(quote(field).into_owned()));
     }
     let items = match obj.get("todos") {
         Some(Value::Array(items)) => items,
-        Some(other) => return Err(TodoError::TodosNotArray(json_kind(other).to_string())),
+        Some(other) => return Err(TodoError::TodosNotArray(kind(other).to_string())),
         None => return Err(TodoError::TodosNotArray("nothing".to_string())),
     };
 
@@ -102,7 +77,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
             None => {
                 return Err(TodoError::ItemNotObject {
                     index,
-                    got: json_kind(item).to_string(),
+                    got: kind(item).to_string(),
                 })
             }
         }
@@ -111,14 +86,14 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
         if let Some(field) = obj.keys().find(|k| !ITEM_FIELDS.contains(&k.as_str())) {
             return Err(TodoError::UnknownItemField {
                 index,
-                field: field.clone(),
+                field: quote(field).into_owned(),
             });
         }
     }
     let mut statuses = Vec::with_capacity(objects.len());
     for (index, obj) in objects.iter().enumerate() {
         let got = obj.get("status");
-        match got.and_then(TodoStatus::parse) {
+        match got.and_then(Value::as_str).and_then(TodoStatus::parse) {
             Some(status) => statuses.push(status),
             None => {
                 return Err(TodoError::BadStatus {
@@ -143,7 +118,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
     let mut seen = std::collections::HashSet::with_capacity(contents.len());
     for text in &contents {
         if !seen.insert(*text) {
-            return Err(TodoError::DuplicateContent((*text).to_string()));
+            return Err(TodoError::DuplicateContent(quote(text).into_owned()));
         }
     }
 
@@ -170,7 +145,7 @@ fn describe_status(value: &Value) -> String {
     match value {
         Value::String(s) if s.chars().count() <= 40 => Value::String(s.clone()).to_string(),
         Value::String(_) => "a long string".to_string(),
-        other => json_kind(other).to_string(),
+        other => kind(other).to_string(),
     }
 }
 
@@ -370,7 +345,9 @@ pub struct TodoLedger {
     /// The latest recorded list: the list.
     pub todos: Vec<TodoItem>,
     pub cards: Vec<Card>,
-    pub plan: Plan,
+    /// The plan's state and turn; its items are always the latest list.
+    plan_state: PlanState,
+    plan_turn: Option<usize>,
 }
 
 impl TodoLedger {
@@ -381,7 +358,11 @@ impl TodoLedger {
         }
     }
 
-    pub(crate) fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
+    pub fn keeps_cards(&self) -> bool {
+        self.with_cards
+    }
+
+    pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
         if self.with_cards {
             self.cards.push(Card {
                 index,
@@ -390,24 +371,32 @@ impl TodoLedger {
                 counts: counts(&todos),
                 todos: todos.clone(),
             });
-            self.plan = Plan {
-                state: PlanState::Running,
-                todos: todos.clone(),
-                turn,
-            };
         }
+        self.plan_state = PlanState::Running;
+        self.plan_turn = turn;
         self.todos = todos;
     }
 
-    pub(crate) fn turn_started(&mut self) {
-        if self.with_cards {
-            self.plan = Plan::default();
+    pub fn turn_started(&mut self) {
+        self.plan_state = PlanState::None;
+        self.plan_turn = None;
+    }
+
+    pub fn turn_ended(&mut self) {
+        if self.plan_state == PlanState::Running {
+            self.plan_state = PlanState::Finished;
         }
     }
 
-    pub(crate) fn turn_ended(&mut self) {
-        if self.with_cards && self.plan.state == PlanState::Running {
-            self.plan.state = PlanState::Finished;
+    pub fn plan(&self) -> Plan {
+        Plan {
+            state: self.plan_state,
+            todos: if self.plan_state == PlanState::None {
+                Vec::new()
+            } else {
+                self.todos.clone()
+            },
+            turn: self.plan_turn,
         }
     }
 }
@@ -419,15 +408,16 @@ pub struct TodoReplay {
     pub todos: Vec<TodoItem>,
     pub cards: Vec<Card>,
     pub plan: Plan,
-    pub skipped: Vec<crate::log::Skipped>,
+    pub skipped: Vec<crate::entry::Skipped>,
 }
 
-pub fn replay_todos(log: &[Value]) -> TodoReplay {
-    let chat = Chat::replay(log, true);
-    TodoReplay {
-        todos: chat.todos.todos,
-        cards: chat.todos.cards,
-        plan: chat.todos.plan,
-        skipped: chat.skipped,
+impl TodoReplay {
+    pub fn of(chat: &crate::chat::Chat) -> TodoReplay {
+        TodoReplay {
+            todos: chat.todos.todos.clone(),
+            cards: chat.todos.cards.clone(),
+            plan: chat.todos.plan(),
+            skipped: chat.skipped.clone(),
+        }
     }
 }

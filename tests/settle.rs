@@ -8,12 +8,12 @@
 mod common;
 
 use common::*;
+use oda_tasks::entry::{Entry, Message, Origin, Outcome, Settings, Settlement, Source, FORMAT_VERSION};
 use oda_tasks::error::{GoalError, ServiceError};
-use oda_tasks::log::{Entry, Message, Origin, Outcome, Settings, Settlement, Source, FORMAT_VERSION};
 use oda_tasks::settle::{started_chat_id, started_settings};
 use oda_tasks::{
     check_goal, clamp_permission, plan_start, replay_suggestions, settle, started_chat, suggest_task, Action, Decision,
-    GoalAction, StartPlan, StartRequest, StartedChat, DEFAULT_PERMISSIONS,
+    GoalAction, StartPlan, StartRequest, StartedChatState, DEFAULT_PERMISSIONS,
 };
 use serde_json::{json, Value};
 
@@ -565,10 +565,16 @@ fn the_plan_is_a_complete_start() {
     let mut parent = log_with_offers(1);
     let p = create(plan(&parent, "s1"));
     let mut child = vec![p.session.clone()];
-    assert_eq!(started_chat(Some(&child), &origin("c1", "s1")), StartedChat::NeedsBrief);
+    assert_eq!(
+        started_chat(Some(&child), &origin("c1", "s1")),
+        StartedChatState::NeedsBrief
+    );
     parent.push(p.settled.clone());
     child.push(p.brief.clone());
-    assert_eq!(started_chat(Some(&child), &origin("c1", "s1")), StartedChat::Complete);
+    assert_eq!(
+        started_chat(Some(&child), &origin("c1", "s1")),
+        StartedChatState::Complete
+    );
 
     let replay = replay_suggestions(&parent);
     assert!(replay.skipped.is_empty(), "{:?}", replay.skipped);
@@ -902,26 +908,26 @@ fn started_chat_states() {
     let o = origin("c1", "s1");
     let from_s1 = Some(json!({ "chatId": "c1", "suggestionId": "s1" }));
 
-    assert_eq!(started_chat(None, &o), StartedChat::Missing);
+    assert_eq!(started_chat(None, &o), StartedChatState::Missing);
 
     let log = vec![child_session(from_s1.clone())];
-    assert_eq!(started_chat(Some(&log), &o), StartedChat::NeedsBrief);
+    assert_eq!(started_chat(Some(&log), &o), StartedChatState::NeedsBrief);
 
     let log = vec![child_session(from_s1.clone()), brief_message("Brief s1", "c1", "s1")];
-    assert_eq!(started_chat(Some(&log), &o), StartedChat::Complete);
+    assert_eq!(started_chat(Some(&log), &o), StartedChatState::Complete);
 
     // Complete stays complete as the chat goes on.
     let mut log = log;
     log.extend([turn_started(), user_message("thanks"), turn_ended()]);
-    assert_eq!(started_chat(Some(&log), &o), StartedChat::Complete);
+    assert_eq!(started_chat(Some(&log), &o), StartedChatState::Complete);
 
     // A brief from another offer is not this one's.
     let log = vec![child_session(from_s1.clone()), brief_message("Brief s2", "c1", "s2")];
-    assert_eq!(started_chat(Some(&log), &o), StartedChat::NeedsBrief);
+    assert_eq!(started_chat(Some(&log), &o), StartedChatState::NeedsBrief);
 
     // A person's message is not the brief.
     let log = vec![child_session(from_s1), user_message("Brief s1")];
-    assert_eq!(started_chat(Some(&log), &o), StartedChat::NeedsBrief);
+    assert_eq!(started_chat(Some(&log), &o), StartedChatState::NeedsBrief);
 }
 
 #[test]
@@ -934,19 +940,28 @@ fn started_chat_foreign() {
         vec![brief_message("Brief s1", "c1", "s1")],
         vec![user_message("hi")],
     ] {
-        assert_eq!(started_chat(Some(&log), &o), StartedChat::Foreign, "{log:?}");
+        assert_eq!(started_chat(Some(&log), &o), StartedChatState::Foreign, "{log:?}");
     }
 }
 
 #[test]
 fn started_chat_serializes_snake_case() {
-    assert_eq!(serde_json::to_value(StartedChat::Missing).unwrap(), json!("missing"));
     assert_eq!(
-        serde_json::to_value(StartedChat::NeedsBrief).unwrap(),
+        serde_json::to_value(StartedChatState::Missing).unwrap(),
+        json!("missing")
+    );
+    assert_eq!(
+        serde_json::to_value(StartedChatState::NeedsBrief).unwrap(),
         json!("needs_brief")
     );
-    assert_eq!(serde_json::to_value(StartedChat::Complete).unwrap(), json!("complete"));
-    assert_eq!(serde_json::to_value(StartedChat::Foreign).unwrap(), json!("foreign"));
+    assert_eq!(
+        serde_json::to_value(StartedChatState::Complete).unwrap(),
+        json!("complete")
+    );
+    assert_eq!(
+        serde_json::to_value(StartedChatState::Foreign).unwrap(),
+        json!("foreign")
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use oda_tasks::log::{Entry, FORMAT_VERSION};
+use oda_tasks::entry::{Entry, FORMAT_VERSION};
 use oda_tasks::suggest::{Listed, SuggestTask, SuggestionReplay};
 use oda_tasks::{replay_suggestions, suggest_task, suggest_task_tool};
 use serde_json::{json, Value};
@@ -1079,11 +1079,57 @@ fn a_duplicate_offer_id_is_skipped_and_the_first_kept() {
     assert_eq!(replay.open[0].title, "Title s1");
     assert_eq!(skipped_indexes(&replay), [at]);
     assert_eq!(replay.skipped[0].kind.as_deref(), Some("suggestion_offered"));
-    // A duplicate is not a second offer: it neither counts nor fills the turn.
+    // A duplicate is still an offer made (SPEC 7): it fills its turn...
     log.push(turn_ended());
     log.push(turn_started());
     log.push(offer_full("s1", "Third", "l", "b"));
+    assert_eq!(refused(&log, &good_input()), ONE_PER_TURN);
+    // ...and the next turn's offer gets a fresh id.
+    log.push(turn_ended());
+    log.push(turn_started());
     assert_eq!(ok(&log, &good_input()).entry.id, "s2");
+}
+
+#[test]
+fn ten_offer_entries_reach_the_chat_limit_even_under_one_id() {
+    // Finding 7: a log written by another tool that reuses `s1` ten times.
+    let mut log = vec![session()];
+    for _ in 0..10 {
+        log.extend([turn_started(), offer("s1"), settled("s1", "dismissed"), turn_ended()]);
+    }
+    log.push(turn_started());
+    assert_eq!(refused(&log, &good_input()), TEN);
+    // Nine such entries leave room for one more, under a fresh id.
+    let mut log = vec![session()];
+    for _ in 0..9 {
+        log.extend([turn_started(), offer("s1"), turn_ended()]);
+    }
+    log.extend([turn_started(), settled("s1", "dismissed")]);
+    assert_eq!(ok(&log, &good_input()).entry.id, "s2");
+}
+
+#[test]
+fn sessions_from_a_newer_version_or_with_a_bad_version_fail_closed() {
+    // Finding 8: a helper in a scheduled folder written as v2 must not look top-level.
+    let helper = "suggest_task is only for the top-level agent; report the follow-up in your result instead";
+    for v in [
+        json!(2),
+        json!(4294967296u64),
+        json!(1.5),
+        json!("1"),
+        json!(0),
+        json!(-1),
+        json!(99999999999999999999.0),
+    ] {
+        let log = vec![session_with(json!({ "v": v })), turn_started()];
+        assert_eq!(refused(&log, &good_input()), helper, "session v = {v}");
+        let replay = replay_suggestions(&log);
+        assert_eq!(skipped_indexes(&replay), [0], "v = {v}");
+        assert_eq!(replay.skipped[0].kind.as_deref(), Some("session"));
+    }
+    // A turn marker of any version is used as it is (decision: it carries nothing to misread).
+    let log = vec![session(), json!({ "type": "turn_started", "v": 99 })];
+    assert_eq!(ok(&log, &good_input()).entry.id, "s1");
 }
 
 #[test]

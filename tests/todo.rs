@@ -12,8 +12,7 @@ fn call(input: Value) -> Result<String, String> {
 }
 
 fn call_with(input: Value, options: TodoOptions) -> Result<String, String> {
-    let log: Vec<Value> = vec![];
-    todo_write(Some(&log), &input, options)
+    todo_write(true, &input.into(), options)
         .map(|w| w.output)
         .map_err(|e| e.to_string())
 }
@@ -30,7 +29,7 @@ use TodoStatus::{Completed as C, InProgress as I, Pending as P};
 #[test]
 fn no_owning_session_is_refused_first() {
     // Even a malformed input gets the session refusal: it is check 1.
-    let err = todo_write::<Value>(None, &json!("garbage"), ON).unwrap_err();
+    let err = todo_write(false, &json!("garbage").into(), ON).unwrap_err();
     assert_eq!(err.to_string(), "Error: todo_write requires an owning agent session");
     assert_eq!(err, TodoError::NoSession);
 }
@@ -50,10 +49,9 @@ fn success_reports_counts_of_the_whole_list() {
 
 #[test]
 fn entry_holds_the_trimmed_list_with_a_version() {
-    let log: Vec<Value> = vec![];
     let w = todo_write(
-        Some(&log),
-        &json!({"todos": [{"content": "  Write the fix\n", "status": "in_progress"}]}),
+        true,
+        &json!({"todos": [{"content": "  Write the fix\n", "status": "in_progress"}]}).into(),
         ON,
     )
     .unwrap();
@@ -212,10 +210,9 @@ fn each_check_runs_over_the_whole_list_before_the_next() {
 
 #[test]
 fn unicode_text_is_kept_as_sent() {
-    let log: Vec<Value> = vec![];
     let w = todo_write(
-        Some(&log),
-        &json!({"todos": [{"content": "\u{2003}Écrire les tests 🧪\u{3000}", "status": "pending"}]}),
+        true,
+        &json!({"todos": [{"content": "\u{2003}Écrire les tests 🧪\u{3000}", "status": "pending"}]}).into(),
         ON,
     )
     .unwrap();
@@ -422,7 +419,7 @@ fn write_then_replay_round_trips() {
         json!([{"content": "one", "status": "in_progress"}, {"content": "two", "status": "pending"}]),
         json!([{"content": "one", "status": "completed"}, {"content": "two", "status": "in_progress"}]),
     ] {
-        let w = todo_write(Some(&log), &json!({ "todos": todos }), ON).unwrap();
+        let w = todo_write(true, &json!({ "todos": todos }).into(), ON).unwrap();
         log.push(serde_json::to_value(oda_tasks::Entry::TodoUpdate(w.entry)).unwrap());
     }
     let r = replay_todos(&log);

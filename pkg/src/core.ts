@@ -1,49 +1,149 @@
-// The core, as the package exports it: the wasm-bindgen glue's functions,
-// guarded so that a call before the module is initialised says what to do
-// instead of failing inside the glue.
+// The core's pure functions, as the package exports them. Each takes a whole
+// log, so each builds a ChatState, asks it and frees it; a host that answers
+// many calls on one chat keeps a ChatState instead (see state-cache.ts).
 import * as glue from "../wasm/oda_tasks.js";
-
+import { ChatState, suggestParams, todoParams } from "./chat-state.js";
+import { hostParams, logArray } from "./convert.js";
+import { assertReady } from "./load.js";
 import type {
   GoalAction, GoalCheck, Log, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
-  SuggestionReplay, SuggestTaskInput, SuggestTaskResult, TodoReplay, TodoWriteInput, TodoWriteOptions, TodoWriteResult,
-} from "../wasm/oda_tasks.js";
+  SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
+} from "./types.js";
 
-// The public types, written next to the Rust (src/wasm.rs) and bound by name.
-// Listed one by one: the glue's own InitOutput is internal and not re-exported.
-export type {
-  Accepted, CoreEntry, ForeignEntry, GoalAction, GoalCheck, JsonSchema, JsonValue, Log, LogEntry, MessageEntry,
-  MessageSource, Origin, PlanState, Refused, ServiceFailure, SessionEntry, SessionSettings, SettleAction,
-  SettleDecision, SettledSuggestion, Skipped, StartDecision, StartedChatState, StartRequest, Suggestion,
-  SuggestionErrorCode, SuggestionOfferedEntry, SuggestionOutcome, SuggestionReplay, SuggestionSettledEntry,
-  SuggestTaskInput, SuggestTaskResult, TodoCard, TodoChanges, TodoCounts, TodoItem, TodoMove, TodoPlaced, TodoPlan,
-  TodoReplay, TodoStatus, TodoStatusChange, TodoUpdateEntry, TodoWriteInput, TodoWriteOptions, TodoWriteResult,
-  ToolDefinition, ToolDefinitions, TurnEndedEntry, TurnStartedEntry,
-} from "../wasm/oda_tasks.js";
-
+export type * from "./types.js";
 export { NOT_INITIALISED, init, initSync } from "./load.js";
-import { assertReady } from "./load.js";
+export { ChatState, type ChatStateOptions } from "./chat-state.js";
+export { DEFAULT_MAX_INPUT_LENGTH } from "./convert.js";
 
-function guarded<F extends (...args: never[]) => unknown>(f: F): F {
-  return ((...args: Parameters<F>) => {
-    assertReady();
-    return f(...args);
-  }) as F;
+/** Runs `ask` on the state of `log`, then frees it. */
+function withState<T>(log: Log, cards: boolean, ask: (state: ChatState) => T): T {
+  const state = ChatState.fromLog(log, { cards });
+  try {
+    return ask(state);
+  } finally {
+    state.free();
+  }
 }
 
-// Signatures restated where a trailing parameter is optional: wasm-bindgen
-// marks a parameter with an explicit type as required. The JSDoc and the
-// examples are on the Rust exports (src/wasm.rs).
-export const todoWrite = guarded(glue.todoWrite) as (
-  log: Log | null, input: TodoWriteInput, options?: TodoWriteOptions) => TodoWriteResult;
-export const replayTodos: (log: Log) => TodoReplay = guarded(glue.replayTodos);
-export const suggestTask: (log: Log | null, input: SuggestTaskInput) => SuggestTaskResult = guarded(glue.suggestTask);
-export const replaySuggestions: (log: Log) => SuggestionReplay = guarded(glue.replaySuggestions);
-export const settleSuggestion: (log: Log, id: string, action: SettleAction) => SettleDecision =
-  guarded(glue.settleSuggestion);
-export const planStart = guarded(glue.planStart) as (
-  log: Log, chatId: string, id: string, request?: StartRequest, permissions?: readonly string[]) => StartDecision;
-export const startedChat: (log: Log | null, chatId: string, suggestionId: string) => StartedChatState =
-  guarded(glue.startedChat);
-export const clampPermission = guarded(glue.clampPermission) as (
-  wanted: string | null, ceiling: string | null, permissions?: readonly string[]) => string;
-export const checkGoal: (log: Log, action: GoalAction) => GoalCheck = guarded(glue.checkGoal);
+/**
+ * Checks a `todo_write` call. `log` is the chat's entries, or `null` when the
+ * call has no owning session; only its existence matters (each update carries
+ * the whole list), so it is not read. The log is never changed.
+ *
+ * @example
+ * const r = todoWrite(log, { todos: [{ content: "Write tests", status: "in_progress" }] });
+ * reply(r.ok ? r.output : r.error); // "Updated todo list: 0 pending, 1 in progress, 0 completed"
+ */
+export function todoWrite(log: Log | null, input: unknown, options?: TodoWriteOptions): TodoWriteResult {
+  assertReady();
+  const hasSession = log !== null && log !== undefined;
+  if (hasSession) logArray(log);
+  return JSON.parse(glue.todoWriteCall(hasSession, todoParams(input, options))) as TodoWriteResult;
+}
+
+/**
+ * Checks a `suggest_task` call against a chat (`null`: no owning session).
+ *
+ * @example
+ * const r = suggestTask(log, { title: "Add retries", tldr: "Flaky uploads", brief: "In upload.ts ..." });
+ * if (r.ok) log.push(r.entry); // r.entry.id === "s1"
+ */
+export function suggestTask(log: Log | null, input: unknown, options?: ToolCallOptions): SuggestTaskResult {
+  assertReady();
+  if (log === null || log === undefined) {
+    return JSON.parse(glue.suggestTaskWithoutSession(suggestParams(input, options))) as SuggestTaskResult;
+  }
+  return withState(log, false, (state) => state.suggestTask(input, options));
+}
+
+/**
+ * Replays a chat's task list: the latest list, one card per recorded update
+ * (with what it changed), and the plan across turns.
+ *
+ * @example
+ * const { todos, cards, plan } = replayTodos(log);
+ */
+export function replayTodos(log: Log): TodoReplay {
+  return withState(log, true, (state) => state.replayTodos());
+}
+
+/**
+ * Rebuilds a chat's suggestions: open ones newest first, settled ones in offer order.
+ *
+ * @example
+ * const { open, settled } = replaySuggestions(log);
+ */
+export function replaySuggestions(log: Log): SuggestionReplay {
+  return withState(log, false, (state) => state.replaySuggestions());
+}
+
+/**
+ * Decides a draft, dismiss or restore of offer `id`: the entry to append
+ * (at the length read), `null` for nothing to write, or a service failure.
+ *
+ * @example
+ * const d = settleSuggestion(log, "s1", "dismiss");
+ * if (d.ok && d.entry) await store.append(chatId, [d.entry], log.length);
+ */
+export function settleSuggestion(log: Log, id: string, action: SettleAction): SettleDecision {
+  return withState(log, false, (state) => state.settleSuggestion(id, action));
+}
+
+/**
+ * Plans a Start of offer `id` of chat `chatId`. `permissions` orders
+ * permissions lowest first (default `["read-only", "ask", "auto", "full-access"]`).
+ *
+ * @example
+ * const p = planStart(log, "chat-1", "s1", { permission: "auto" });
+ * if (p.ok && p.kind === "create") await store.create(p.chatId, [p.session]);
+ */
+export function planStart(
+  log: Log,
+  chatId: string,
+  id: string,
+  request?: StartRequest,
+  permissions?: readonly string[],
+): StartDecision {
+  return withState(log, false, (state) => state.planStart(chatId, id, request, permissions));
+}
+
+/**
+ * Reads a started chat's log (`null`: it does not exist) against the offer it
+ * should come from: `"needs_brief"` means write the plan's brief now.
+ *
+ * @example
+ * startedChat(await store.read(p.chatId), "chat-1", "s1"); // "complete"
+ */
+export function startedChat(log: Log | null, chatId: string, suggestionId: string): StartedChatState {
+  assertReady();
+  if (log === null || log === undefined) {
+    hostParams("startedChat", { chatId, suggestionId });
+    return "missing";
+  }
+  return withState(log, false, (state) => state.startedChat(chatId, suggestionId));
+}
+
+/**
+ * The lower of two permissions in `permissions` (lowest first; default order
+ * when omitted). An unknown permission counts as the lowest.
+ *
+ * @example
+ * clampPermission("full-access", "ask"); // "ask"
+ */
+export function clampPermission(wanted: string | null, ceiling: string | null, permissions?: readonly string[]): string {
+  assertReady();
+  const params = hostParams("clampPermission", { wanted, ceiling, permissions: permissions ?? null });
+  return JSON.parse(glue.clampPermission(params)) as string;
+}
+
+/**
+ * Refuses creating or completing a goal until the person has spoken in the
+ * chat: a brief from a suggestion is not the person's instruction.
+ *
+ * @example
+ * const g = checkGoal(log, "create");
+ * if (!g.ok) return g.error;
+ */
+export function checkGoal(log: Log, action: GoalAction): GoalCheck {
+  return withState(log, false, (state) => state.checkGoal(action));
+}

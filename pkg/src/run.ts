@@ -1,22 +1,25 @@
-// Running a model's tool call against a stored chat: read the log, let the
-// core decide, append its entry conditionally, retry on a lost race. The
-// host never judges a call itself; it only orders the write.
+// Running a model's tool call against a stored chat: the core decides on the
+// chat's warm state, the entry is appended at the length decided on, and a
+// lost race is decided again. The host never judges a call itself.
 import { suggestTask, todoWrite } from "./core.js";
-import type { LogEntry, SuggestTaskInput, TodoWriteInput } from "./core.js";
-import { ConflictError } from "./store.js";
+import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
+import { optionsObject } from "./convert.js";
+import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "./store.js";
+import type { ChatState } from "./chat-state.js";
+import type { SuggestTaskResult, TodoWriteResult } from "./types.js";
+
+export { isConflict } from "./conflict.js";
 
 /**
  * A model's call of one of the package's tools, as function-calling APIs
- * deliver it: the tool's name and its (unchecked) input. The core checks the
- * input's shape, so a malformed input is the model's refusal, not a throw.
+ * deliver it: the tool's name and its input, unchecked (`unknown`): the core
+ * checks its shape, so a malformed input is the model's refusal, not a throw.
  *
  * @example
- * const call = { name: "todo_write", input: { todos: [{ content: "Write tests", status: "pending" }] } };
+ * const call = { name: "todo_write", input: block.input }; // block.input: unknown, from an SDK
  */
-export type ToolCall =
-  | { name: "todo_write"; input: TodoWriteInput | Record<string, unknown> }
-  | { name: "suggest_task"; input: SuggestTaskInput | Record<string, unknown> };
+export type ToolCall = { name: "todo_write" | "suggest_task"; input: unknown };
 
 /**
  * What to tell the model: the core's success `output` or its exact refusal
@@ -32,97 +35,76 @@ export type ToolResult = { ok: true; output: string } | { ok: false; error: stri
  * Host options for {@link runTool}.
  *
  * @example
- * await runTool(store, "chat-1", call, { oneActive: false });
+ * await runTool(store, "chat-1", call, { oneActive: false, maxInputLength: 65536 });
  */
 export interface RunToolOptions {
   /** `todo_write`: at most one item `in_progress` per update (the core's default is `true`). */
   oneActive?: boolean;
+  /** Longest input, in UTF-16 code units of its JSON text (default 1 MiB); longer is refused. */
+  maxInputLength?: number;
+  /** The warm chat states to use; by default one cache per store, shared with `SuggestionService`. */
+  cache?: ChatStateCache;
 }
 
 /**
  * How many times a call is decided again after another writer appended to
- * the same chat first. Each retry re-reads, so only a chat written faster
- * than we can read it runs out.
+ * the same chat first (the same for every write of the host layer).
  *
  * @example
- * // runTool throws after this many lost races: a chat written faster than it can be read.
  * console.log(MAX_TOOL_ATTEMPTS); // 20
  */
-export const MAX_TOOL_ATTEMPTS = 20;
+export const MAX_TOOL_ATTEMPTS = MAX_ATTEMPTS;
+
+const RUN_OPTIONS = new Set(["oneActive", "maxInputLength", "cache"]);
 
 /**
  * Runs a `todo_write` or `suggest_task` call for chat `chatId` and records
- * what the core accepts. The core judges against the log as read; the entry
- * is appended only if the log is still that long, else it is read and judged
- * again, so two racing calls are both decided on what the other wrote (e.g.
- * one suggestion per turn holds across processes). A chat that does not exist
- * is "no owning session", which the core refuses with its own text.
+ * what the core accepts, appended only if the chat is still as long as when
+ * it was decided (else decided again), so one suggestion per turn holds
+ * across processes. A chat that does not exist is "no owning session".
  *
- * Throws a `TypeError` for a tool name this package does not know (a host
- * bug, not the model's), and an `Error` after {@link MAX_TOOL_ATTEMPTS} lost races.
+ * Throws a `TypeError` for a tool name this package does not know or an
+ * unknown option (a host bug, not the model's), and an `Error` after
+ * {@link MAX_TOOL_ATTEMPTS} lost races.
  *
  * @example
  * import { runTool } from "oda-tasks";
- * const r = await runTool(store, "chat-1", {
- *   name: "suggest_task",
- *   input: { title: "Add retries", tldr: "Uploads fail on flaky networks", brief: "In upload.ts ..." },
- * });
- * r.ok ? r.output : r.error; // 'Suggested "Add retries". The user decides whether to start it; do not start it yourself.'
+ * const r = await runTool(store, "chat-1", { name: "suggest_task", input: block.input });
+ * r.ok ? r.output : r.error;
  */
 export async function runTool(
   store: Store,
   chatId: string,
   call: ToolCall,
-  options: RunToolOptions = {},
+  options?: RunToolOptions | null,
 ): Promise<ToolResult> {
-  const decide = decider(call, options);
-  for (let attempt = 0; attempt < MAX_TOOL_ATTEMPTS; attempt++) {
-    const log = await store.read(chatId);
-    const result = decide(log);
-    if (!result.ok) return { ok: false, error: result.error };
-    if (log === null) {
-      // The core refuses a missing chat; an acceptance here would be a core bug.
-      throw new Error(`oda-tasks: the core accepted a ${call.name} call for chat "${chatId}", which does not exist`);
-    }
-    try {
-      await store.append(chatId, [result.entry], log.length);
-      return { ok: true, output: result.output };
-    } catch (e) {
-      if (isConflict(e)) continue;
-      throw e;
-    }
-  }
-  throw new Error(
-    `oda-tasks: ${call.name} on chat "${chatId}" lost ${MAX_TOOL_ATTEMPTS} races to other writers; try again`,
-  );
+  const opts = optionsObject("runTool", options) as RunToolOptions;
+  const unknown = Object.keys(opts).find((key) => !RUN_OPTIONS.has(key));
+  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of runTool: unknown option \`${unknown}\``);
+  const decide = decider(call, opts);
+  const cache = opts.cache ?? sharedCache(store);
+  if (cache.store !== store) throw new TypeError("oda-tasks: invalid arguments of runTool: the cache belongs to another store");
+  const name = (call as { name: string }).name;
+  return decideAndAppend<ToolResult>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
+    const result = decide(state);
+    if (!result.ok) return { done: { ok: false, error: result.error } };
+    return { append: [result.entry], then: { ok: true, output: result.output } };
+  });
 }
 
-/**
- * Whether a store refused an append because its `expectedLength` no longer
- * holds. Also recognises a `store/conflict` error from a second copy of this
- * package (a store shipped by another bundle), where `instanceof` fails.
- *
- * @example
- * try { await store.append(id, [entry], log.length); } catch (e) { if (!isConflict(e)) throw e; }
- */
-export function isConflict(error: unknown): boolean {
-  return error instanceof ConflictError || (error instanceof Error && (error as { code?: unknown }).code === "store/conflict");
-}
+type Decide = (state: ChatState | null) => TodoWriteResult | SuggestTaskResult;
 
-type Decision = { ok: true; entry: LogEntry; output: string } | { ok: false; error: string };
-
-function decider(call: ToolCall, options: RunToolOptions): (log: LogEntry[] | null) => Decision {
+function decider(call: ToolCall, options: RunToolOptions): Decide {
   const name: unknown = (call as { name?: unknown } | null | undefined)?.name;
+  const input: unknown = (call as { input?: unknown } | null | undefined)?.input;
+  const limit = options.maxInputLength === undefined ? {} : { maxInputLength: options.maxInputLength };
   switch (name) {
     case "todo_write": {
-      const input = call.input as TodoWriteInput;
-      const opts = options.oneActive === undefined ? {} : { oneActive: options.oneActive };
-      return (log) => todoWrite(log, input, opts);
+      const opts = options.oneActive === undefined ? limit : { ...limit, oneActive: options.oneActive };
+      return (state) => (state === null ? todoWrite(null, input, opts) : state.todoWrite(input, opts));
     }
-    case "suggest_task": {
-      const input = call.input as SuggestTaskInput;
-      return (log) => suggestTask(log, input);
-    }
+    case "suggest_task":
+      return (state) => (state === null ? suggestTask(null, input, limit) : state.suggestTask(input, limit));
     default:
       throw new TypeError(
         `oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got ${JSON.stringify(String(name))})`,

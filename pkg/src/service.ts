@@ -1,12 +1,13 @@
 // The suggestion service: start, draft, dismiss, restore and list a chat's
-// suggested tasks over any Store. The core decides every outcome (planStart,
-// settleSuggestion, startedChat); this layer only reads, orders the writes so
-// that a crash or a race leaves a state the next call can finish, and retries
-// when another writer got there first.
-import { planStart, replaySuggestions, settleSuggestion, startedChat } from "./core.js";
+// suggested tasks over any Store. The core decides every outcome on the
+// chat's warm state; this layer orders the writes so that a crash or a race
+// leaves a state the next call can finish, through the one append loop.
+import { ChatState } from "./chat-state.js";
+import { clampPermission } from "./core.js";
+import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
+import { sharedCache, type ChatStateCache } from "./state-cache.js";
+import type { Store } from "./store.js";
 import type {
-  LogEntry,
-  Log,
   MessageEntry,
   ServiceFailure,
   SettleAction,
@@ -14,9 +15,7 @@ import type {
   StartRequest,
   Suggestion,
   SuggestionErrorCode,
-} from "./core.js";
-import { isConflict } from "./run.js";
-import type { Store } from "./store.js";
+} from "./types.js";
 
 /**
  * A refused service operation, thrown with the core's exact `message`, its
@@ -67,6 +66,8 @@ export interface SuggestionServiceOptions {
   store: Store;
   /** Permissions lowest first; the core's default order when omitted. */
   permissions?: readonly string[];
+  /** The warm chat states to use; by default one cache per store, shared with `runTool`. */
+  cache?: ChatStateCache;
 }
 
 /**
@@ -92,13 +93,13 @@ export interface StartResult {
 }
 
 /**
- * How many times an operation re-reads and decides again after losing a
- * race to another writer of the same chat before it gives up with an Error.
+ * How many times an operation decides again after losing a race to another
+ * writer of the same chat (the same for every write of the host layer).
  *
  * @example
  * console.log(MAX_SERVICE_ATTEMPTS); // 20
  */
-export const MAX_SERVICE_ATTEMPTS = 20;
+export const MAX_SERVICE_ATTEMPTS = MAX_ATTEMPTS;
 
 /**
  * The suggestion service over a store. Every rule is the core's; the service
@@ -117,6 +118,7 @@ export const MAX_SERVICE_ATTEMPTS = 20;
  */
 export class SuggestionService {
   readonly #store: Store;
+  readonly #cache: ChatStateCache;
   readonly #permissions: readonly string[] | undefined;
   readonly #starting = new Map<string, Promise<StartResult>>();
 
@@ -124,8 +126,18 @@ export class SuggestionService {
     if (options === null || typeof options !== "object" || options.store === undefined || options.store === null) {
       throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
     }
+    const unknown = Object.keys(options).find((key) => !["store", "permissions", "cache"].includes(key));
+    if (unknown !== undefined) throw new TypeError(`oda-tasks: new SuggestionService: unknown option \`${unknown}\``);
     this.#store = options.store;
-    this.#permissions = options.permissions === undefined ? undefined : [...options.permissions];
+    this.#cache = options.cache ?? sharedCache(options.store);
+    if (this.#cache.store !== this.#store) throw new TypeError("oda-tasks: new SuggestionService: the cache belongs to another store");
+    if (options.permissions !== undefined) {
+      if (!Array.isArray(options.permissions)) {
+        throw new TypeError("oda-tasks: new SuggestionService: `permissions` must be an array of strings, lowest first");
+      }
+      this.#permissions = [...options.permissions];
+      clampPermission(null, null, this.#permissions); // the core checks the order now, not at the first Start
+    }
   }
 
   /**
@@ -189,75 +201,74 @@ export class SuggestionService {
    * open.map((s) => s.title);
    */
   async list(chatId: string): Promise<SuggestionList> {
-    const { open, settled } = replaySuggestions((await this.#store.read(chatId)) ?? []);
-    return { open, settled };
+    const lease = await this.#cache.lease(chatId);
+    try {
+      if (lease.state === null) return { open: [], settled: [] };
+      const { open, settled } = lease.state.replaySuggestions();
+      return { open, settled };
+    } finally {
+      lease.release();
+    }
   }
 
-  async #settle(chatId: string, id: string, action: SettleAction): Promise<void> {
-    for (let attempt = 0; attempt < MAX_SERVICE_ATTEMPTS; attempt++) {
+  #settle(chatId: string, id: string, action: SettleAction): Promise<void> {
+    return decideAndAppend(this.#cache, chatId, `${action} of suggestion "${id}" in chat "${chatId}"`, (state) => {
       // A missing chat offers nothing: the core answers not-found for the id.
-      const log = (await this.#store.read(chatId)) ?? [];
-      const decision = settleSuggestion(log, id, action);
+      const decision = (state ?? emptyState()).settleSuggestion(id, action);
       if (!decision.ok) throw new SuggestionError(decision);
-      if (decision.entry === null) return;
-      if (await this.#appendAt(chatId, [decision.entry], log.length)) return;
-    }
-    throw lostRaces(`${action} of suggestion "${id}" in chat "${chatId}"`);
+      return decision.entry === null ? { done: undefined } : { append: [decision.entry], then: undefined };
+    });
   }
 
   async #start(chatId: string, id: string, request: StartRequest | undefined): Promise<StartResult> {
     const store = this.#store;
-    for (let attempt = 0; attempt < MAX_SERVICE_ATTEMPTS; attempt++) {
-      const log = (await store.read(chatId)) ?? [];
-      const decision = planStart(log, chatId, id, request, this.#permissions);
+    type Started = { chatId: string; brief: MessageEntry };
+    const what = `start of suggestion "${id}" in chat "${chatId}"`;
+    const started = await decideAndAppend<Started>(this.#cache, chatId, what, async (state) => {
+      const decision = (state ?? emptyState()).planStart(chatId, id, request, this.#permissions);
       if (!decision.ok) throw new SuggestionError(decision);
-      if (decision.kind === "create") {
-        // The new chat's id is the core's, derived from (chat, offer), so
-        // every racing starter creates the same chat and at most one wins;
-        // the losers find it and carry on with it.
-        if (!(await store.create(decision.chatId, [decision.session]))) {
-          const state = startedChat(await store.read(decision.chatId), chatId, id);
-          if (state === "foreign" || state === "missing") throw startedChatBroken(decision.chatId, state, chatId, id);
-        }
-        // `started` is recorded only on the log we decided on: a dismissal
-        // (or another Start) in between makes this a conflict, and the next
-        // round decides again on what happened. The chat created above then
-        // stays without a brief.
-        if (!(await this.#appendAt(chatId, [decision.settled], log.length))) continue;
+      if (decision.kind === "started") return { done: { chatId: decision.chatId, brief: decision.brief } };
+      // The new chat's id is the core's, derived from (chat, offer), so every
+      // racing starter creates the same chat and at most one wins; the
+      // losers find it and carry on with it.
+      if (!(await store.create(decision.chatId, [decision.session]))) {
+        const found = await this.#startedChatState(decision.chatId, chatId, id);
+        if (found === "foreign" || found === "missing") throw startedChatBroken(decision.chatId, found, chatId, id);
       }
-      // Only now, with `started` recorded, may the brief be written.
-      await this.#finishBrief(decision.chatId, chatId, id, decision.brief);
-      return { chatId: decision.chatId };
-    }
-    throw lostRaces(`start of suggestion "${id}" in chat "${chatId}"`);
+      // `started` is recorded at the length decided on: a dismissal (or another
+      // Start) in between is a conflict, and the loop decides again on what
+      // happened. The chat created above then stays without a brief.
+      return { append: [decision.settled], then: { chatId: decision.chatId, brief: decision.brief } };
+    });
+    // Only now, with `started` recorded, may the brief be written.
+    await this.#finishBrief(started.chatId, chatId, id, started.brief);
+    return { chatId: started.chatId };
   }
 
   /** Writes the brief to the started chat unless it holds it already: once, even when Starts race. */
-  async #finishBrief(newChatId: string, chatId: string, id: string, brief: MessageEntry): Promise<void> {
-    for (let attempt = 0; attempt < MAX_SERVICE_ATTEMPTS; attempt++) {
-      const log = await this.#store.read(newChatId);
-      const state = startedChat(log, chatId, id);
-      if (state === "complete") return;
-      if (state !== "needs_brief" || log === null) throw startedChatBroken(newChatId, state, chatId, id);
-      if (await this.#appendAt(newChatId, [brief], log.length)) return;
-    }
-    throw lostRaces(`the brief of chat "${newChatId}"`);
+  #finishBrief(newChatId: string, chatId: string, id: string, brief: MessageEntry): Promise<void> {
+    return decideAndAppend(this.#cache, newChatId, `the brief of chat "${newChatId}"`, (state) => {
+      const found = state === null ? "missing" : state.startedChat(chatId, id);
+      if (found === "complete") return { done: undefined };
+      if (found !== "needs_brief") throw startedChatBroken(newChatId, found, chatId, id);
+      return { append: [brief], then: undefined };
+    });
   }
 
-  /** Appends at `expectedLength`; `false` when another writer came first (read again). */
-  async #appendAt(chatId: string, entries: readonly LogEntry[], expectedLength: number): Promise<boolean> {
+  async #startedChatState(newChatId: string, chatId: string, id: string): Promise<string> {
+    const lease = await this.#cache.lease(newChatId);
     try {
-      await this.#store.append(chatId, entries, expectedLength);
-      return true;
-    } catch (e) {
-      if (isConflict(e)) return false;
-      throw e;
+      return lease.state === null ? "missing" : lease.state.startedChat(chatId, id);
+    } finally {
+      lease.release();
     }
   }
 }
 
-function lostRaces(what: string): Error {
-  return new Error(`oda-tasks: the ${what} lost ${MAX_SERVICE_ATTEMPTS} races to other writers; try again`);
+let empty: ChatState | undefined;
+/** The state of a chat with no entries: what a missing chat offers (nothing). */
+function emptyState(): ChatState {
+  return (empty ??= ChatState.empty({ cards: false }));
 }
 
 function startedChatBroken(newChatId: string, state: string, chatId: string, id: string): Error {

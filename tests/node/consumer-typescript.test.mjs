@@ -14,9 +14,26 @@ test.after(() => cleanup.forEach((fn) => fn()));
 const once = { after: (fn) => cleanup.push(fn) };
 const { tarball } = packTarball(once);
 
-/** The README's "Using the package" snippet, exactly as printed. */
+/**
+ * The README's "Using the package" snippets, exactly as printed, each in a
+ * file of its own: its imports on top, the rest in a function that declares
+ * the snippet's free variables (`store`, `chatId`, the SDK's `call`).
+ */
 const readme = readFileSync(join(root, "README.md"), "utf8");
-const usage = /## Using the package\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+const start = readme.indexOf("## Using the package\n");
+const section = readme.slice(start, readme.indexOf("\n- **Node**", start));
+const snippets = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+const usage = Object.fromEntries(snippets.map((code, n) => {
+  const lines = code.split("\n");
+  const imports = lines.filter((l) => l.startsWith("import "));
+  const body = lines.filter((l) => !l.startsWith("import "));
+  return [`node-only/usage-${n}.ts`, `${imports.join("\n")}
+import type { Store } from "oda-tasks";
+export async function snippet(store: Store, chatId: string, call: { input: unknown }) {
+${body.join("\n")}
+}
+`];
+}));
 
 const tsconfig = (options, files) => JSON.stringify({
   compilerOptions: { target: "ES2022", strict: true, skipLibCheck: false, types: ["node"], lib: ["ES2022"], ...options },
@@ -34,9 +51,10 @@ const dir = consumer(once, tarball, {
   deps: { typescript: "5.9.3", "@types/node": "20.19.43", openai: "7.59.0", "@anthropic-ai/sdk": "1.14.0" },
   files: {
     // A Node-only project: no DOM names may leak from the package's .d.ts.
-    "node-only/tsconfig.json": tsconfig({ module: "nodenext", moduleResolution: "nodenext", noEmit: true }, ["app.ts", "usage.ts"]),
+    "node-only/tsconfig.json": tsconfig({ module: "nodenext", moduleResolution: "nodenext", noEmit: true },
+      ["app.ts", ...Object.keys(usage).map((f) => f.slice("node-only/".length))]),
     "node-only/app.ts": use,
-    "node-only/usage.ts": usage ?? "",
+    ...usage,
     // The old resolution reads the top-level `types` (and typesVersions for the subpaths).
     "node10/tsconfig.json": tsconfig({ module: "esnext", moduleResolution: "node", noEmit: true }, ["app.ts"]),
     "node10/app.ts": use,
@@ -80,9 +98,9 @@ test("a Node-only project (lib ES2022, @types/node, skipLibCheck false) type-che
   tsc("node-only");
 });
 
-test("the README's 'Using the package' snippet compiles under strict", () => {
-  assert.ok(usage, "README has a ```ts block right under '## Using the package'");
-  assert.match(usage, /todoWrite\(log, input\)/);
+test("the README's 'Using the package' snippets compile under strict, the model's input typed unknown", () => {
+  assert.ok(snippets.length >= 1, "README has ```ts blocks under '## Using the package'");
+  for (const code of snippets) assert.match(code, /call\.input/);
   tsc("node-only");
 });
 

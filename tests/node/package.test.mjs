@@ -65,9 +65,13 @@ test("host misuse arrives as an Error object with a clear message", () => {
   for (const f of cases) assert.throws(f, (e) => e instanceof Error && e.message.startsWith("oda-tasks: "));
 });
 
-test("odd JS values in a log are skipped, never fatal", () => {
-  const r = pkg.replayTodos([undefined, null, 1n, Symbol("x"), () => 1, { type: "todo_update", v: 1, todos: [] }]);
+test("odd JS values in a log are skipped; one that cannot be serialised is the host's error", () => {
+  const r = pkg.replayTodos([undefined, null, Symbol("x"), () => 1, { type: "todo_update", v: 1, todos: [] }]);
   assert.deepEqual(r.todos, []);
   assert.equal(r.cards.length, 1);
-  assert.equal(r.skipped.length, 5);
+  assert.deepEqual(r.skipped.map((s) => s.index), [0, 1, 2, 3]);
+  assert.throws(
+    () => pkg.replayTodos([{ type: "session" }, 1n]),
+    (e) => e instanceof Error && e.message === "oda-tasks: log entry 1 cannot be read as JSON data: reading it threw TypeError: Do not know how to serialize a BigInt",
+  );
 });

@@ -78,7 +78,7 @@ test("options.oneActive defaults to true and can be turned off", () => {
 test("host misuse throws an Error; model mistakes never do", () => {
   assert.throws(() => todoWrite("not a log", list()), (e) => e instanceof Error && /the log must be an array/.test(e.message));
   assert.throws(() => todoWrite([], list(), { oneActive: "yes" }), (e) => e instanceof Error && /`oneActive` must be a boolean/.test(e.message));
-  assert.throws(() => todoWrite([], list(), { oneActiv: false }), (e) => e instanceof Error && /unknown option `oneActiv`/.test(e.message));
+  assert.throws(() => todoWrite([], list(), { oneActiv: false }), (e) => e instanceof Error && /unknown field `oneActiv`/.test(e.message));
   for (const input of [undefined, null, 1, "x", [], { todos: [1, null, "x"] }, { todos: [{ content: { a: 1 }, status: [] }] }]) {
     assert.equal(todoWrite([], input).ok, false);
   }

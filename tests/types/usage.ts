@@ -1,11 +1,11 @@
 // Type tests for the public API: `tsc --noEmit -p tests/types` must pass.
 // Each `@ts-expect-error` line must fail to type-check, or tsc reports it.
 import {
-  checkGoal, clampPermission, init, planStart, replaySuggestions, replayTodos, settleSuggestion, startedChat,
+  ChatState, checkGoal, clampPermission, init, planStart, replaySuggestions, replayTodos, settleSuggestion, startedChat,
   suggestTask, suggestTaskTool, todoWrite, todoWriteTool,
 } from "oda-tasks";
 import type {
-  Log, LogEntry, PlanState, SuggestionSettledEntry, TodoCard, TodoItem, TodoStatus, TodoUpdateEntry, ToolDefinition,
+  JsonlReport, TodoReplay, Log, LogEntry, PlanState, SuggestionSettledEntry, TodoCard, TodoItem, TodoStatus, TodoUpdateEntry, ToolDefinition,
 } from "oda-tasks";
 
 // No `any` anywhere in the exported functions' parameters or results.
@@ -36,10 +36,12 @@ if (r.ok) {
   void r.entry;
 }
 todoWrite(null, { todos: [] }, { oneActive: false });
-// @ts-expect-error a status outside the three
-todoWrite(log, { todos: [{ content: "a", status: "done" }] });
-// @ts-expect-error items carry no id
-todoWrite(log, { todos: [{ content: "a", status: "pending", id: 1 }] });
+// The model's input is `unknown`, as SDKs hand it over: the core checks it, not the compiler.
+const fromSdk: unknown = JSON.parse('{"todos":[]}');
+todoWrite(log, fromSdk);
+suggestTask(log, fromSdk, { maxInputLength: 65536 });
+// @ts-expect-error the input limit is a number
+suggestTask(log, fromSdk, { maxInputLength: "big" });
 // @ts-expect-error oneActive is a boolean
 todoWrite(log, { todos: [] }, { oneActive: "yes" });
 
@@ -55,8 +57,16 @@ replayTodos(null);
 
 const offer = suggestTask(log, { title: "t", tldr: "why", brief: "do" });
 if (offer.ok) log.push(offer.entry);
-// @ts-expect-error all three fields are required
-suggestTask(log, { title: "t", tldr: "why" });
+// A ChatState answers the same questions from a state kept in WASM.
+const chatState = ChatState.fromLog(log, { cards: true });
+const stateLength: number = chatState.length;
+chatState.ingest(stateLength, [{ type: "turn_ended" }]);
+const fromState: TodoReplay = chatState.replayTodos();
+const jsonl: JsonlReport = ChatState.fromJsonl(new Uint8Array()).endJsonl();
+chatState.free();
+void fromState, jsonl;
+// @ts-expect-error ingest continues at a number, from the state's length
+chatState.ingest("0", []);
 
 const { open, settled } = replaySuggestions(log);
 const firstId: string | undefined = open[0]?.id;

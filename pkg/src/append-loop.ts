@@ -1,0 +1,58 @@
+// The one loop every write of the host layer goes through: lease the chat's
+// state (read only what is new) → decide → append at the length decided on →
+// on a conflict, catch up and decide again.
+import { isConflict } from "./conflict.js";
+import type { ChatState } from "./chat-state.js";
+import type { ChatStateCache } from "./state-cache.js";
+import type { LogEntry } from "./types.js";
+
+/**
+ * How many times a write is decided again after another writer appended to
+ * the same chat first, before it gives up with an Error.
+ *
+ * @example
+ * console.log(MAX_ATTEMPTS); // 20
+ */
+export const MAX_ATTEMPTS = 20;
+
+/** What a decision asks for: stop with `done`, or append `entries` and then answer `then`. */
+export type Step<T> = { done: T } | { append: readonly LogEntry[]; then: T };
+
+/**
+ * Decides on the chat's state and appends the decision at the length it was
+ * made on; a conflict means another writer came first: decide again on the
+ * new state. `decide` gets `null` for a chat that does not exist.
+ *
+ * @example
+ * await decideAndAppend(cache, "chat-1", "dismiss of s1", (state) => ({ append: [entry], then: undefined }));
+ */
+export async function decideAndAppend<T>(
+  cache: ChatStateCache,
+  chatId: string,
+  what: string,
+  decide: (state: ChatState | null) => Step<T> | Promise<Step<T>>,
+): Promise<T> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const lease = await cache.lease(chatId);
+    try {
+      // The length the decision is made on (`decide` decides before it awaits anything).
+      const at = lease.state?.length;
+      const step = await decide(lease.state);
+      if ("done" in step) return step.done;
+      if (at === undefined) {
+        throw new Error(`oda-tasks: ${what} decided to write to chat "${chatId}", which does not exist`);
+      }
+      try {
+        await cache.store.append(chatId, step.append, at);
+      } catch (e) {
+        if (isConflict(e)) continue;
+        throw e;
+      }
+      lease.appended(at, step.append);
+      return step.then;
+    } finally {
+      lease.release();
+    }
+  }
+  throw new Error(`oda-tasks: the ${what} lost ${MAX_ATTEMPTS} races to other writers; try again`);
+}

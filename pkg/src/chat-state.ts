@@ -1,0 +1,259 @@
+// `ChatState`: one chat's state kept alive in the WASM core. Build it from a
+// log once, feed it only what is new, and ask it every question; nothing
+// re-reads or re-sends the whole log. The pure functions (core.ts) are thin
+// wrappers over it.
+import { ChatStateCore } from "../wasm/oda_tasks.js";
+import { assertReady } from "./load.js";
+import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject } from "./convert.js";
+import type {
+  GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState,
+  StartRequest, SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
+} from "./types.js";
+
+/**
+ * Options of a {@link ChatState}.
+ *
+ * @example
+ * ChatState.fromLog(log, { cards: false }); // for deciding tool calls only
+ */
+export interface ChatStateOptions {
+  /** Keep a card per todo update, for `replayTodos()` (default `true`; decisions do not need them). */
+  cards?: boolean;
+}
+
+const FREED = "oda-tasks: this ChatState was freed; build a new one";
+
+/**
+ * A chat's state in the WASM core: the fold of its log, kept between calls.
+ * Its answers equal the pure functions' on the same log.
+ *
+ * @example
+ * import { ChatState } from "oda-tasks";
+ * using state = ChatState.fromLog(await store.read("chat-1"));   // or: state.free() when done
+ * const r = state.suggestTask(call.input);
+ * if (r.ok) { await store.append("chat-1", [r.entry], state.length); state.ingest(state.length, [r.entry]); }
+ */
+export class ChatState {
+  #core: ChatStateCore | undefined;
+
+  private constructor(options: ChatStateOptions | undefined) {
+    assertReady();
+    const { cards = true, ...rest } = optionsObject("ChatState", options) as ChatStateOptions;
+    const unknown = Object.keys(rest)[0];
+    if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of ChatState: unknown option \`${unknown}\``);
+    if (typeof cards !== "boolean") throw new TypeError("oda-tasks: invalid arguments of ChatState: `cards` must be a boolean");
+    this.#core = new ChatStateCore(cards);
+  }
+
+  /**
+   * A state of an empty log, to feed with {@link ingest} or {@link ingestJsonl}.
+   *
+   * @example
+   * const state = ChatState.empty();
+   */
+  static empty(options?: ChatStateOptions): ChatState {
+    return new ChatState(options);
+  }
+
+  /**
+   * The state of a log given as entries.
+   *
+   * @example
+   * const state = ChatState.fromLog([{ type: "session", workspace: "/w" }, { type: "turn_started" }]);
+   */
+  static fromLog(log: Log, options?: ChatStateOptions): ChatState {
+    const entries = logArray(log);
+    const state = new ChatState(options);
+    state.ingest(0, entries as readonly LogEntry[]);
+    return state;
+  }
+
+  /**
+   * The state of a JSONL log given as bytes (one chunk or several): parsed
+   * inside WASM, with no per-entry object crossing over.
+   *
+   * @example
+   * const state = ChatState.fromJsonl(await readFile("chat.jsonl"));
+   */
+  static fromJsonl(bytes: Uint8Array | Iterable<Uint8Array>, options?: ChatStateOptions): ChatState {
+    const state = new ChatState(options);
+    if (bytes instanceof Uint8Array) state.ingestJsonl(bytes);
+    else for (const chunk of bytes) state.ingestJsonl(chunk);
+    state.endJsonl();
+    return state;
+  }
+
+  /** Entries folded so far: the log's length. */
+  get length(): number {
+    return this.#live().length;
+  }
+
+  /**
+   * Folds `entries`, which must continue the log at index `from` (its
+   * current length); otherwise throws, so a gap or a double feed cannot pass.
+   *
+   * @example
+   * state.ingest(state.length, await readFrom(store, "chat-1", state.length));
+   */
+  ingest(from: number, entries: readonly LogEntry[]): void {
+    const core = this.#live();
+    const list = logArray(entries, "entries");
+    if (typeof from !== "number" || !Number.isSafeInteger(from) || from !== core.length) {
+      throw new Error(
+        `oda-tasks: ingest(from = ${String(from)}) does not continue this state of ${core.length} entries; feed entries from index ${core.length}`,
+      );
+    }
+    if (list.length === 0) return;
+    core.ingest(from, list.length, entryLines(list, from));
+  }
+
+  /**
+   * Folds the next chunk of a JSONL log; a line may span chunks. Call
+   * {@link endJsonl} after the last chunk.
+   *
+   * @example
+   * for await (const chunk of createReadStream("chat.jsonl")) state.ingestJsonl(chunk);
+   * state.endJsonl();
+   */
+  ingestJsonl(chunk: Uint8Array): void {
+    if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: ingestJsonl needs a Uint8Array chunk");
+    this.#live().ingestJsonl(chunk);
+  }
+
+  /**
+   * Ends a JSONL stream and reports its unreadable lines and torn tail (a
+   * last line without a newline is an entry only if it is complete JSON).
+   *
+   * @example
+   * const { unreadable, tornBytes } = state.endJsonl();
+   */
+  endJsonl(): JsonlReport {
+    const core = this.#live();
+    core.endJsonl();
+    return JSON.parse(core.jsonlReport()) as JsonlReport;
+  }
+
+  /**
+   * Checks a `todo_write` call against this chat.
+   *
+   * @example
+   * const r = state.todoWrite({ todos: [{ content: "Write tests", status: "in_progress" }] });
+   */
+  todoWrite(input: unknown, options?: TodoWriteOptions): TodoWriteResult {
+    return JSON.parse(this.#live().todoWrite(todoParams(input, options))) as TodoWriteResult;
+  }
+
+  /**
+   * Checks a `suggest_task` call against this chat.
+   *
+   * @example
+   * const r = state.suggestTask({ title: "Add retries", tldr: "Flaky uploads", brief: "In upload.ts ..." });
+   */
+  suggestTask(input: unknown, options?: ToolCallOptions): SuggestTaskResult {
+    return JSON.parse(this.#live().suggestTask(suggestParams(input, options))) as SuggestTaskResult;
+  }
+
+  /**
+   * The list, one card per update and the plan (needs `cards: true`, the default).
+   *
+   * @example
+   * const { todos, cards, plan } = state.replayTodos();
+   */
+  replayTodos(): TodoReplay {
+    return JSON.parse(this.#live().replayTodos()) as TodoReplay;
+  }
+
+  /**
+   * Open offers newest first, settled ones in offer order.
+   *
+   * @example
+   * const { open, settled } = state.replaySuggestions();
+   */
+  replaySuggestions(): SuggestionReplay {
+    return JSON.parse(this.#live().replaySuggestions()) as SuggestionReplay;
+  }
+
+  /**
+   * Decides a draft, dismiss or restore of offer `id`.
+   *
+   * @example
+   * const d = state.settleSuggestion("s1", "dismiss");
+   */
+  settleSuggestion(id: string, action: SettleAction): SettleDecision {
+    const params = hostParams("settleSuggestion", { id, action });
+    return JSON.parse(this.#live().settleSuggestion(params)) as SettleDecision;
+  }
+
+  /**
+   * Plans a Start of offer `id` of this chat, `chatId`.
+   *
+   * @example
+   * const p = state.planStart("chat-1", "s1", { permission: "ask" });
+   */
+  planStart(chatId: string, id: string, request?: StartRequest, permissions?: readonly string[]): StartDecision {
+    const params = hostParams("planStart", { chatId, id, request: request ?? null, permissions: permissions ?? null });
+    return JSON.parse(this.#live().planStart(params)) as StartDecision;
+  }
+
+  /**
+   * Where this chat stands as the chat started from offer `suggestionId` of `chatId`.
+   *
+   * @example
+   * state.startedChat("chat-1", "s1"); // "needs_brief"
+   */
+  startedChat(chatId: string, suggestionId: string): StartedChatState {
+    const params = hostParams("startedChat", { chatId, suggestionId });
+    return JSON.parse(this.#live().startedChat(params)) as StartedChatState;
+  }
+
+  /**
+   * Refuses creating or completing a goal until the person has spoken here.
+   *
+   * @example
+   * state.checkGoal("create"); // { ok: false, error: "goal: ..." }
+   */
+  checkGoal(action: GoalAction): GoalCheck {
+    return JSON.parse(this.#live().checkGoal(hostParams("checkGoal", { action }))) as GoalCheck;
+  }
+
+  /**
+   * Releases the state's WASM memory now (it is also released when the
+   * object is garbage-collected). Later calls throw.
+   *
+   * @example
+   * state.free();
+   */
+  free(): void {
+    this.#core?.free();
+    this.#core = undefined;
+  }
+
+  #live(): ChatStateCore {
+    if (this.#core === undefined) throw new Error(FREED);
+    return this.#core;
+  }
+}
+
+// `using state = ChatState.fromLog(log)` frees it at the end of the block where
+// the runtime has `Symbol.dispose` (set at run time so the typings need no ESNext lib).
+const dispose = (Symbol as { dispose?: symbol }).dispose;
+if (typeof dispose === "symbol") {
+  Object.defineProperty(ChatState.prototype, dispose, { value: ChatState.prototype.free, writable: true, configurable: true });
+}
+
+/** The params of a `todo_write` call: the input (or why it cannot be read) and the core's options. */
+export function todoParams(input: unknown, options: TodoWriteOptions | undefined): string {
+  const { maxInputLength, ...core } = optionsObject("todoWrite", options) as TodoWriteOptions;
+  if (core.oneActive !== undefined && core.oneActive !== null && typeof core.oneActive !== "boolean") {
+    throw new TypeError("oda-tasks: invalid arguments of todoWrite: `oneActive` must be a boolean");
+  }
+  return hostParams("todoWrite", { options: core }, modelInput(input, inputLimit("todoWrite", maxInputLength)));
+}
+
+/** The params of a `suggest_task` call. */
+export function suggestParams(input: unknown, options: ToolCallOptions | undefined): string {
+  const { maxInputLength, ...rest } = optionsObject("suggestTask", options) as ToolCallOptions;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of suggestTask: unknown option \`${unknown}\``);
+  return `{${modelInput(input, inputLimit("suggestTask", maxInputLength))}}`;
+}

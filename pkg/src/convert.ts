@@ -1,0 +1,161 @@
+// Everything that crosses into the WASM core crosses as JSON text, made here.
+// Serialising in JS first means a getter, a Proxy trap, a cycle or a stack
+// overflow throws here, where it is caught, and never while Rust frames are
+// on the stack (with panic=abort that would corrupt the module for good).
+
+/** Default longest model input, in UTF-16 code units of its JSON text (1 MiB). */
+export const DEFAULT_MAX_INPUT_LENGTH = 1 << 20;
+/** Longest piece of a thrown message quoted in a refusal or an error, in characters. */
+const MAX_QUOTE = 200;
+
+const TOO_LARGE = Symbol("too large");
+
+class NotData extends Error {}
+
+/**
+ * A model's input as the params field the core reads: `"input":<json>`, or
+ * `"unreadable":"<why>"` when it cannot be serialised within `limit`
+ * characters. Never throws: a bad input is the model's refusal, not the host's.
+ *
+ * @example
+ * modelInput({ todos: [] }, DEFAULT_MAX_INPUT_LENGTH); // '"input":{"todos":[]}'
+ */
+export function modelInput(input: unknown, limit: number): string {
+  let budget = limit;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(input, function (this: unknown, key: string, value: unknown) {
+      // Counted as it goes, so a huge input stops early instead of being copied whole.
+      budget -= key.length + 4;
+      if (typeof value === "string") budget -= value.length;
+      else if (typeof value === "object" && value !== null) plainData(value);
+      if (budget < 0) throw TOO_LARGE;
+      return value;
+    });
+  } catch (e) {
+    if (e === TOO_LARGE) return unreadable(tooLarge(limit));
+    if (e instanceof NotData) return unreadable(e.message);
+    return unreadable(`reading it threw ${describeError(e)}`);
+  }
+  if (text === undefined) return unreadable(`it has no JSON form (${typeof input})`);
+  if (text.length > limit) return unreadable(tooLarge(limit));
+  return `"input":${text}`;
+}
+
+function tooLarge(limit: number): string {
+  return `it is larger than ${limit} characters as JSON`;
+}
+
+function unreadable(why: string): string {
+  return `"unreadable":${JSON.stringify(why)}`;
+}
+
+/** Refuses what JSON.stringify would silently turn into `{}`: a Map, a Set, a class instance. */
+function plainData(value: object): void {
+  if (Array.isArray(value)) return;
+  const proto: unknown = Object.getPrototypeOf(value);
+  // A plain object's prototype is some realm's Object.prototype (or null).
+  if (proto === null || Object.getPrototypeOf(proto) === null) return;
+  throw new NotData(`it holds ${kindName(value)} where JSON data belongs`);
+}
+
+function kindName(value: object): string {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  return `a ${tag === "Object" ? "class instance" : tag}`;
+}
+
+/**
+ * The JSON texts of `entries`, one per line, for `ChatStateCore.ingest`.
+ * Entries are the host's data, so one that cannot be serialised is the
+ * host's error: it throws an `oda-tasks:` Error naming the entry's index.
+ *
+ * @example
+ * entryLines([{ type: "turn_started" }], 4); // '{"type":"turn_started"}'
+ */
+export function entryLines(entries: readonly unknown[], from: number): string {
+  let i = 0;
+  try {
+    const count = entries.length;
+    const parts = new Array<string>(count);
+    for (; i < count; i++) {
+      const entry: unknown = entries[i];
+      if (typeof entry === "object" && entry !== null) plainData(entry);
+      // `undefined`, a function or a symbol has no JSON form: read as null (skipped).
+      parts[i] = JSON.stringify(entry) ?? "null";
+    }
+    return parts.join("\n");
+  } catch (e) {
+    const why = e instanceof NotData ? e.message : `reading it threw ${describeError(e)}`;
+    throw new Error(`oda-tasks: log entry ${from + i} cannot be read as JSON data: ${why}`);
+  }
+}
+
+/** The log as an array, or a clear `oda-tasks:` error. */
+export function logArray(log: unknown, what = "the log"): readonly unknown[] {
+  let ok = false;
+  try {
+    ok = Array.isArray(log);
+  } catch {
+    ok = false; // a revoked Proxy
+  }
+  if (!ok) throw new TypeError(`oda-tasks: ${what} must be an array of entries (got ${typeName(log)})`);
+  return log as readonly unknown[];
+}
+
+/**
+ * An export's params as JSON text. The host's arguments must be JSON data; if
+ * serialising them throws, the call throws an `oda-tasks:` Error.
+ *
+ * @example
+ * hostParams("settleSuggestion", { id: "s1", action: "dismiss" }); // '{"id":"s1","action":"dismiss"}'
+ */
+export function hostParams(call: string, params: Record<string, unknown>, extra = ""): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(params, (_key, value: unknown) => {
+      if (typeof value === "object" && value !== null) plainData(value);
+      return value;
+    });
+  } catch (e) {
+    const why = e instanceof NotData ? e.message : `reading them threw ${describeError(e)}`;
+    throw new TypeError(`oda-tasks: invalid arguments of ${call}: ${why}`);
+  }
+  if (text === undefined) throw new TypeError(`oda-tasks: invalid arguments of ${call}`);
+  if (extra === "") return text;
+  return text === "{}" ? `{${extra}}` : `{${extra},${text.slice(1)}`;
+}
+
+/** A thrown value as short text, without letting its own getters throw. */
+export function describeError(e: unknown): string {
+  let text: string;
+  try {
+    text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  } catch {
+    text = "an exception";
+  }
+  return text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}…` : text;
+}
+
+export function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}
+
+/** Options of a host call: `undefined`/`null` → none; otherwise a plain object. */
+export function optionsObject(call: string, options: unknown): Record<string, unknown> {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`oda-tasks: invalid arguments of ${call}: options must be an object (got ${typeName(options)})`);
+  }
+  return options as Record<string, unknown>;
+}
+
+/** The model-input size limit from host options, checked. */
+export function inputLimit(call: string, value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_INPUT_LENGTH;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 2) {
+    throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`maxInputLength\` must be a whole number >= 2`);
+  }
+  return value;
+}

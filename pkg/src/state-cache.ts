@@ -1,0 +1,189 @@
+// Warm chat states for a store: a bounded LRU of ChatState per chat id, each
+// brought up to date by reading only the entries it has not seen.
+import { ChatState } from "./chat-state.js";
+import type { LogEntry } from "./types.js";
+import { readFrom, StoreError, type Store } from "./store.js";
+
+/** Default number of chats whose state a cache keeps. */
+export const DEFAULT_CACHE_SIZE = 64;
+
+/**
+ * Options of a {@link ChatStateCache}.
+ *
+ * @example
+ * new ChatStateCache(store, { size: 256 });
+ */
+export interface ChatStateCacheOptions {
+  /** How many chats' states to keep (least recently used go first). Default 64. */
+  size?: number;
+}
+
+interface Slot {
+  state: ChatState | null;
+  /** Leases in use: a busy state is never freed. */
+  busy: number;
+  evicted: boolean;
+  /** Catch-ups of this chat run one after another. */
+  sync: Promise<unknown>;
+}
+
+/**
+ * A chat's state lent by a {@link ChatStateCache}: up to date with the store
+ * as of the lease. `null` when the chat does not exist.
+ *
+ * @example
+ * const lease = await cache.lease("chat-1");
+ * try { lease.state?.replaySuggestions(); } finally { lease.release(); }
+ */
+export interface ChatStateLease {
+  readonly state: ChatState | null;
+  /** Tells the state that `entries` were appended at index `at` (it folds them if it is still there). */
+  appended(at: number, entries: readonly LogEntry[]): void;
+  release(): void;
+}
+
+/**
+ * Chat states kept warm for one store. Each lease reads only the entries
+ * the state has not folded yet (`readFrom`), so a call on a long chat costs
+ * what is new, not the chat's length.
+ *
+ * @example
+ * import { ChatStateCache, runTool } from "oda-tasks";
+ * const cache = new ChatStateCache(store, { size: 256 });
+ * await runTool(store, "chat-1", call, { cache });
+ */
+export class ChatStateCache {
+  readonly store: Store;
+  readonly size: number;
+  readonly #slots = new Map<string, Slot>();
+
+  constructor(store: Store, options: ChatStateCacheOptions = {}) {
+    if (store === null || typeof store !== "object") throw new TypeError("oda-tasks: a ChatStateCache needs a store");
+    const { size = DEFAULT_CACHE_SIZE } = options;
+    if (!Number.isSafeInteger(size) || size < 1) {
+      throw new TypeError(`oda-tasks: a ChatStateCache's size must be a whole number >= 1 (got ${String(size)})`);
+    }
+    this.store = store;
+    this.size = size;
+  }
+
+  /** Chats whose state is kept now. */
+  get count(): number {
+    return this.#slots.size;
+  }
+
+  /**
+   * Lends the state of `chatId`, caught up with the store. Release it when done.
+   *
+   * @example
+   * const lease = await cache.lease("chat-1");
+   */
+  async lease(chatId: string): Promise<ChatStateLease> {
+    let slot = this.#slots.get(chatId);
+    if (slot === undefined) {
+      slot = { state: null, busy: 0, evicted: false, sync: Promise.resolve() };
+    } else {
+      this.#slots.delete(chatId); // re-inserted below: most recently used last
+    }
+    this.#slots.set(chatId, slot);
+    slot.busy++;
+    this.#evict();
+    const mine = slot;
+    try {
+      const caughtUp = mine.sync.then(() => this.#catchUp(chatId, mine));
+      mine.sync = caughtUp.catch(() => undefined);
+      await caughtUp;
+    } catch (e) {
+      this.#release(mine);
+      throw e;
+    }
+    let released = false;
+    return {
+      state: mine.state,
+      appended: (at, entries) => {
+        if (mine.state !== null && mine.state.length === at) mine.state.ingest(at, entries);
+      },
+      release: () => {
+        if (!released) {
+          released = true;
+          this.#release(mine);
+        }
+      },
+    };
+  }
+
+  /**
+   * Drops every kept state (frees their memory once no lease uses them).
+   *
+   * @example
+   * cache.clear();
+   */
+  clear(): void {
+    for (const [chatId, slot] of this.#slots) this.#drop(chatId, slot);
+  }
+
+  async #catchUp(chatId: string, slot: Slot): Promise<void> {
+    if (slot.state !== null) {
+      const from = slot.state.length;
+      let fresh: LogEntry[] | null;
+      try {
+        fresh = await readFrom(this.store, chatId, from);
+      } catch (e) {
+        if (!(e instanceof StoreError && e.code === "store/truncated")) throw e;
+        fresh = null; // the log was cut or replaced: read it whole again
+      }
+      if (fresh !== null && slot.state !== null) {
+        const skip = slot.state.length - from; // folded meanwhile by this process's own appends
+        if (skip < fresh.length) slot.state.ingest(slot.state.length, fresh.slice(skip));
+        return;
+      }
+      slot.state?.free();
+      slot.state = null;
+    }
+    const log = await this.store.read(chatId);
+    if (log !== null) slot.state = ChatState.fromLog(log, { cards: false });
+  }
+
+  #release(slot: Slot): void {
+    slot.busy--;
+    if (slot.evicted && slot.busy === 0) {
+      slot.state?.free();
+      slot.state = null;
+    }
+    this.#evict();
+  }
+
+  #evict(): void {
+    for (const [chatId, slot] of this.#slots) {
+      if (this.#slots.size <= this.size) return;
+      if (slot.busy === 0) this.#drop(chatId, slot);
+    }
+  }
+
+  #drop(chatId: string, slot: Slot): void {
+    this.#slots.delete(chatId);
+    slot.evicted = true;
+    if (slot.busy === 0) {
+      slot.state?.free();
+      slot.state = null;
+    }
+  }
+}
+
+const shared = new WeakMap<Store, ChatStateCache>();
+
+/**
+ * The cache that `runTool` and `SuggestionService` share for `store` when
+ * given none of their own.
+ *
+ * @example
+ * sharedCache(store).count; // chats kept warm for this store
+ */
+export function sharedCache(store: Store): ChatStateCache {
+  let cache = shared.get(store);
+  if (cache === undefined) {
+    cache = new ChatStateCache(store);
+    shared.set(store, cache);
+  }
+  return cache;
+}
