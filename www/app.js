@@ -1,6 +1,6 @@
 // The preview page: chats in IndexedDB, shown as a chat app would show them,
 // driven by hand. It uses only the package's public API, imported by name.
-import { init, replaySuggestions, replayTodos, runTool, SuggestionService } from "oda-tasks";
+import { ChatState, init, readFrom, runTool, SuggestionService } from "oda-tasks";
 import { IndexedDbStore } from "oda-tasks/browser";
 import { chatIdFor, parseChat, toJsonl } from "./jsonl.js";
 import * as view from "./view.js";
@@ -54,6 +54,31 @@ async function importText(text, name, source) {
   return chatId;
 }
 
+/** Per chat: its log as read so far and a ChatState fed only what is new since (the replays come from it). */
+const loaded = new Map();
+let loading = Promise.resolve();
+
+/** The chat's log and state, brought up to date with one read of the new entries; `null` for no such chat. */
+function load(chatId) {
+  const next = loading.then(async () => {
+    let chat = loaded.get(chatId);
+    if (chat === undefined) loaded.set(chatId, (chat = { log: [], state: ChatState.empty() }));
+    const fresh = await readFrom(store, chatId, chat.log.length);
+    if (fresh === null) {
+      loaded.delete(chatId);
+      chat.state.free();
+      return null;
+    }
+    if (fresh.length > 0) {
+      chat.state.ingest(chat.log.length, fresh);
+      chat.log.push(...fresh);
+    }
+    return chat;
+  });
+  loading = next.catch(() => undefined); // one load at a time: each reads from where the last left off
+  return next;
+}
+
 async function open(chatId) {
   current = chatId;
   if (chatId !== null) history.replaceState(null, "", `#chat=${encodeURIComponent(chatId)}`);
@@ -70,18 +95,19 @@ function changed() {
 async function render() {
   const seq = ++renders;
   const list = await chats();
-  const log = current === null ? null : await store.read(current);
+  const chat = current === null ? null : await load(current);
   if (seq !== renders) return; // a newer render is under way
   $("chat-list").replaceChildren(...view.chatList(list, current, open));
-  if (log === null) {
+  if (chat === null) {
     $("chat-header").replaceChildren(view.h("h2", { id: "chat-title", text: "No chat open" }),
       view.h("p", { text: "Import a .jsonl file to see its chat." }));
     for (const id of ["entries", "plan", "suggestions", "skipped"]) $(id).replaceChildren();
     $("skipped").hidden = true;
     return;
   }
-  const todos = replayTodos(log);
-  const offers = replaySuggestions(log);
+  const { log, state } = chat;
+  const todos = state.replayTodos();
+  const offers = state.replaySuggestions();
   const skipped = [...new Map([...todos.skipped, ...offers.skipped].map((s) => [s.index, s])).values()].sort((a, b) => a.index - b.index);
   $("chat-header").replaceChildren(...view.chatHeader(current, log, open));
   $("skipped").replaceChildren(...view.skippedList(skipped));
