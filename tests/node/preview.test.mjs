@@ -236,3 +236,37 @@ test("import and export: an invalid JSONL changes nothing and says why; a droppe
   assert.equal(readFileSync(await download.path(), "utf8"), dropped);
   assert.deepEqual(errors, []);
 });
+
+test("Draft and Restore from the chips; the service's refusal shows with its code and exact message", async (t) => {
+  const { tab, errors } = await preview(t);
+  const page = await tab();
+  const offer = (id, title) => ({ type: "suggestion_offered", v: 1, id, title, tldr: `Why ${id}`, brief: `Do ${id}.` });
+  const chat = [
+    { type: "session", v: 1, chatId: "offers", title: "Four offers", workspace: "/w", agent: "top-level", settings: { permission: "ask" } },
+    { type: "message", role: "user", text: "Go." },
+    { type: "turn_started" }, offer("s1", "First"), { type: "turn_ended" },
+    { type: "turn_started" }, offer("s2", "Second"), { type: "turn_ended" },
+    { type: "turn_started" }, offer("s3", "Third"), { type: "turn_ended" },
+    { type: "turn_started" }, offer("s4", "Fourth"), { type: "turn_ended" },
+    { type: "suggestion_settled", v: 1, id: "s1", outcome: "dismissed" },
+  ].map((e) => JSON.stringify(e) + "\n").join("");
+  await page.locator("#import").setInputFiles({ name: "offers.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(chat) });
+  await page.locator("#chat-title", { hasText: "Four offers" }).waitFor();
+  const open = page.getByRole("list", { name: "Open suggestions" }).getByRole("heading");
+  assert.deepEqual(await open.allTextContents(), ["Fourth", "Third", "Second"]);
+
+  await page.getByRole("button", { name: "Restore: First" }).click();
+  await page.locator("#suggestion-status", { hasText: "task-suggestion/" }).waitFor();
+  assert.equal(await page.locator("#suggestion-status").textContent(), "task-suggestion/open-limit: 3 suggestions are already open");
+  assert.deepEqual(await open.allTextContents(), ["Fourth", "Third", "Second"], "nothing changed");
+
+  await page.getByRole("button", { name: "Draft: Third" }).click();
+  await page.getByText("2 open · 2 settled").waitFor();
+  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem").allTextContents(),
+    ["DismissedFirstRestore", "DraftedThird"]);
+  await page.getByRole("button", { name: "Restore: First" }).click();
+  await page.getByText("3 open · 1 settled").waitFor();
+  assert.deepEqual(await open.allTextContents(), ["Fourth", "Second", "First"], "a restored offer takes its place by when it was offered");
+  assert.equal(await page.locator("#suggestion-status").textContent(), "Restored “First”.");
+  assert.deepEqual(errors, []);
+});
