@@ -32,7 +32,21 @@ export interface Store {
   create(chatId: string, entries: readonly LogEntry[]): Promise<boolean>;
 }
 
-export type StoreErrorCode = "store/conflict" | "store/missing-chat" | "store/bad-chat-id" | "store/truncated";
+export type StoreErrorCode =
+  | "store/conflict"
+  | "store/missing-chat"
+  | "store/bad-chat-id"
+  | "store/truncated"
+  /** A database store could not reach its server in time; nothing was written. */
+  | "store/unavailable"
+  /** The connection was lost while a write committed: it may or may not be recorded (read to see). */
+  | "store/outcome-unknown"
+  /** A database store's tables are missing: run its migrate(). */
+  | "store/not-migrated"
+  /** The database refused the operation for another reason (the message quotes it). */
+  | "store/database"
+  /** The stored log contradicts itself (rows missing under its length): nothing is returned. */
+  | "store/corrupt";
 
 /** A store operation refused; `code` says why. */
 export class StoreError extends Error {
