@@ -13,6 +13,7 @@ import { ChatState, ChatStateCache, MemoryStore, replaySuggestions, replayTodos,
 import { JsonlStore } from "oda-tasks/node";
 import { chatEntries, chatJsonl, writeChatJsonl } from "./bench/generate.mjs";
 import { referenceReplayJsonl } from "./bench/reference.mjs";
+import { wasmSizeProfile } from "./bench/wasm-size.mjs";
 
 const quick = process.argv.includes("--quick");
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -43,19 +44,39 @@ function sizes() {
   out.wasm_bytes = wasm.length;
   out.wasm_gzip_bytes = gzipSync(wasm, { level: 9 }).length;
   rows.push(["size", "pkg/wasm/oda_tasks_bg.wasm", `${wasm.length} B`, `gzip -9: ${out.wasm_gzip_bytes} B`, ""]);
+  // Where the bytes go, from cargo's module before wasm-bindgen and wasm-opt (it still has names).
+  let profile;
+  try {
+    profile = wasmSizeProfile(join(root, "target/wasm32-unknown-unknown/release/oda_tasks.wasm"));
+  } catch {
+    return; // not built here
+  }
+  const share = (b) => `${((100 * b) / profile.code).toFixed(1)}% of code`;
+  rows.push(["size", "cargo's .wasm before wasm-opt: code / data / names and the rest", `${profile.code} B`, `${profile.data} B`,
+    `${profile.total - profile.code - profile.data} B`]);
+  for (const [crate, b] of profile.byCrate.slice(0, 6)) rows.push(["size", `  code of crate ${crate}`, `${b} B`, share(b), ""]);
+  for (const [module, b] of profile.byModule.slice(0, 8)) rows.push(["size", `  code of ${module}`, `${b} B`, share(b), ""]);
 }
 
-/** Median time of `fn` in ms over `runs` runs, after one warm-up run. */
-function median(runs, fn) {
-  fn();
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    fn();
-    times.push(performance.now() - t);
+function progress(what) {
+  process.stderr.write(`bench: ${what}\n`);
+}
+
+/**
+ * Median time in ms of each function of `fns` over `runs` rounds, after one
+ * warm-up round. Each round runs every function once, in turn, so a noisy
+ * neighbour slows all of them alike and their ratios hold.
+ */
+function medians(runs, fns) {
+  const times = fns.map(() => []);
+  for (let round = -1; round < runs; round++) {
+    fns.forEach((fn, i) => {
+      const t = performance.now();
+      fn();
+      if (round >= 0) times[i].push(performance.now() - t);
+    });
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
 }
 
 function jsonParseLines(bytes) {
@@ -96,50 +117,48 @@ function chunks(bytes, size) {
 function replays(logs) {
   const runsOf = { "1k": quick ? 9 : 31, "10k": quick ? 5 : 15, "100k": quick ? 3 : 9 };
   for (const [name, bytes] of Object.entries(logs)) {
+    progress(`replaying the ${name} log`);
     const runs = runsOf[name];
     const mb = bytes.length / MB;
     const rate = (ms) => mb / (ms / 1000);
-    const parseMs = median(runs, () => jsonParseLines(bytes));
+    const pieces = chunks(bytes, 64 * 1024);
+    const log = parsedLog(bytes);
+    const state = ChatState.fromJsonl(bytes);
+    const answerBytes = JSON.stringify(state.replayTodos()).length;
+    const fullReplay = (input) => () => {
+      const s = ChatState.fromJsonl(input);
+      s.replayTodos();
+      s.replaySuggestions();
+      s.free();
+    };
+    const [parseMs, referenceMs, wholeMs, chunkedMs, foldMs, todosMs, noCardsMs, pureMs] = medians(runs, [
+      () => jsonParseLines(bytes),
+      () => referenceReplayJsonl(bytes),
+      fullReplay(bytes),
+      fullReplay(pieces),
+      // Where the time goes: folding the bytes, and turning the answer into JS objects.
+      () => ChatState.fromJsonl(bytes).free(),
+      () => state.replayTodos(),
+      () => {
+        const s = ChatState.fromJsonl(bytes, { cards: false });
+        s.replaySuggestions();
+        s.free();
+      },
+      () => {
+        replayTodos(log);
+        replaySuggestions(log);
+      },
+    ]);
+    state.free();
     const row = (what, ms) => rows.push(["replay " + name, what, `${ms.toFixed(2)} ms`, `${rate(ms).toFixed(1)} MB/s`,
       `${(parseMs / ms).toFixed(2)}× JSON.parse`]);
     row("V8 JSON.parse, line by line (decode + split + parse)", parseMs);
-    const referenceMs = median(runs, () => referenceReplayJsonl(bytes));
     row("plain JS: JSON.parse + the same fold (list, cards, plan, offers)", referenceMs);
-    const whole = () => {
-      const state = ChatState.fromJsonl(bytes);
-      state.replayTodos();
-      state.replaySuggestions();
-      state.free();
-    };
-    const wholeMs = median(runs, whole);
     row("ChatState.fromJsonl(bytes) + replayTodos() + replaySuggestions()", wholeMs);
-    const pieces = chunks(bytes, 64 * 1024);
-    const chunkedMs = median(runs, () => {
-      const state = ChatState.fromJsonl(pieces);
-      state.replayTodos();
-      state.replaySuggestions();
-      state.free();
-    });
     row("  the same, bytes in 64 KiB chunks", chunkedMs);
-    // Where the time goes: folding the bytes, and turning the answer into JS objects.
-    const foldMs = median(runs, () => ChatState.fromJsonl(bytes).free());
     row("  of which: the fold alone (fromJsonl, cards kept)", foldMs);
-    const state = ChatState.fromJsonl(bytes);
-    const todosMs = median(runs, () => state.replayTodos());
-    const answerBytes = JSON.stringify(state.replayTodos()).length;
     row(`  of which: replayTodos() answer (${(answerBytes / MB).toFixed(1)} MB of JSON: serialise + JSON.parse)`, todosMs);
-    state.free();
-    const noCardsMs = median(runs, () => {
-      const s = ChatState.fromJsonl(bytes, { cards: false });
-      s.replaySuggestions();
-      s.free();
-    });
     row("ChatState.fromJsonl(bytes, { cards: false }) + replaySuggestions() (decisions only)", noCardsMs);
-    const log = parsedLog(bytes);
-    const pureMs = median(runs, () => {
-      replayTodos(log);
-      replaySuggestions(log);
-    });
     row("pure replayTodos(log) + replaySuggestions(log) on parsed entries (parse not counted)", pureMs);
     if (name === "100k") {
       const best = Math.min(wholeMs, chunkedMs);
@@ -189,6 +208,7 @@ async function calls() {
   for (const [label, makeStore] of [["JsonlStore", (dir) => new JsonlStore(dir)], ["MemoryStore", () => new MemoryStore()]]) {
     const results = {};
     for (const [sizeName, count] of [["10", 10], ["100k", 100_000]]) {
+      progress(`runTool calls on ${label}, chats of ${sizeName} entries`);
       const dir = join(tmp, `calls-${label}-${sizeName}`);
       const store = makeStore(dir);
       const cache = new ChatStateCache(store, { size: 8 });
@@ -271,6 +291,7 @@ async function memory(logs) {
   const files = [["10k", file10k]];
   if (!quick) {
     const file1m = join(tmp, "chat-1m.jsonl");
+    progress("writing the 1M log");
     const t = performance.now();
     await writeChatJsonl(file1m, 1_000_000, { seed: 1_000_000 });
     rows.push(["generate", "1M entries, streamed to a temp file", `${((performance.now() - t) / 1000).toFixed(1)} s`,
@@ -285,6 +306,7 @@ async function memory(logs) {
   rows.push(["stream RSS", "node + the package loaded, no replay", `${floor.maxRssMb.toFixed(1)} MB`, "", ""]);
   for (const [name, file] of files) {
     const mb = statSync(file).size / MB;
+    progress(`streamed replay of the ${name} log in child processes`);
     for (const mode of ["false", "true"]) {
       const t = performance.now();
       const r = child(file, mode);

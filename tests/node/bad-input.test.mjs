@@ -663,7 +663,7 @@ test("a ChatState.fromLog that throws frees its WASM state at once", { todo: "fr
   assert.ok(grown < MiB, `WASM memory grew by ${grown} bytes over 200,000 failed fromLog calls`);
 });
 
-test("JSONL: a first line shorter than 3 bytes does not swallow the next line", { todo: "jsonl.rs holds the first 3 bytes (BOM check) and never splits them at a newline" }, () => {
+test("JSONL: a first line shorter than 3 bytes does not swallow the next line (a helper session stays a helper)", () => {
   const helper = { ...session, agent: "helper", scheduledTaskFolder: true };
   const s = ChatState.fromJsonl(Buffer.from(`{}\n${JSON.stringify(helper)}\n{"type":"turn_started"}\n`));
   try {
