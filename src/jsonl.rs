@@ -2,7 +2,7 @@
 //! any size (a line may span chunks), so memory stays flat in the log's length.
 //!
 //! The reading rules are the JSONL store's: a UTF-8 byte order mark at the
-//! start is skipped; lines end at `\n` (a `\r` before it is dropped); a blank
+//! start is skipped; a line ends at `\n`, `\r\n` or a lone `\r`; a blank
 //! line is no entry; a line that is not JSON (or not UTF-8) is no entry and is
 //! reported; text after the last newline is an entry only if it is complete
 //! JSON (a hand-written last line), else a write cut off by a crash.
@@ -27,6 +27,8 @@ pub struct JsonlReader {
     head_done: bool,
     /// The start of a line whose end has not arrived yet.
     pending: Vec<u8>,
+    /// The last line ended with `\r`: a `\n` right after it ends no new line.
+    after_cr: bool,
     /// Lines completed so far.
     lines: usize,
     pub unreadable: Vec<UnreadableLine>,
@@ -61,8 +63,22 @@ impl JsonlReader {
     }
 
     fn feed_lines(&mut self, chat: &mut Chat, mut bytes: &[u8]) {
-        while let Some(end) = memchr::memchr(b'\n', bytes) {
+        if self.after_cr && !bytes.is_empty() {
+            self.after_cr = false;
+            if let Some(rest) = bytes.strip_prefix(b"\n") {
+                bytes = rest;
+            }
+        }
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
             let (line, rest) = bytes.split_at(end);
+            let mut rest = rest.get(1..).unwrap_or_default();
+            if bytes.get(end) == Some(&b'\r') {
+                match rest.first() {
+                    Some(b'\n') => rest = rest.get(1..).unwrap_or_default(),
+                    Some(_) => {}
+                    None => self.after_cr = true, // the `\n` may begin the next chunk
+                }
+            }
             if self.pending.is_empty() {
                 self.line(chat, line);
             } else {
@@ -72,7 +88,7 @@ impl JsonlReader {
                 joined.clear();
                 self.pending = joined; // keep the allocation
             }
-            bytes = rest.get(1..).unwrap_or_default();
+            bytes = rest;
         }
         self.pending.extend_from_slice(bytes);
     }
@@ -98,7 +114,6 @@ impl JsonlReader {
 
     fn line(&mut self, chat: &mut Chat, line: &[u8]) {
         self.lines += 1;
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
         if is_blank(line) {
             return;
         }
@@ -152,6 +167,12 @@ mod tests {
     fn lines_blank_lines_crlf_and_a_byte_order_mark() {
         let text = b"\xEF\xBB\xBF{\"type\":\"session\"}\r\n\n  \n{\"type\":\"turn_started\"}\n";
         assert_eq!(every_chunking(text), (2, vec![], vec![], 0));
+    }
+
+    #[test]
+    fn a_lone_cr_ends_a_line_and_crlf_split_across_chunks_ends_one() {
+        let text = b"{\"type\":\"a\"}\r{\"type\":\"b\"}\r\n{oops\r{\"type\":\"c\"}\r";
+        assert_eq!(every_chunking(text), (3, vec![], vec![3], 0));
     }
 
     #[test]
