@@ -500,6 +500,8 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   storeCase("throws", "runTool: call null", () => runTool(store, chat, null), 'oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got "undefined")');
   storeCase("throws", "runTool: store null", () => runTool(null, chat, call), "oda-tasks: a ChatStateCache needs a store");
   storeCase("throws", "runTool: a chat id with NUL", () => runTool(store, "a\u0000b", call), { code: "store/bad-chat-id", message: 'invalid chat id "a\\u0000b": it holds a path separator or a control character' });
+  storeCase("throws", "runTool: a chat id with a lone surrogate", () => runTool(store, "chat\uD800", call), { code: "store/bad-chat-id", message: 'invalid chat id "chat\\ud800": it is not well-formed Unicode (a lone surrogate)' });
+  storeCase("throws", "SuggestionService: list of a chat id with a lone surrogate", () => new SuggestionService({ store }).list("chat\uDC00"), { code: "store/bad-chat-id", message: 'invalid chat id "chat\\udc00": it is not well-formed Unicode (a lone surrogate)' });
   storeCase("gives", "runTool: options null are no options", () => runTool(store, "missing-chat", call, null), { ok: false, error: "Error: todo_write requires an owning agent session" });
   storeCase("refused", "runTool: a 10,000-deep input", () => runTool(store, chat, { name: "todo_write", input: { todos: deepArray(10_000) } }), TODO_UNREADABLE + STACK);
   storeCase("refused", "runTool: a cyclic suggest_task input", () => {
