@@ -130,7 +130,7 @@ export class ChatState {
    * state.endJsonl();
    */
   ingestJsonl(chunk: Uint8Array): void {
-    if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: ingestJsonl needs Uint8Array chunks");
+    if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: ingestJsonl needs a Uint8Array chunk");
     this.#live().ingestJsonl(chunk);
   }
 
