@@ -5,17 +5,8 @@
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 
-/** A seeded PRNG (mulberry32): the same seed gives the same log. */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from "../prng.mjs";
+import { prng } from "../prng.mjs";
 
 const WORDS = ("the a to of and in is it for on with that this be as are by at from not or file test "
   + "function return value error build check config update fix add remove module import export type "

@@ -4,17 +4,8 @@
 // own entries. All of them are JSON data, so the same log can be fed as
 // objects or as JSONL bytes.
 
-/** A seeded PRNG (mulberry32) returning floats in [0, 1). */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from "../../../scripts/prng.mjs";
+import { prng } from "../../../scripts/prng.mjs";
 
 const TEXTS = ["a", "b", "c", " a ", "Write tests", "Écrire 🧪", "日本語", "x".repeat(300), "a\u0000b", "\uD800", "", "  "];
 const IDS = ["s1", "s2", "s3", "s4", "s5", "s11", "\uFFFD"];
