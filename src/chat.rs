@@ -2,9 +2,11 @@
 //! entry. It sits above the entry format and the two ledgers, and a host keeps
 //! one alive (the WASM `ChatState`) and feeds it only what is new.
 
-use crate::entry::{read_entry, read_entry_bytes, Entry, KnownType, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL};
-use crate::json::write::{cat, uint_text};
 use crate::entry::Origin;
+use crate::entry::{
+    read_entry, read_entry_bytes, Entry, KnownType, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL,
+};
+use crate::json::write::{cat, uint_text};
 use crate::suggest::SuggestionLedger;
 use crate::table::TextTable;
 use crate::todo::TodoLedger;
@@ -27,7 +29,12 @@ pub struct Briefs(TextTable<String>);
 impl Briefs {
     /// One text per origin: the chat id's length tells where it ends.
     fn key(origin: &Origin) -> String {
-        cat(&[&uint_text(origin.chat_id.len() as u64), ":", &origin.chat_id, &origin.suggestion_id])
+        cat(&[
+            &uint_text(origin.chat_id.len() as u64),
+            ":",
+            &origin.chat_id,
+            &origin.suggestion_id,
+        ])
     }
 
     pub fn insert(&mut self, origin: Origin) -> bool {

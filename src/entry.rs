@@ -243,7 +243,6 @@ impl KnownType {
     }
 }
 
-
 /// Every field any known entry has, in the order [`Fields`] holds them.
 const FIELD_NAMES: [&str; 16] = [
     "type",
@@ -469,7 +468,12 @@ fn version(raw: Option<&[u8]>) -> Result<u32, String> {
 }
 
 fn newer(v: &str) -> String {
-    cat(&["written in format v", v, "; this version reads up to v", &uint_text(u64::from(FORMAT_VERSION))])
+    cat(&[
+        "written in format v",
+        v,
+        "; this version reads up to v",
+        &uint_text(u64::from(FORMAT_VERSION)),
+    ])
 }
 
 /// Reads a captured value with `read`, which must use it all.
@@ -490,7 +494,15 @@ fn field_error(name: &str, what: &str, raw: &[u8], e: &Error) -> String {
     if crate::json::contains(e.message(), LONE_SURROGATE) {
         cat(&["`", name, "`: ", LONE_SURROGATE])
     } else {
-        cat(&["`", name, "` must be ", what, " (got ", kind_of_text(raw_text(raw)), ")"])
+        cat(&[
+            "`",
+            name,
+            "` must be ",
+            what,
+            " (got ",
+            kind_of_text(raw_text(raw)),
+            ")",
+        ])
     }
 }
 
@@ -550,7 +562,12 @@ fn todo_items<'a>(p: &mut Parser<'a>) -> Result<Items<'a>, Error> {
 fn read_todo_update(f: &mut Fields, v: u32) -> Result<TodoUpdate, String> {
     let items = match f.items.take() {
         Some(items) => items,
-        None => required(f.get(Field::Todos), "todos", "an array of { content, status }", todo_items)?,
+        None => required(
+            f.get(Field::Todos),
+            "todos",
+            "an array of { content, status }",
+            todo_items,
+        )?,
     };
     let todos = items
         .into_iter()
@@ -622,9 +639,10 @@ fn read_message(f: &Fields, v: u32) -> Result<Message, String> {
     let source = match f.get(Field::Source) {
         None => None,
         Some(raw) => {
-            let [kind, chat_id, suggestion_id] = required(Some(raw), "source", "{ kind, chatId, suggestionId }", |p| {
-                strings::<3>(p, &STORED_SOURCE)
-            })?;
+            let [kind, chat_id, suggestion_id] =
+                required(Some(raw), "source", "{ kind, chatId, suggestionId }", |p| {
+                    strings::<3>(p, &STORED_SOURCE)
+                })?;
             if kind != "suggestion" {
                 return Err(cat(&["unknown source kind ", &quote(&kind)]));
             }
@@ -676,7 +694,10 @@ fn read_session(f: &Fields, v: u32) -> Read {
             "helper".to_string()
         }
     };
-    let scheduled_task_folder = match f.get(Field::ScheduledTaskFolder).map(|raw| read_raw(raw, Parser::boolean)) {
+    let scheduled_task_folder = match f
+        .get(Field::ScheduledTaskFolder)
+        .map(|raw| read_raw(raw, Parser::boolean))
+    {
         None => false,
         Some(Ok(b)) => b,
         Some(Err(_)) => {
@@ -690,7 +711,10 @@ fn read_session(f: &Fields, v: u32) -> Read {
             reason: "`settings` cannot be read; the session fails closed".to_string(),
         };
     };
-    let origin = match f.get(Field::Origin).map(|raw| read_raw(raw, |p| strings::<2>(p, &STORED_ORIGIN))) {
+    let origin = match f
+        .get(Field::Origin)
+        .map(|raw| read_raw(raw, |p| strings::<2>(p, &STORED_ORIGIN)))
+    {
         None => None,
         Some(Ok([chat_id, suggestion_id])) => Some(Origin {
             chat_id: chat_id.into_owned(),
@@ -754,7 +778,8 @@ fn read_settings(raw: Option<&[u8]>) -> Result<Settings, ()> {
     .map_err(|_| ())?;
     let [preset, model, permission, sandbox, approval] = stored;
     let text = |raw: Option<&[u8]>| -> Result<Option<String>, ()> {
-        raw.map(|raw| text_of(raw).map(Cow::into_owned).map_err(|_| ())).transpose()
+        raw.map(|raw| text_of(raw).map(Cow::into_owned).map_err(|_| ()))
+            .transpose()
     };
     // Copied as it is, but it must be well-formed JSON data (depth-limited, no lone surrogates).
     let copied = |raw: Option<&[u8]>| -> Result<Option<Data>, ()> {

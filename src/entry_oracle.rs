@@ -413,8 +413,14 @@ fn check(text: &str) {
 /// An entry-shaped text: a known type with its fields (of the right kind or not).
 fn entry(rng: &mut Rng) -> String {
     let known = [
-        "session", "turn_started", "turn_ended", "todo_update", "suggestion_offered", "suggestion_settled",
-        "message", "tool_call",
+        "session",
+        "turn_started",
+        "turn_ended",
+        "todo_update",
+        "suggestion_offered",
+        "suggestion_settled",
+        "message",
+        "tool_call",
     ];
     let mut out = String::from("{");
     let mut first = true;
@@ -454,7 +460,11 @@ fn entry(rng: &mut Rng) -> String {
         }
     }
     for _ in 0..if rng.chance(50) { 0 } else { rng.below(4) } {
-        let key = if rng.chance(95) { rng.pick(&testgen::KEYS[..testgen::KEYS.len() - 1]) } else { rng.pick(testgen::KEYS) };
+        let key = if rng.chance(95) {
+            rng.pick(&testgen::KEYS[..testgen::KEYS.len() - 1])
+        } else {
+            rng.pick(testgen::KEYS)
+        };
         let mut value = String::new();
         match (key, rng.below(3)) {
             ("todos", 0) => {
@@ -494,7 +504,9 @@ fn entry(rng: &mut Rng) -> String {
                     "{\"kind\":\"other\",\"chatId\":\"c1\",\"suggestionId\":\"\\ud800\"}",
                 ]));
             }
-            ("v", 0) => value.push_str(rng.pick(&["1", "2", "0", "-1", "1.0", "\"1\"", "99999999999999999999999", "null"])),
+            ("v", 0) => {
+                value.push_str(rng.pick(&["1", "2", "0", "-1", "1.0", "\"1\"", "99999999999999999999999", "null"]))
+            }
             _ => testgen::valid_value(rng, 2, &mut value),
         }
         member(&mut out, key, &value);
@@ -552,19 +564,44 @@ fn entries_read_as_before_on_edge_cases() {
     for text in cases {
         check(text);
     }
-    let deep = format!("{{\"type\":\"tool_call\",\"x\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    let deep = format!(
+        "{{\"type\":\"tool_call\",\"x\":{}{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     check(&deep);
-    assert_eq!(read_entry(&deep), Read::Foreign, "a foreign entry 10,000 deep is skipped, not refused");
-    let deep_settings = format!("{{\"type\":\"session\",\"settings\":{{\"sandbox\":{}{}}}}}", "[".repeat(200), "]".repeat(200));
+    assert_eq!(
+        read_entry(&deep),
+        Read::Foreign,
+        "a foreign entry 10,000 deep is skipped, not refused"
+    );
+    let deep_settings = format!(
+        "{{\"type\":\"session\",\"settings\":{{\"sandbox\":{}{}}}}}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
     check(&deep_settings);
 }
 
 #[test]
 fn bytes_that_are_not_utf8_are_found_wherever_they_are() {
     let mut rng = Rng::new(3);
-    let bad: [&[u8]; 8] = [b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\x80", b"\xf0\x9f\x98"];
+    let bad: [&[u8]; 8] = [
+        b"\xff",
+        b"\xc3",
+        b"\xe2\x82",
+        b"\xed\xa0\x80",
+        b"\xc0\xaf",
+        b"\xf4\x90\x80\x80",
+        b"\x80",
+        b"\xf0\x9f\x98",
+    ];
     for _ in 0..20_000 {
-        let text = if rng.chance(50) { entry(&mut rng) } else { testgen::text(&mut rng) };
+        let text = if rng.chance(50) {
+            entry(&mut rng)
+        } else {
+            testgen::text(&mut rng)
+        };
         let mut bytes = text.into_bytes();
         if rng.chance(70) {
             // Between characters, so the rest stays as it was.

@@ -32,7 +32,11 @@ pub struct Heap<P> {
 
 /// The size class of a layout, `None` for a run of pages.
 fn class(layout: Layout) -> Option<usize> {
-    let size = layout.size().max(layout.align()).max(SMALLEST).checked_next_power_of_two()?;
+    let size = layout
+        .size()
+        .max(layout.align())
+        .max(SMALLEST)
+        .checked_next_power_of_two()?;
     let k = (size.trailing_zeros() - SMALLEST.trailing_zeros()) as usize;
     (k < CLASSES).then_some(k)
 }
@@ -62,13 +66,17 @@ impl<P: Pages> Heap<P> {
                 if self.free.get(k) == Some(&0) && !self.refill(k) {
                     return std::ptr::null_mut();
                 }
-                let Some(head) = self.free.get_mut(k) else { return std::ptr::null_mut() };
+                let Some(head) = self.free.get_mut(k) else {
+                    return std::ptr::null_mut();
+                };
                 let block = *head;
                 // SAFETY: a free block holds the address of the next free block.
                 *head = unsafe { (block as *const usize).read() };
                 block as *mut u8
             }
-            None => self.take_run(pages_for(layout.size())).map_or(std::ptr::null_mut(), |a| a as *mut u8),
+            None => self
+                .take_run(pages_for(layout.size()))
+                .map_or(std::ptr::null_mut(), |a| a as *mut u8),
         }
     }
 
@@ -317,7 +325,11 @@ mod tests {
         }
         // Freed pages are reused: the pages taken stay within twice the most
         // ever live (blocks rounded to their class), plus a page per class.
-        assert!(heap.pages.used <= 2 * peak.div_ceil(PAGE) + CLASSES + 16, "{} pages for {peak} bytes", heap.pages.used);
+        assert!(
+            heap.pages.used <= 2 * peak.div_ceil(PAGE) + CLASSES + 16,
+            "{} pages for {peak} bytes",
+            heap.pages.used
+        );
         // Every live block is intact at the end.
         for (p, layout, fill) in live {
             let bytes = unsafe { std::slice::from_raw_parts(p, layout.size()) };

@@ -21,7 +21,8 @@ fn by_lines(bytes: &[u8]) -> (usize, String, Vec<UnreadableLine>, usize, String)
         };
         if !ended {
             if !is_blank(line) {
-                let complete = std::str::from_utf8(line).is_ok_and(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok());
+                let complete =
+                    std::str::from_utf8(line).is_ok_and(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok());
                 if !complete {
                     torn = line.len();
                     break;
@@ -45,7 +46,10 @@ fn by_lines(bytes: &[u8]) -> (usize, String, Vec<UnreadableLine>, usize, String)
         }
         let end = end.unwrap_or_default();
         rest = &rest[end + 1..];
-        if line.len() < bytes.len() && bytes.get(bytes.len() - rest.len() - 1) == Some(&b'\r') && rest.first() == Some(&b'\n') {
+        if line.len() < bytes.len()
+            && bytes.get(bytes.len() - rest.len() - 1) == Some(&b'\r')
+            && rest.first() == Some(&b'\n')
+        {
             rest = &rest[1..];
         }
     }
@@ -55,7 +59,10 @@ fn by_lines(bytes: &[u8]) -> (usize, String, Vec<UnreadableLine>, usize, String)
 fn replay(chat: &Chat) -> String {
     let todos = crate::todo::TodoReplay::of(chat);
     let suggestions = crate::suggest::SuggestionReplay::of(chat);
-    format!("{todos:?} {suggestions:?} {:?} {:?} {}", chat.session, chat.turns, chat.person_spoke)
+    format!(
+        "{todos:?} {suggestions:?} {:?} {:?} {}",
+        chat.session, chat.turns, chat.person_spoke
+    )
 }
 
 fn by_chunks(bytes: &[u8], rng: &mut Rng) -> (usize, String, Vec<UnreadableLine>, usize, String) {
@@ -68,7 +75,13 @@ fn by_chunks(bytes: &[u8], rng: &mut Rng) -> (usize, String, Vec<UnreadableLine>
         rest = &rest[size..];
     }
     reader.finish(&mut chat);
-    (chat.len, format!("{:?}", chat.skipped), reader.unreadable, reader.torn, replay(&chat))
+    (
+        chat.len,
+        format!("{:?}", chat.skipped),
+        reader.unreadable,
+        reader.torn,
+        replay(&chat),
+    )
 }
 
 #[test]
@@ -103,6 +116,11 @@ fn chunked_one_pass_reading_agrees_with_reading_line_by_line() {
             bytes.truncate(rng.below(bytes.len() + 1));
         }
         let expected = by_lines(&bytes);
-        assert_eq!(by_chunks(&bytes, &mut rng), expected, "{:?}", String::from_utf8_lossy(&bytes));
+        assert_eq!(
+            by_chunks(&bytes, &mut rng),
+            expected,
+            "{:?}",
+            String::from_utf8_lossy(&bytes)
+        );
     }
 }

@@ -25,10 +25,10 @@ pub mod tool;
 
 #[cfg(test)]
 mod testgen;
-#[cfg(test)]
-mod write_oracle;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+#[cfg(test)]
+mod write_oracle;
 
 pub use chat::Chat;
 pub use entry::{Entry, Skipped, FORMAT_VERSION};

@@ -95,9 +95,10 @@ impl ModelInput<'_> {
 pub fn model_input(params: &str) -> Result<ModelInput<'_>, Why> {
     read_params(params, |p| {
         let mut m = ModelInput::default();
-        p.read_struct(&shape("struct ModelInput", &["input", "unreadable"], 0b11, 0b11), &mut |p, k| {
-            ModelInput::field(&mut m, p, k)
-        })?;
+        p.read_struct(
+            &shape("struct ModelInput", &["input", "unreadable"], 0b11, 0b11),
+            &mut |p, k| ModelInput::field(&mut m, p, k),
+        )?;
         Ok(m)
     })
 }
@@ -120,12 +121,15 @@ pub fn todo_write(params: &str) -> Result<TodoWriteParams<'_>, Why> {
             if p.null()? {
                 return Ok(());
             }
-            p.read_struct(&shape("struct TodoWriteOptions", &["oneActive"], 0b1, 0b1), &mut |p, _| {
-                if !p.null()? {
-                    params.one_active = Some(p.boolean()?);
-                }
-                Ok(())
-            })
+            p.read_struct(
+                &shape("struct TodoWriteOptions", &["oneActive"], 0b1, 0b1),
+                &mut |p, _| {
+                    if !p.null()? {
+                        params.one_active = Some(p.boolean()?);
+                    }
+                    Ok(())
+                },
+            )
         })?;
         Ok(params)
     })

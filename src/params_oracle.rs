@@ -116,11 +116,18 @@ fn old<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, String> {
 /// one unit off, so numbers are compared to within two units).
 fn split_number(message: String) -> (String, Option<f64>) {
     const FLOAT: &str = "floating point `";
-    let Some(at) = message.find(FLOAT) else { return (message, None) };
+    let Some(at) = message.find(FLOAT) else {
+        return (message, None);
+    };
     let start = at + FLOAT.len();
-    let Some(len) = message[start..].find('`') else { return (message, None) };
+    let Some(len) = message[start..].find('`') else {
+        return (message, None);
+    };
     let number: f64 = message[start..start + len].parse().expect("a number");
-    (format!("{}{}", &message[..start], &message[start + len..]), Some(number))
+    (
+        format!("{}{}", &message[..start], &message[start + len..]),
+        Some(number),
+    )
 }
 
 fn close(a: Option<f64>, b: Option<f64>) -> bool {
@@ -217,18 +224,56 @@ fn check(text: &str) {
 /// Params-shaped text: an object (or array) of the params' fields.
 fn params(rng: &mut Rng) -> String {
     const FIELDS: &[&str] = &[
-        "input", "unreadable", "options", "id", "action", "chatId", "request", "permissions", "suggestionId",
-        "wanted", "ceiling", "oneActive", "model", "permission", "bogus",
+        "input",
+        "unreadable",
+        "options",
+        "id",
+        "action",
+        "chatId",
+        "request",
+        "permissions",
+        "suggestionId",
+        "wanted",
+        "ceiling",
+        "oneActive",
+        "model",
+        "permission",
+        "bogus",
     ];
     let value = |rng: &mut Rng, out: &mut String| match rng.below(6) {
         0 => out.push_str(rng.pick(&[
-            "{\"oneActive\":false}", "{\"oneActive\":null}", "{\"oneActive\":1}", "{\"onActive\":true}", "{}",
-            "{\"model\":\"m\",\"permission\":\"ask\"}", "{\"model\":null,\"x\":1}", "[\"m\"]", "[\"m\",\"ask\",1]",
+            "{\"oneActive\":false}",
+            "{\"oneActive\":null}",
+            "{\"oneActive\":1}",
+            "{\"onActive\":true}",
+            "{}",
+            "{\"model\":\"m\",\"permission\":\"ask\"}",
+            "{\"model\":null,\"x\":1}",
+            "[\"m\"]",
+            "[\"m\",\"ask\",1]",
         ])),
-        1 => out.push_str(rng.pick(&["[\"read-only\",\"ask\"]", "[]", "[1]", "[\"\\ud800\"]", "null", "\"ask\""])),
+        1 => out.push_str(rng.pick(&[
+            "[\"read-only\",\"ask\"]",
+            "[]",
+            "[1]",
+            "[\"\\ud800\"]",
+            "null",
+            "\"ask\"",
+        ])),
         2 => out.push_str(rng.pick(&[
-            "\"draft\"", "\"dismiss\"", "\"restore\"", "\"create\"", "\"complete\"", "\"explode\"", "{\"draft\":null}",
-            "{\"draft\":1}", "{\"x\":null}", "{}", "1", "{\"dismiss\":null,}", "{\"create\":null ]",
+            "\"draft\"",
+            "\"dismiss\"",
+            "\"restore\"",
+            "\"create\"",
+            "\"complete\"",
+            "\"explode\"",
+            "{\"draft\":null}",
+            "{\"draft\":1}",
+            "{\"x\":null}",
+            "{}",
+            "1",
+            "{\"dismiss\":null,}",
+            "{\"create\":null ]",
         ])),
         3 => testgen::valid_string(rng, out),
         _ => testgen::valid_value(rng, 2, out),

@@ -118,7 +118,11 @@ pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
         id
     } else {
         // Only an absurdly long suggestion id gets here (the core assigns `s<n>`).
-        cat(&[&hex16(fnv1a(chat_id.as_bytes())), ".", &hex16(fnv1a(suggestion_id.as_bytes()))])
+        cat(&[
+            &hex16(fnv1a(chat_id.as_bytes())),
+            ".",
+            &hex16(fnv1a(suggestion_id.as_bytes())),
+        ])
     }
 }
 

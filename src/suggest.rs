@@ -5,8 +5,8 @@ use crate::chat::Chat;
 use crate::entry::{Offer, Outcome, Settlement, FORMAT_VERSION};
 use crate::error::SuggestError;
 use crate::json::write::{cat, uint_text};
-use crate::table::TextTable;
 use crate::json::{quote, Input, Out, ToJson, Value};
+use crate::table::TextTable;
 
 /// A chat's lifetime allowance of offers.
 pub const CHAT_LIMIT: usize = 10;
@@ -55,7 +55,11 @@ pub fn suggest_task(chat: Option<&Chat>, input: &Input) -> Result<SuggestTask, S
         Input::Unreadable(why) => return Err(SuggestError::Unreadable(why.clone())),
     };
     let [title, tldr, brief] = fields(input)?;
-    let output = cat(&["Suggested \"", &title, "\". The user decides whether to start it; do not start it yourself."]);
+    let output = cat(&[
+        "Suggested \"",
+        &title,
+        "\". The user decides whether to start it; do not start it yourself.",
+    ]);
     Ok(SuggestTask {
         entry: Offer {
             v: FORMAT_VERSION,
@@ -180,7 +184,11 @@ impl SuggestionLedger {
     pub fn offer(&mut self, index: usize, offer: Offer) -> Result<(), String> {
         self.recorded += 1;
         if self.by_id.get(&offer.id).is_some_and(|at| at != TAKEN) {
-            return Err(cat(&["offer id \"", &quote(&offer.id), "\" is already used by an earlier offer"]));
+            return Err(cat(&[
+                "offer id \"",
+                &quote(&offer.id),
+                "\" is already used by an earlier offer",
+            ]));
         }
         self.by_id.insert(offer.id.clone(), self.offers.len());
         self.offers.push(Tracked {

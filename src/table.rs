@@ -148,7 +148,10 @@ mod tests {
         for i in 0..20_000usize {
             let key = format!("k{}", (i * 7919) % 5_000);
             assert_eq!(table.insert(key.clone(), i), map.insert(key.clone(), i));
-            assert_eq!(table.insert_new(format!("n{i}"), i), map.insert(format!("n{i}"), i).is_none());
+            assert_eq!(
+                table.insert_new(format!("n{i}"), i),
+                map.insert(format!("n{i}"), i).is_none()
+            );
         }
         assert_eq!(table.len(), map.len());
         for (k, v) in &map {

@@ -43,21 +43,21 @@ const STRING_PIECES: &[&str] = &[
     "\\b\\f\\n\\r\\t",
     "\\u0041",
     "\\u00e9",
-    "\\ud83d\\ude00",   // a pair
-    "\\uD83D\\uDE00",   // a pair, upper case
-    "\\ud800",          // lone high
-    "\\udc00",          // lone low
-    "\\ude00\\ud83d",   // reversed pair
-    "\\ud800\\u0041",   // high then not low
-    "\\ud800\\n",       // high then another escape
-    "\\ud800x",         // high then text
-    "\\\\ud800",        // an escaped backslash before u: text
-    "\\u12",            // short escape
-    "\\uzzzz",          // bad hex
-    "\\x",              // bad escape
-    "\u{1}",            // raw control character
-    "\t",               // raw tab
-    "\u{7f}",           // DEL is fine
+    "\\ud83d\\ude00", // a pair
+    "\\uD83D\\uDE00", // a pair, upper case
+    "\\ud800",        // lone high
+    "\\udc00",        // lone low
+    "\\ude00\\ud83d", // reversed pair
+    "\\ud800\\u0041", // high then not low
+    "\\ud800\\n",     // high then another escape
+    "\\ud800x",       // high then text
+    "\\\\ud800",      // an escaped backslash before u: text
+    "\\u12",          // short escape
+    "\\uzzzz",        // bad hex
+    "\\x",            // bad escape
+    "\u{1}",          // raw control character
+    "\t",             // raw tab
+    "\u{7f}",         // DEL is fine
     "\u{2028}",
     "\u{10FFFF}",
     "\u{FFFF}",
@@ -80,20 +80,88 @@ const NUMBERS: &[&str] = &[
 
 /// Keys an entry (or params struct) may have, and a few others.
 pub const KEYS: &[&str] = &[
-    "type", "v", "chatId", "title", "workspace", "scheduledTaskFolder", "agent", "settings", "origin", "todos", "id",
-    "tldr", "brief", "outcome", "role", "source", "text", "content", "status", "kind", "suggestionId", "preset",
-    "model", "permission", "sandbox", "approval", "input", "unreadable", "options", "oneActive", "action", "request",
-    "permissions", "wanted", "ceiling", "x", "", "ty\\u0070e", "\\ud800",
+    "type",
+    "v",
+    "chatId",
+    "title",
+    "workspace",
+    "scheduledTaskFolder",
+    "agent",
+    "settings",
+    "origin",
+    "todos",
+    "id",
+    "tldr",
+    "brief",
+    "outcome",
+    "role",
+    "source",
+    "text",
+    "content",
+    "status",
+    "kind",
+    "suggestionId",
+    "preset",
+    "model",
+    "permission",
+    "sandbox",
+    "approval",
+    "input",
+    "unreadable",
+    "options",
+    "oneActive",
+    "action",
+    "request",
+    "permissions",
+    "wanted",
+    "ceiling",
+    "x",
+    "",
+    "ty\\u0070e",
+    "\\ud800",
 ];
 
 /// Values that field readers treat specially.
 const WORDS: &[&str] = &[
-    "\"session\"", "\"turn_started\"", "\"turn_ended\"", "\"todo_update\"", "\"suggestion_offered\"",
-    "\"suggestion_settled\"", "\"message\"", "\"tool_call\"", "\"user\"", "\"assistant\"", "\"started\"",
-    "\"drafted\"", "\"dismissed\"", "\"restored\"", "\"suggestion\"", "\"pending\"", "\"in_progress\"",
-    "\"completed\"", "\"top-level\"", "\"helper\"", "\"draft\"", "\"dismiss\"", "\"restore\"", "\"create\"",
-    "\"complete\"", "\"s1\"", "\"c1\"", "1", "2", "0", "true", "false", "null", "\"1\"", "1.5", "[]", "{}",
-    "{\"draft\":null}", "{\"draft\":1}",
+    "\"session\"",
+    "\"turn_started\"",
+    "\"turn_ended\"",
+    "\"todo_update\"",
+    "\"suggestion_offered\"",
+    "\"suggestion_settled\"",
+    "\"message\"",
+    "\"tool_call\"",
+    "\"user\"",
+    "\"assistant\"",
+    "\"started\"",
+    "\"drafted\"",
+    "\"dismissed\"",
+    "\"restored\"",
+    "\"suggestion\"",
+    "\"pending\"",
+    "\"in_progress\"",
+    "\"completed\"",
+    "\"top-level\"",
+    "\"helper\"",
+    "\"draft\"",
+    "\"dismiss\"",
+    "\"restore\"",
+    "\"create\"",
+    "\"complete\"",
+    "\"s1\"",
+    "\"c1\"",
+    "1",
+    "2",
+    "0",
+    "true",
+    "false",
+    "null",
+    "\"1\"",
+    "1.5",
+    "[]",
+    "{}",
+    "{\"draft\":null}",
+    "{\"draft\":1}",
 ];
 
 /// Whitespace between tokens, mostly none.

@@ -9,8 +9,8 @@ pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use crate::error::TodoError;
 use crate::json::write::{cat, uint_text};
-use crate::table::TextTable;
 use crate::json::{kind, quote, quoted, Input, Object, Out, ToJson, Value};
+use crate::table::TextTable;
 
 /// Host options of `todo_write`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -517,7 +517,11 @@ impl TodoReplay {
     /// (a long chat's cards are not copied first).
     pub fn json_of(chat: &crate::chat::Chat) -> String {
         let ledger = &chat.todos;
-        let plan_todos: &[TodoItem] = if ledger.plan_state == PlanState::None { &[] } else { &ledger.todos };
+        let plan_todos: &[TodoItem] = if ledger.plan_state == PlanState::None {
+            &[]
+        } else {
+            &ledger.todos
+        };
         let mut out = Out::new();
         let plan = (ledger.plan_state, plan_todos, ledger.plan_turn);
         write_replay(&mut out, &ledger.todos, &ledger.cards, plan, &chat.skipped);

@@ -72,7 +72,10 @@ fn suggest_task_schema() -> String {
                 written.push(name);
                 out.key(name);
                 out.object(|out| {
-                    out.field("description", SUGGEST_FIELD_DESCRIPTIONS.get(k).copied().unwrap_or_default());
+                    out.field(
+                        "description",
+                        SUGGEST_FIELD_DESCRIPTIONS.get(k).copied().unwrap_or_default(),
+                    );
                     out.field("maxLength", limit);
                     out.field("minLength", &1usize);
                     out.field("type", "string");

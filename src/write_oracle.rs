@@ -321,7 +321,10 @@ fn mirror_entry(e: &entry::Entry) -> Entry {
             v: m.v,
             role: m.role.clone(),
             text: m.text.clone(),
-            source: m.source.as_ref().map(|entry::Source::Suggestion(o)| Source::Suggestion(origin(o))),
+            source: m
+                .source
+                .as_ref()
+                .map(|entry::Source::Suggestion(o)| Source::Suggestion(origin(o))),
         }),
     }
 }
@@ -433,7 +436,9 @@ fn odd_text(rng: &mut Rng) -> String {
     for _ in 0..rng.below(6) {
         match rng.below(4) {
             0 => s.push(char::from(rng.below(0x80) as u8)),
-            1 => s.push(rng.pick(&['"', '\\', '/', '\u{7f}', '\u{80}', '\u{2028}', '\u{2029}', 'é', '😀', '\u{FFFD}'])),
+            1 => s.push(rng.pick(&[
+                '"', '\\', '/', '\u{7f}', '\u{80}', '\u{2028}', '\u{2029}', 'é', '😀', '\u{FFFD}',
+            ])),
             2 => s.push_str("plain"),
             _ => s.push(char::from_u32(rng.below(0x11_0000) as u32).unwrap_or('x')),
         }
@@ -480,7 +485,11 @@ fn replays_are_written_as_serde_wrote_them() {
         }
         let todos = todo::TodoReplay::of(&chat);
         same(todos.to_json(), &todo_replay(&todos));
-        assert_eq!(todo::TodoReplay::json_of(&chat), todos.to_json(), "written from the chat, the same text");
+        assert_eq!(
+            todo::TodoReplay::json_of(&chat),
+            todos.to_json(),
+            "written from the chat, the same text"
+        );
         let suggestions = suggest::SuggestionReplay::of(&chat);
         same(suggestions.to_json(), &suggestion_replay(&suggestions));
     }
@@ -505,7 +514,9 @@ fn entries_the_core_writes_are_written_as_serde_wrote_them() {
                 preset: rng.chance(50).then(|| odd_text(&mut rng)),
                 model: rng.chance(50).then(|| odd_text(&mut rng)),
                 permission: rng.chance(50).then(|| odd_text(&mut rng)),
-                sandbox: rng.chance(50).then(|| json!({ "b": [1, 2.5, null, true], "a": odd_text(&mut rng) })),
+                sandbox: rng
+                    .chance(50)
+                    .then(|| json!({ "b": [1, 2.5, null, true], "a": odd_text(&mut rng) })),
                 approval: rng.chance(50).then(|| json!(odd_text(&mut rng))),
             },
             origin: rng.chance(50).then(|| origin.clone()),
@@ -516,7 +527,12 @@ fn entries_the_core_writes_are_written_as_serde_wrote_them() {
             text: rng.chance(50).then(|| odd_text(&mut rng)),
             source: rng.chance(50).then(|| entry::Source::Suggestion(origin.clone())),
         });
-        for e in [session, message, entry::Entry::TurnStarted {}, entry::Entry::TurnEnded {}] {
+        for e in [
+            session,
+            message,
+            entry::Entry::TurnStarted {},
+            entry::Entry::TurnEnded {},
+        ] {
             same(e.to_json(), &mirror_entry(&e));
         }
     }
@@ -590,7 +606,10 @@ fn tool_definitions_are_written_as_before() {
         "required": suggest::FIELDS.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
         "additionalProperties": false
     });
-    for (new, schema) in [(tool::todo_write_tool(), todo_schema), (tool::suggest_task_tool(), suggest_schema)] {
+    for (new, schema) in [
+        (tool::todo_write_tool(), todo_schema),
+        (tool::suggest_task_tool(), suggest_schema),
+    ] {
         let old = ToolDefinition {
             name: new.name,
             description: new.description,

@@ -65,7 +65,11 @@ pub const LONE_SURROGATE: &str = "text must be well-formed Unicode (it holds a l
 
 /// Whether `needle` occurs in `haystack` (a plain scan, for error paths).
 pub fn contains(haystack: &str, needle: &str) -> bool {
-    needle.is_empty() || haystack.as_bytes().windows(needle.len()).any(|w| w == needle.as_bytes())
+    needle.is_empty()
+        || haystack
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
 }
 
 /// Checks that `bytes` are one JSON value (of any depth) and nothing else.
@@ -107,9 +111,11 @@ impl Input {
     pub fn parse(text: &str) -> Input {
         match parse(text, None) {
             Ok(value) => Input::Json(value.into_owned()),
-            Err(e) if e.code == Code::RecursionLimitExceeded => {
-                Input::Unreadable(write::cat(&["it is nested deeper than ", &write::uint_text(MAX_DEPTH as u64), " levels"]))
-            }
+            Err(e) if e.code == Code::RecursionLimitExceeded => Input::Unreadable(write::cat(&[
+                "it is nested deeper than ",
+                &write::uint_text(MAX_DEPTH as u64),
+                " levels",
+            ])),
             Err(e) => match lone_surrogate_path(text) {
                 Some(path) => Input::Unreadable(write::cat(&[
                     &quote(&path),

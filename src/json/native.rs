@@ -17,7 +17,9 @@ impl From<&serde_json::Value> for Value<'static> {
             serde_json::Value::String(s) => Value::String(Cow::Owned(s.clone())),
             serde_json::Value::Array(items) => Value::Array(items.iter().map(Value::from).collect()),
             serde_json::Value::Object(map) => Value::Object(Object(
-                map.iter().map(|(k, v)| (Cow::Owned(k.clone()), Value::from(v))).collect(),
+                map.iter()
+                    .map(|(k, v)| (Cow::Owned(k.clone()), Value::from(v)))
+                    .collect(),
             )),
         }
     }

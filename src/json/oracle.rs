@@ -8,7 +8,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{quote, MAX_DEPTH, LONE_SURROGATE};
+use super::{quote, LONE_SURROGATE, MAX_DEPTH};
 
 /// A JSON string that must be well-formed Unicode. serde_json hands over a
 /// string with a lone surrogate escape (`"\ud800"`) only as bytes (WTF-8),
@@ -199,7 +199,6 @@ fn find_marker(value: &Value, marker: char, path: &mut String) -> bool {
     }
 }
 
-
 // ---- differential tests ----------------------------------------------------
 
 use crate::testgen::{self, Rng};
@@ -219,7 +218,9 @@ fn has_raw_value_key(text: &str) -> bool {
 fn integers_only(value: &super::Value) -> bool {
     match value {
         super::Value::Number(n) => {
-            n.as_ref() != "-0" && n.bytes().all(|b| b == b'-' || b.is_ascii_digit()) && (n.parse::<i64>().is_ok() || n.parse::<u64>().is_ok())
+            n.as_ref() != "-0"
+                && n.bytes().all(|b| b == b'-' || b.is_ascii_digit())
+                && (n.parse::<i64>().is_ok() || n.parse::<u64>().is_ok())
         }
         super::Value::Array(items) => items.iter().all(integers_only),
         super::Value::Object(o) => o.0.iter().all(|(_, v)| integers_only(v)),
@@ -229,7 +230,9 @@ fn integers_only(value: &super::Value) -> bool {
 
 fn check_text(text: &str) {
     // Checking only (skip): ok, and the same message and position.
-    let old = serde_json::from_str::<de::IgnoredAny>(text).map(|_| ()).map_err(|e| e.to_string());
+    let old = serde_json::from_str::<de::IgnoredAny>(text)
+        .map(|_| ())
+        .map_err(|e| e.to_string());
     let new = super::validate(text.as_bytes()).map_err(|e| e.to_string());
     assert_eq!(new, old, "validate {text:?}");
     if has_raw_value_key(text) {
@@ -237,7 +240,9 @@ fn check_text(text: &str) {
     }
     // Building: the same value, or the same message and position.
     let old = serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
-    let new = super::parse(text, None).map(|v| as_serde(&v)).map_err(|e| e.to_string());
+    let new = super::parse(text, None)
+        .map(|v| as_serde(&v))
+        .map_err(|e| e.to_string());
     assert_eq!(new, old, "parse {text:?}");
     // Writing a copied value: the text serde wrote, numbers aside (they keep their text).
     if let (Ok(value), Ok(old)) = (super::parse(text, None), &old) {

@@ -423,7 +423,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_escape(&mut self, strict: bool, mark: Option<char>, out: &mut String, lone: &mut bool) -> Result<(), Error> {
+    fn parse_escape(
+        &mut self,
+        strict: bool,
+        mark: Option<char>,
+        out: &mut String,
+        lone: &mut bool,
+    ) -> Result<(), Error> {
         let Some(ch) = self.next() else {
             return Err(self.error(Code::EofWhileParsingString));
         };
@@ -661,7 +667,10 @@ impl<'a> Parser<'a> {
             // below 2^64 × 10^288 < f64::MAX, or a division: never infinite
             false
         } else {
-            match usize::try_from(exponent - POW10_FROM).ok().and_then(|k| POW10_TOP.get(k)) {
+            match usize::try_from(exponent - POW10_FROM)
+                .ok()
+                .and_then(|k| POW10_TOP.get(k))
+            {
                 Some(pow) => (significand as f64 * pow).is_infinite(),
                 None => true, // beyond 10^308
             }
@@ -1109,7 +1118,11 @@ impl<'a> Parser<'a> {
                     field(self, k)?;
                 }
                 None if shape.deny_unknown => {
-                    return Err(unknown("field", std::str::from_utf8(&key).unwrap_or_default(), shape.fields))
+                    return Err(unknown(
+                        "field",
+                        std::str::from_utf8(&key).unwrap_or_default(),
+                        shape.fields,
+                    ))
                 }
                 None => {
                     self.parse_object_colon()?;
@@ -1130,7 +1143,9 @@ impl<'a> Parser<'a> {
     fn key(&mut self) -> Result<Cow<'a, [u8]>, Error> {
         let start = self.i;
         let rest = self.bytes.get(start..).unwrap_or_default();
-        let plain = rest.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
+        let plain = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
         if let Some(len) = plain {
             if rest.get(len) == Some(&b'"') {
                 self.i += len + 1;
@@ -1150,7 +1165,11 @@ impl<'a> Parser<'a> {
                 field(self, k)?;
             } else if shape.defaulted & (1 << k) == 0 {
                 let n = shape.fields.len();
-                let elements = if n == 1 { String::from("1 element") } else { cat(&[&uint_text(n as u64), " elements"]) };
+                let elements = if n == 1 {
+                    String::from("1 element")
+                } else {
+                    cat(&[&uint_text(n as u64), " elements"])
+                };
                 return Err(Error::custom(cat(&[
                     "invalid length ",
                     &uint_text(k as u64),
@@ -1355,7 +1374,12 @@ impl<'a> Parser<'a> {
             b'{' => String::from("map"),
             _ => return self.peek_error(Code::ExpectedSomeValue),
         };
-        self.place(Error::custom(cat(&["invalid type: ", &unexpected, ", expected ", expecting])))
+        self.place(Error::custom(cat(&[
+            "invalid type: ",
+            &unexpected,
+            ", expected ",
+            expecting,
+        ])))
     }
 }
 

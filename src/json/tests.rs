@@ -29,7 +29,20 @@ fn quote_cuts_long_text_by_characters() {
 
 #[test]
 fn numbers_keep_their_text_and_follow_the_grammar() {
-    for n in ["0", "-0", "1", "-12", "1.5", "1.50", "-1.25e3", "1E+2", "1e-2", "0.1", "18446744073709551616", "1e308"] {
+    for n in [
+        "0",
+        "-0",
+        "1",
+        "-12",
+        "1.5",
+        "1.50",
+        "-1.25e3",
+        "1E+2",
+        "1e-2",
+        "0.1",
+        "18446744073709551616",
+        "1e308",
+    ] {
         assert_eq!(ok(n), Value::Number(Cow::Borrowed(n)), "{n}");
     }
     // No leading zeros, no bare dot or exponent, no plus sign, no hex, no infinity.
@@ -66,8 +79,14 @@ fn strings_escape_as_rfc_8259_says() {
     // A string without escapes is borrowed from the text.
     assert!(matches!(ok("\"plain\""), Value::String(Cow::Borrowed("plain"))));
     // Control characters must be escaped; DEL need not be.
-    assert_eq!(err("\"a\u{1}b\""), "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3");
-    assert_eq!(err("\"a\tb\""), "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3");
+    assert_eq!(
+        err("\"a\u{1}b\""),
+        "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3"
+    );
+    assert_eq!(
+        err("\"a\tb\""),
+        "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3"
+    );
     assert_eq!(err(r#""\x""#), "invalid escape at line 1 column 3");
     assert_eq!(err(r#""\u12""#), "EOF while parsing a string at line 1 column 6");
     assert_eq!(err(r#""\u12"#), "EOF while parsing a string at line 1 column 5");
@@ -78,13 +97,25 @@ fn strings_escape_as_rfc_8259_says() {
 fn lone_surrogates_are_refused_never_replaced() {
     // High alone, low alone, a reversed pair, high then not low: all refused.
     assert_eq!(err(r#""\ud800""#), "unexpected end of hex escape at line 1 column 8");
-    assert_eq!(err(r#""\udc00""#), "lone leading surrogate in hex escape at line 1 column 7");
-    assert_eq!(err(r#""\ude00\ud83d""#), "lone leading surrogate in hex escape at line 1 column 7");
-    assert_eq!(err(r#""\ud800\u0041""#), "lone leading surrogate in hex escape at line 1 column 13");
+    assert_eq!(
+        err(r#""\udc00""#),
+        "lone leading surrogate in hex escape at line 1 column 7"
+    );
+    assert_eq!(
+        err(r#""\ude00\ud83d""#),
+        "lone leading surrogate in hex escape at line 1 column 7"
+    );
+    assert_eq!(
+        err(r#""\ud800\u0041""#),
+        "lone leading surrogate in hex escape at line 1 column 13"
+    );
     assert_eq!(err(r#""\ud800\n""#), "unexpected end of hex escape at line 1 column 9");
     // Read loosely (a stored text field), a lone surrogate is reported as such.
     let mut p = Parser::new(br#""a\ud800""#);
-    assert_eq!(p.loose_text("a string", LONE_SURROGATE).unwrap_err().message(), LONE_SURROGATE);
+    assert_eq!(
+        p.loose_text("a string", LONE_SURROGATE).unwrap_err().message(),
+        LONE_SURROGATE
+    );
     let mut p = Parser::new(br#""a\ud83d\ude00""#);
     assert_eq!(p.loose_text("a string", LONE_SURROGATE).unwrap(), "a😀");
     // Skipping checks the escape's digits, not its pairing (as serde_json did).
@@ -93,7 +124,8 @@ fn lone_surrogates_are_refused_never_replaced() {
 
 #[test]
 fn lone_surrogates_are_named_by_path() {
-    let text = r#"{"todos":[{"content":"ok \ud83d\ude00","status":"pending"},{"content":"bad \ud800","status":"pending"}]}"#;
+    let text =
+        r#"{"todos":[{"content":"ok \ud83d\ude00","status":"pending"},{"content":"bad \ud800","status":"pending"}]}"#;
     assert_eq!(
         Input::parse(text),
         Input::Unreadable("todos[1].content holds a lone surrogate; text must be well-formed Unicode".to_string())
@@ -149,7 +181,10 @@ fn deep_nesting_is_refused_when_built_and_skipped_at_any_depth() {
     assert_eq!(skips(&mixed), Ok(()));
     assert_eq!(skips(&deep(100_000)), Ok(()));
     let open = "[".repeat(100_000);
-    assert_eq!(skips(&open), Err("EOF while parsing a list at line 1 column 100000".to_string()));
+    assert_eq!(
+        skips(&open),
+        Err("EOF while parsing a list at line 1 column 100000".to_string())
+    );
 }
 
 #[test]
@@ -169,7 +204,10 @@ fn the_writer_escapes_as_serde_json_did() {
     assert_eq!(quoted("\u{0}\u{1}\u{1f}"), r#""\u0000\u0001\u001f""#);
     assert_eq!(quoted("\u{7f}é\u{2028}😀"), "\"\u{7f}é\u{2028}😀\"");
     // What the writer writes, the reader reads back as the same string.
-    let all: String = (0u32..0x800).chain([0xFFFD, 0x1F600, 0x10FFFF]).filter_map(char::from_u32).collect();
+    let all: String = (0u32..0x800)
+        .chain([0xFFFD, 0x1F600, 0x10FFFF])
+        .filter_map(char::from_u32)
+        .collect();
     assert_eq!(ok(&quoted(&all)), Value::String(Cow::Borrowed(all.as_str())));
 }
 

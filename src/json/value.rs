@@ -30,11 +30,7 @@ impl<'a> Object<'a> {
 
     /// The first key, in byte order, for which `pred` holds.
     pub fn first_key(&self, pred: impl Fn(&str) -> bool) -> Option<&str> {
-        self.0
-            .iter()
-            .map(|(k, _)| k.as_ref())
-            .filter(|k| pred(k))
-            .min()
+        self.0.iter().map(|(k, _)| k.as_ref()).filter(|k| pred(k)).min()
     }
 
     /// The members as a map holds them: keys in byte order, each once, with
@@ -103,7 +99,7 @@ pub fn kind(value: &Value) -> &'static str {
 }
 
 /// A stable merge sort by key (a small one: std's sorts are large in WASM).
-fn merge_sort<'k, T: Copy>(mut items: Vec<(&'k str, T)>) -> Vec<(&'k str, T)> {
+fn merge_sort<T: Copy>(mut items: Vec<(&str, T)>) -> Vec<(&str, T)> {
     let mut width = 1;
     let n = items.len();
     while width < n {

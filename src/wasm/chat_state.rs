@@ -187,24 +187,26 @@ impl ChatStateCore {
             out.field("ok", &true);
             out.field("chatId", chat_id);
         };
-        Ok(match settle::plan_start(&self.chat, &p.chat_id, &p.id, &p.request, &order) {
-            Ok(StartPlan::Create {
-                chat_id,
-                session,
-                settled,
-                brief,
-            }) => object(|out| {
-                planned(out, "create", &chat_id);
-                out.field("session", &Entry::Session(session));
-                out.field("settled", &Entry::SuggestionSettled(settled));
-                out.field("brief", &Entry::Message(brief));
-            }),
-            Ok(StartPlan::Started { chat_id, brief }) => object(|out| {
-                planned(out, "started", &chat_id);
-                out.field("brief", &Entry::Message(brief));
-            }),
-            Err(e) => failure(&e),
-        })
+        Ok(
+            match settle::plan_start(&self.chat, &p.chat_id, &p.id, &p.request, &order) {
+                Ok(StartPlan::Create {
+                    chat_id,
+                    session,
+                    settled,
+                    brief,
+                }) => object(|out| {
+                    planned(out, "create", &chat_id);
+                    out.field("session", &Entry::Session(session));
+                    out.field("settled", &Entry::SuggestionSettled(settled));
+                    out.field("brief", &Entry::Message(brief));
+                }),
+                Ok(StartPlan::Started { chat_id, brief }) => object(|out| {
+                    planned(out, "started", &chat_id);
+                    out.field("brief", &Entry::Message(brief));
+                }),
+                Err(e) => failure(&e),
+            },
+        )
     }
 
     #[wasm_bindgen(js_name = startedChat)]
