@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::read::{Parser, Shape};
+use crate::json::read::{Field, Parser, Shape};
 use crate::json::{Error, Input, LONE_SURROGATE};
 use crate::settle::{Action, GoalAction, StartRequest};
 
@@ -13,11 +13,11 @@ use crate::settle::{Action, GoalAction, StartRequest};
 pub type Why = String;
 
 /// Reads a whole params text with `read`.
-fn read_params<'a, T>(text: &'a str, read: impl FnOnce(&mut Parser<'a>) -> Result<T, Error>) -> Result<T, Why> {
+fn read_params<'a>(text: &'a str, shape: &Shape, field: Field<'a, '_>) -> Result<(), Why> {
     let mut p = Parser::new(text.as_bytes());
     // The message without its place in the params text.
-    read(&mut p)
-        .and_then(|value| p.end().map(|()| value))
+    p.read_struct(shape, field)
+        .and_then(|()| p.end())
         .map_err(|e| e.message().to_string())
 }
 
@@ -92,15 +92,14 @@ impl ModelInput<'_> {
 }
 
 /// `suggestTask`'s params.
-pub fn model_input(params: &str) -> Result<ModelInput<'_>, Why> {
-    read_params(params, |p| {
-        let mut m = ModelInput::default();
-        p.read_struct(
-            &shape("struct ModelInput", &["input", "unreadable"], 0b11, 0b11),
-            &mut |p, k| ModelInput::field(&mut m, p, k),
-        )?;
-        Ok(m)
-    })
+pub fn model_input(text: &str) -> Result<ModelInput<'_>, Why> {
+    let mut m = ModelInput::default();
+    read_params(
+        text,
+        &shape("struct ModelInput", &["input", "unreadable"], 0b11, 0b11),
+        &mut |p, k| ModelInput::field(&mut m, p, k),
+    )?;
+    Ok(m)
 }
 
 /// `todoWrite`'s params: the model's input and the one-active option.
@@ -110,11 +109,13 @@ pub struct TodoWriteParams<'a> {
     pub one_active: Option<bool>,
 }
 
-pub fn todo_write(params: &str) -> Result<TodoWriteParams<'_>, Why> {
-    read_params(params, |p| {
-        let mut params = TodoWriteParams::default();
-        let fields = &["input", "unreadable", "options"];
-        p.read_struct(&shape("struct TodoWriteParams", fields, 0b111, 0b111), &mut |p, k| {
+pub fn todo_write(text: &str) -> Result<TodoWriteParams<'_>, Why> {
+    let mut params = TodoWriteParams::default();
+    let fields = &["input", "unreadable", "options"];
+    read_params(
+        text,
+        &shape("struct TodoWriteParams", fields, 0b111, 0b111),
+        &mut |p, k| {
             if k < 2 {
                 return ModelInput::field(&mut params.input, p, k);
             }
@@ -130,16 +131,18 @@ pub fn todo_write(params: &str) -> Result<TodoWriteParams<'_>, Why> {
                     Ok(())
                 },
             )
-        })?;
-        Ok(params)
-    })
+        },
+    )?;
+    Ok(params)
 }
 
 /// `settleSuggestion`'s params.
-pub fn settle(params: &str) -> Result<(String, Action), Why> {
-    read_params(params, |p| {
-        let (mut id, mut action) = (String::new(), Action::Draft);
-        p.read_struct(&shape("struct SettleParams", &["id", "action"], 0, 0), &mut |p, k| {
+pub fn settle(text: &str) -> Result<(String, Action), Why> {
+    let (mut id, mut action) = (String::new(), Action::Draft);
+    read_params(
+        text,
+        &shape("struct SettleParams", &["id", "action"], 0, 0),
+        &mut |p, k| {
             if k == 0 {
                 id = string(p)?;
             } else {
@@ -150,9 +153,9 @@ pub fn settle(params: &str) -> Result<(String, Action), Why> {
                 };
             }
             Ok(())
-        })?;
-        Ok((id, action))
-    })
+        },
+    )?;
+    Ok((id, action))
 }
 
 /// `planStart`'s params.
@@ -164,11 +167,13 @@ pub struct PlanStartParams {
     pub permissions: Option<Vec<String>>,
 }
 
-pub fn plan_start(params: &str) -> Result<PlanStartParams, Why> {
-    read_params(params, |p| {
-        let mut params = PlanStartParams::default();
-        let fields = &["chatId", "id", "request", "permissions"];
-        p.read_struct(&shape("struct PlanStartParams", fields, 0b1100, 0b1100), &mut |p, k| {
+pub fn plan_start(text: &str) -> Result<PlanStartParams, Why> {
+    let mut params = PlanStartParams::default();
+    let fields = &["chatId", "id", "request", "permissions"];
+    read_params(
+        text,
+        &shape("struct PlanStartParams", fields, 0b1100, 0b1100),
+        &mut |p, k| {
             match k {
                 0 => params.chat_id = string(p)?,
                 1 => params.id = string(p)?,
@@ -190,40 +195,36 @@ pub fn plan_start(params: &str) -> Result<PlanStartParams, Why> {
                 _ => params.permissions = text_list(p)?,
             }
             Ok(())
-        })?;
-        Ok(params)
-    })
+        },
+    )?;
+    Ok(params)
 }
 
 /// `startedChat`'s params: the offering chat and the suggestion.
-pub fn started_chat(params: &str) -> Result<(String, String), Why> {
-    read_params(params, |p| {
-        let (mut chat_id, mut suggestion_id) = (String::new(), String::new());
-        let fields = &["chatId", "suggestionId"];
-        p.read_struct(&shape("struct StartedChatParams", fields, 0, 0), &mut |p, k| {
-            if k == 0 {
-                chat_id = string(p)?;
-            } else {
-                suggestion_id = string(p)?;
-            }
-            Ok(())
-        })?;
-        Ok((chat_id, suggestion_id))
-    })
+pub fn started_chat(text: &str) -> Result<(String, String), Why> {
+    let (mut chat_id, mut suggestion_id) = (String::new(), String::new());
+    let fields = &["chatId", "suggestionId"];
+    read_params(text, &shape("struct StartedChatParams", fields, 0, 0), &mut |p, k| {
+        if k == 0 {
+            chat_id = string(p)?;
+        } else {
+            suggestion_id = string(p)?;
+        }
+        Ok(())
+    })?;
+    Ok((chat_id, suggestion_id))
 }
 
 /// `checkGoal`'s params.
-pub fn goal(params: &str) -> Result<GoalAction, Why> {
-    read_params(params, |p| {
-        let mut action = GoalAction::Create;
-        p.read_struct(&shape("struct GoalParams", &["action"], 0, 0), &mut |p, _| {
-            if p.read_variant(&["create", "complete"])? == 1 {
-                action = GoalAction::Complete;
-            }
-            Ok(())
-        })?;
-        Ok(action)
-    })
+pub fn goal(text: &str) -> Result<GoalAction, Why> {
+    let mut action = GoalAction::Create;
+    read_params(text, &shape("struct GoalParams", &["action"], 0, 0), &mut |p, _| {
+        if p.read_variant(&["create", "complete"])? == 1 {
+            action = GoalAction::Complete;
+        }
+        Ok(())
+    })?;
+    Ok(action)
 }
 
 /// `clampPermission`'s params.
@@ -234,21 +235,19 @@ pub struct ClampParams {
     pub permissions: Option<Vec<String>>,
 }
 
-pub fn clamp(params: &str) -> Result<ClampParams, Why> {
-    read_params(params, |p| {
-        let mut params = ClampParams::default();
-        let fields = &["wanted", "ceiling", "permissions"];
-        // `wanted` and `ceiling` may be missing from an object, not from an array.
-        p.read_struct(&shape("struct ClampParams", fields, 0b111, 0b100), &mut |p, k| {
-            match k {
-                0 => params.wanted = optional_text(p)?,
-                1 => params.ceiling = optional_text(p)?,
-                _ => params.permissions = text_list(p)?,
-            }
-            Ok(())
-        })?;
-        Ok(params)
-    })
+pub fn clamp(text: &str) -> Result<ClampParams, Why> {
+    let mut params = ClampParams::default();
+    let fields = &["wanted", "ceiling", "permissions"];
+    // `wanted` and `ceiling` may be missing from an object, not from an array.
+    read_params(text, &shape("struct ClampParams", fields, 0b111, 0b100), &mut |p, k| {
+        match k {
+            0 => params.wanted = optional_text(p)?,
+            1 => params.ceiling = optional_text(p)?,
+            _ => params.permissions = text_list(p)?,
+        }
+        Ok(())
+    })?;
+    Ok(params)
 }
 
 #[cfg(test)]
