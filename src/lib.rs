@@ -11,7 +11,6 @@
 pub mod chat;
 pub mod entry;
 pub mod error;
-pub mod heap;
 pub mod json;
 pub mod jsonl;
 pub mod params;
