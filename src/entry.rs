@@ -267,6 +267,7 @@ const FIELDS: Shape = Shape {
     expecting: "struct Fields",
     fields: &FIELD_NAMES,
     deny_unknown: false,
+    last_wins: true,
     optional: u32::MAX,
     defaulted: 0,
 };
@@ -336,6 +337,13 @@ fn fields_of<'a>(p: &mut Parser<'a>) -> Result<Fields<'a>, Error> {
     let mut fields = Fields::default();
     p.read_struct(&FIELDS, &mut |p, k| {
         if p.null()? {
+            // A repeated field's last value counts, a null one too (absent).
+            if let Some(slot) = fields.raw.get_mut(k) {
+                *slot = None;
+            }
+            if k == Field::Todos as usize {
+                fields.items = None;
+            }
             return Ok(());
         }
         let raw = if k == Field::Todos as usize && fields.raw.first() == Some(&Some(b"\"todo_update\"")) {
@@ -539,6 +547,7 @@ const STORED_ITEM: Shape = Shape {
     expecting: "struct StoredItem",
     fields: &["content", "status"],
     deny_unknown: false,
+    last_wins: true,
     optional: 0,
     defaulted: 0,
 };
@@ -628,6 +637,7 @@ const STORED_SOURCE: Shape = Shape {
     expecting: "struct StoredSource",
     fields: &["kind", "chatId", "suggestionId"],
     deny_unknown: false,
+    last_wins: true,
     optional: 0,
     defaulted: 0,
 };
@@ -664,6 +674,7 @@ const STORED_ORIGIN: Shape = Shape {
     expecting: "struct StoredOrigin",
     fields: &["chatId", "suggestionId"],
     deny_unknown: false,
+    last_wins: true,
     optional: 0,
     defaulted: 0,
 };
@@ -756,6 +767,7 @@ const STORED_SETTINGS: Shape = Shape {
     expecting: "struct StoredSettings",
     fields: &["preset", "model", "permission", "sandbox", "approval"],
     deny_unknown: false,
+    last_wins: true,
     optional: u32::MAX,
     defaulted: 0,
 };

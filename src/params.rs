@@ -26,6 +26,7 @@ fn shape(expecting: &'static str, fields: &'static [&'static str], optional: u32
         expecting,
         fields,
         deny_unknown: true,
+        last_wins: false,
         optional,
         defaulted,
     }

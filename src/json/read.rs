@@ -31,6 +31,10 @@ pub struct Shape {
     pub fields: &'static [&'static str],
     /// An unknown field is an error (`deny_unknown_fields`), not skipped.
     pub deny_unknown: bool,
+    /// A repeated field takes its last value, as `JSON.parse` does (stored
+    /// entries: a log read as objects and read as bytes must agree); else it
+    /// is an error (the host's params).
+    pub last_wins: bool,
     /// Bit `k`: field `k` may be missing from an object (an `Option`).
     pub optional: u32,
     /// Bit `k`: field `k` may be missing from an array (`#[serde(default)]`).
@@ -1110,7 +1114,7 @@ impl<'a> Parser<'a> {
             let key = self.key()?;
             match shape.fields.iter().position(|name| same(name.as_bytes(), &key)) {
                 Some(k) => {
-                    if seen & (1 << k) != 0 {
+                    if seen & (1 << k) != 0 && !shape.last_wins {
                         return Err(Error::custom(cat(&["duplicate field `", name_of(shape, k), "`"])));
                     }
                     seen |= 1 << k;
