@@ -48,11 +48,19 @@ impl JsonlReader {
             if self.seen < BOM.len() {
                 return;
             }
-            if self.pending == BOM {
-                self.pending.clear();
+            // The first bytes are known now: drop the mark, or split them into
+            // lines like any others (they may hold a newline: `{}\n`, `\n\n`).
+            let head = std::mem::take(&mut self.pending);
+            if head != BOM {
+                self.split(chat, &head);
             }
         }
         self.seen += bytes.len();
+        self.split(chat, bytes);
+    }
+
+    /// Folds every line `bytes` completes and keeps the rest for the next chunk.
+    fn split(&mut self, chat: &mut Chat, mut bytes: &[u8]) {
         while let Some(end) = memchr::memchr(b'\n', bytes) {
             let (line, rest) = bytes.split_at(end);
             if self.pending.is_empty() {
@@ -71,8 +79,12 @@ impl JsonlReader {
 
     /// Ends the stream: a last line without a newline counts only when it is complete JSON.
     pub fn finish(&mut self, chat: &mut Chat) {
-        if self.seen < BOM.len() && self.pending == BOM.get(..self.pending.len()).unwrap_or_default() {
-            self.pending.clear();
+        if self.seen < BOM.len() {
+            // A stream shorter than the mark: a cut-off mark is dropped, other bytes are lines.
+            let head = std::mem::take(&mut self.pending);
+            if head != BOM.get(..head.len()).unwrap_or_default() {
+                self.split(chat, &head);
+            }
         }
         let tail = std::mem::take(&mut self.pending);
         if is_blank(&tail) {

@@ -1,0 +1,62 @@
+//! Inputs the property tests and fuzzers found, kept as plain tests.
+
+use oda_tasks::chat::Chat;
+use oda_tasks::json::Input;
+use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
+use oda_tasks::suggest::suggest_task;
+use oda_tasks::SuggestError;
+
+const HELPER: &str = r#"{"type":"session","chatId":"c","workspace":"w1","agent":"helper","settings":{}}"#;
+const TURN: &str = r#"{"type":"turn_started"}"#;
+const SUGGESTION: &str = r#"{"title":"T","tldr":"W","brief":"B"}"#;
+
+/// Reads `bytes` as a JSONL file, fed in chunks of `size` bytes.
+fn read_jsonl(bytes: &[u8], size: usize) -> (Chat, JsonlReader) {
+    let mut chat = Chat::new(false);
+    let mut reader = JsonlReader::default();
+    for chunk in bytes.chunks(size) {
+        reader.feed(&mut chat, chunk);
+    }
+    reader.finish(&mut chat);
+    (chat, reader)
+}
+
+/// Found by `jsonl_chunks_equal_entries_fed_as_text`: the first three bytes,
+/// held back to look for a byte order mark, were never split at a newline, so
+/// a short first line (`{}`, `[]`, a blank line) swallowed the next one.
+#[test]
+fn a_short_first_line_does_not_swallow_the_session() {
+    for first in ["{}", "[]", "1", "", " ", "\u{b}"] {
+        for end in ["\n", ""] {
+            let file = format!("{first}\n{HELPER}\n{TURN}{end}");
+            for size in [1, 2, 3, 4, 7, file.len()] {
+                let (chat, reader) = read_jsonl(file.as_bytes(), size);
+                let what = format!("first line {first:?}, end {end:?}, chunks of {size}");
+                assert!(chat.is_helper(), "{what}: the session was lost");
+                assert_eq!(
+                    suggest_task(Some(&chat), &Input::parse(SUGGESTION)),
+                    Err(SuggestError::Helper),
+                    "{what}"
+                );
+                assert!(chat.turns.open, "{what}");
+                assert_eq!(reader.torn, 0, "{what}");
+            }
+        }
+    }
+}
+
+/// Unreadable lines keep their own line numbers, also within the first three bytes.
+#[test]
+fn line_numbers_count_lines_within_the_first_bytes() {
+    let (chat, reader) = read_jsonl(b"\n\nx\n{}\n", 1);
+    assert_eq!(chat.len, 1);
+    assert_eq!(reader.unreadable.len(), 1);
+    assert_eq!(reader.unreadable[0].line, 3);
+    // A stream shorter than the mark is read as lines too.
+    let (_, reader) = read_jsonl(b"x\n", 8);
+    let reason = reader.unreadable.first().map(|u| u.reason.clone()).unwrap_or_default();
+    assert_eq!(reader.unreadable, vec![UnreadableLine { line: 1, reason }]);
+    // A cut-off byte order mark alone is no line.
+    let (chat, reader) = read_jsonl(b"\xEF\xBB", 1);
+    assert_eq!((chat.len, reader.unreadable.len(), reader.torn), (0, 0, 0));
+}
