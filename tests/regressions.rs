@@ -1,10 +1,13 @@
 //! Inputs the property tests and fuzzers found, kept as plain tests.
 
 use oda_tasks::chat::Chat;
+use oda_tasks::entry::{read_entry, Entry, Read};
 use oda_tasks::json::Input;
 use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
+use oda_tasks::settle::{plan_start, StartPlan, StartRequest, DEFAULT_PERMISSIONS};
 use oda_tasks::suggest::suggest_task;
 use oda_tasks::SuggestError;
+use serde_json::json;
 
 const HELPER: &str = r#"{"type":"session","chatId":"c","workspace":"w1","agent":"helper","settings":{}}"#;
 const TURN: &str = r#"{"type":"turn_started"}"#;
@@ -59,4 +62,32 @@ fn line_numbers_count_lines_within_the_first_bytes() {
     // A cut-off byte order mark alone is no line.
     let (chat, reader) = read_jsonl(b"\xEF\xBB", 1);
     assert_eq!((chat.len, reader.unreadable.len(), reader.torn), (0, 0, 0));
+}
+
+/// Found by `written_entries_read_back_the_same`: serde_json's default float
+/// parser may land one ulp off, so a Start copied `sandbox` and `approval`
+/// with a changed number.
+#[test]
+fn settings_numbers_are_copied_exactly() {
+    let number = "-7.808815919511217e-271";
+    let session = format!(
+        r#"{{"type":"session","chatId":"c","workspace":"w1","agent":"top-level","settings":{{"sandbox":{{"limit":{number}}},"approval":[{number}]}}}}"#
+    );
+    let offer = r#"{"type":"suggestion_offered","v":1,"id":"s1","title":"T","tldr":"W","brief":"B"}"#;
+    let mut chat = Chat::new(false);
+    for text in [session.as_str(), TURN, offer] {
+        chat.ingest(text);
+    }
+    let order: Vec<String> = DEFAULT_PERMISSIONS.iter().map(|p| p.to_string()).collect();
+    let Ok(StartPlan::Create { session: started, .. }) =
+        plan_start(&chat, "c", "s1", &StartRequest::default(), &order)
+    else {
+        panic!("the offer should start");
+    };
+    let expected: f64 = number.parse().expect("a float");
+    assert_eq!(started.settings.sandbox, Some(json!({ "limit": expected })));
+    assert_eq!(started.settings.approval, Some(json!([expected])));
+    let written = serde_json::to_string(&Entry::Session(started.clone())).expect("serialises");
+    assert!(written.contains(number), "{written}");
+    assert_eq!(read_entry(&written), Read::Entry(Entry::Session(started)));
 }
