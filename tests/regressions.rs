@@ -79,8 +79,7 @@ fn settings_numbers_are_copied_exactly() {
         chat.ingest(text);
     }
     let order: Vec<String> = DEFAULT_PERMISSIONS.iter().map(|p| p.to_string()).collect();
-    let Ok(StartPlan::Create { session: started, .. }) =
-        plan_start(&chat, "c", "s1", &StartRequest::default(), &order)
+    let Ok(StartPlan::Create { session: started, .. }) = plan_start(&chat, "c", "s1", &StartRequest::default(), &order)
     else {
         panic!("the offer should start");
     };
