@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
@@ -17,6 +18,18 @@ run("wasm-bindgen", [
   // Vite) or from bytes via initSync (Node's entry reads the file).
   "--target", "web",
 ]);
+
+// Size: binaryen's wasm-opt (pinned in devDependencies, runs from npm, no
+// download) shrinks the code for size and drops the names section.
+const wasm = "pkg/wasm/oda_tasks_bg.wasm";
+run("node", [
+  "node_modules/binaryen/bin/wasm-opt", "-Oz",
+  // the features rustc's wasm32 target enables by default (wasm-opt must not undo them)
+  "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
+  "--strip-debug", "--strip-producers", wasm, "-o", wasm,
+]);
+const bytes = readFileSync(new URL(`../${wasm}`, import.meta.url));
+console.error(`build: ${wasm} is ${bytes.length} bytes, ${gzipSync(bytes, { level: 9 }).length} gzipped`);
 
 // The tool definitions come from the core (one source for schema and rules)
 // but must be readable before a browser initialises the module: write them

@@ -18,12 +18,21 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN";
   # No --locked: its lock file pins crates this registry does not serve.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN" --force
 fi
-# The browser tests (`setup.sh --browser`, from `npm test`) drive Debian's
-# Chromium with playwright-core, which never downloads a browser of its own.
-if [ "${1:-}" = "--browser" ] && [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
-  echo "setup: installing Debian's chromium for the browser tests" >&2
+# What the tests need beyond the build (`npm test` passes both flags), from
+# Debian's packages: Chromium for the browser tests (playwright-core never
+# downloads a browser of its own) and the PostgreSQL server binaries for the
+# PostgresStore tests, which initdb and run a throwaway server of their own.
+APT=()
+for flag in "$@"; do
+  case "$flag" in
+    --browser) [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || APT+=(chromium) ;;
+    --postgres) compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || [ -n "${PG_BIN:-}" ] || APT+=(postgresql) ;;
+  esac
+done
+if [ ${#APT[@]} -gt 0 ]; then
+  echo "setup: installing Debian's ${APT[*]} for the tests" >&2
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT[@]}" >/dev/null
 fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies" >&2

@@ -24,9 +24,10 @@ fn read_jsonl(bytes: &[u8], size: usize) -> (Chat, JsonlReader) {
     (chat, reader)
 }
 
-/// Found by `jsonl_chunks_equal_entries_fed_as_text`: the first three bytes,
-/// held back to look for a byte order mark, were never split at a newline, so
-/// a short first line (`{}`, `[]`, a blank line) swallowed the next one.
+/// Found by `jsonl_chunks_equal_entries_fed_as_text` (and fixed on main at the
+/// same time): the first three bytes, held back to look for a byte order mark,
+/// were never split at a newline, so a short first line (`{}`, `[]`, a blank
+/// line) swallowed the next one: here a helper's session.
 #[test]
 fn a_short_first_line_does_not_swallow_the_session() {
     for first in ["{}", "[]", "1", "", " ", "\u{b}"] {
@@ -59,9 +60,6 @@ fn line_numbers_count_lines_within_the_first_bytes() {
     let (_, reader) = read_jsonl(b"x\n", 8);
     let reason = reader.unreadable.first().map(|u| u.reason.clone()).unwrap_or_default();
     assert_eq!(reader.unreadable, vec![UnreadableLine { line: 1, reason }]);
-    // A cut-off byte order mark alone is no line.
-    let (chat, reader) = read_jsonl(b"\xEF\xBB", 1);
-    assert_eq!((chat.len, reader.unreadable.len(), reader.torn), (0, 0, 0));
 }
 
 /// Found by `written_entries_read_back_the_same`: serde_json's default float

@@ -629,8 +629,8 @@ impl Entry {
 pub struct Layout {
     /// Starts with a UTF-8 byte order mark.
     pub bom: bool,
-    /// Per line (cycled): `\r\n` instead of `\n`.
-    pub crlf: Vec<bool>,
+    /// Per line (cycled): its line end, `\n`, `\r\n` or a lone `\r`.
+    pub ends: Vec<u8>,
     /// Per line (cycled): blank lines written before it (0 to 2).
     pub blanks: Vec<u8>,
     /// The last line ends with a newline.
@@ -663,21 +663,30 @@ impl Layout {
         let mut lines = Vec::with_capacity(texts.len());
         let mut number = 0;
         let cycled = |list: &[u8], i: usize| list.get(i % list.len().max(1)).copied().unwrap_or(0);
-        for (i, text) in texts.iter().enumerate() {
-            let newline: &[u8] = if self.crlf.get(i % self.crlf.len().max(1)).copied().unwrap_or(false) {
+        // An empty line right after a lone `\r` ends with `\r\n`: `\r` then `\n` is one line end.
+        let end_after = |bytes: &[u8], newline: &'static [u8]| -> &'static [u8] {
+            if newline == b"\n" && bytes.last() == Some(&b'\r') {
                 b"\r\n"
             } else {
-                b"\n"
+                newline
+            }
+        };
+        for (i, text) in texts.iter().enumerate() {
+            let newline: &'static [u8] = match cycled(&self.ends, i) % 3 {
+                0 => b"\n",
+                1 => b"\r\n",
+                _ => b"\r",
             };
             for _ in 0..cycled(&self.blanks, i) % 3 {
-                bytes.extend_from_slice(newline);
+                bytes.extend_from_slice(end_after(&bytes, newline));
                 number += 1;
             }
             number += 1;
             bytes.extend_from_slice(text.as_bytes());
             let last = i + 1 == texts.len();
             if !last || self.terminated {
-                bytes.extend_from_slice(newline);
+                let end = if text.is_empty() { end_after(&bytes, newline) } else { newline };
+                bytes.extend_from_slice(end);
             }
             lines.push(Line {
                 number,

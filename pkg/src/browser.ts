@@ -3,7 +3,7 @@
 // tests run it over fake-indexeddb.
 import type { LogEntry } from "./core.js";
 import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, checkChatId, type Store } from "./store.js";
+import { ConflictError, checkChatId, checkFrom, truncated, type Store } from "./store.js";
 import { queued } from "./queue.js";
 
 /** The database layout's version; an upgrade adds to it. */
@@ -83,6 +83,24 @@ export class IndexedDbStore implements Store {
     });
   }
 
+  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    const db = await this.#open();
+    // Only the keys [chatId, from] and up are read; the length comes from the same snapshot.
+    const result = await transaction<{ length: number; entries: LogEntry[] } | null>(db, "readonly", (tx, settle) => {
+      const chat = tx.objectStore(CHATS).get(chatId);
+      const entries = tx.objectStore(ENTRIES).getAll(this.#range(chatId, from));
+      tx.oncomplete = () => {
+        const record = chat.result as ChatRecord | undefined;
+        settle(record === undefined ? null : { length: record.length, entries: entries.result as LogEntry[] });
+      };
+    });
+    if (result === null) return null;
+    if (result.length < from) throw truncated(chatId, from, result.length);
+    return result.entries;
+  }
+
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     checkChatId(chatId);
     const copies = copyEntries(entries);
@@ -91,7 +109,7 @@ export class IndexedDbStore implements Store {
       return transaction<number>(db, "readwrite", (tx, settle, fail) => {
         const chats = tx.objectStore(CHATS);
         const request = chats.get(chatId);
-        request.onsuccess = () => {
+        request.onsuccess = guarded(fail, () => {
           const record = request.result as ChatRecord | undefined;
           if (record === undefined) return fail(missingChat(chatId));
           if (expectedLength !== undefined && expectedLength !== record.length) {
@@ -102,7 +120,7 @@ export class IndexedDbStore implements Store {
           const length = record.length + copies.length;
           chats.put({ length } satisfies ChatRecord, chatId);
           tx.oncomplete = () => settle(length);
-        };
+        });
       });
     });
   }
@@ -112,10 +130,10 @@ export class IndexedDbStore implements Store {
     const copies = copyEntries(entries);
     return this.#exclusive(chatId, async () => {
       const db = await this.#open();
-      return transaction<boolean>(db, "readwrite", (tx, settle) => {
+      return transaction<boolean>(db, "readwrite", (tx, settle, fail) => {
         const chats = tx.objectStore(CHATS);
         const request = chats.getKey(chatId);
-        request.onsuccess = () => {
+        request.onsuccess = guarded(fail, () => {
           if (request.result !== undefined) {
             tx.oncomplete = () => settle(false);
             return;
@@ -124,7 +142,7 @@ export class IndexedDbStore implements Store {
           copies.forEach((entry, i) => store.put(entry, [chatId, i]));
           chats.put({ length: copies.length } satisfies ChatRecord, chatId);
           tx.oncomplete = () => settle(true);
-        };
+        });
       });
     });
   }
@@ -136,9 +154,9 @@ export class IndexedDbStore implements Store {
     void db?.then((d) => d.close(), () => undefined);
   }
 
-  /** Every entry key of one chat: `[chatId, 0]` up to `[chatId, Infinity]`. */
-  #range(chatId: string): IDBKeyRange {
-    return this.#keyRange.bound([chatId, 0], [chatId, Infinity]);
+  /** The entry keys of one chat from index `from` on: `[chatId, from]` up to `[chatId, Infinity]`. */
+  #range(chatId: string, from = 0): IDBKeyRange {
+    return this.#keyRange.bound([chatId, from], [chatId, Infinity]);
   }
 
   #open(): Promise<IDBDatabase> {
@@ -197,14 +215,33 @@ function transaction<T>(
     tx.oncomplete = () => reject(new Error("oda-tasks: IndexedDB transaction completed without a result"));
     try {
       body(tx, resolve, (error) => {
-        refusal = error;
-        tx.abort();
+        try {
+          tx.abort();
+          refusal = error;
+        } catch {
+          // Already aborting (a quota error, a closing page): its own error says why.
+        }
       });
     } catch (e) {
       refusal = e instanceof Error ? e : new Error(String(e));
       tx.abort();
     }
   });
+}
+
+/**
+ * A request handler that turns an exception into a refusal: a `put` into a
+ * transaction that is already aborting throws, and must not escape as an
+ * uncaught error.
+ */
+function guarded(fail: (error: Error) => void, handler: () => void): () => void {
+  return () => {
+    try {
+      handler();
+    } catch (e) {
+      fail(e instanceof Error ? e : new Error(String(e)));
+    }
+  };
 }
 
 function webLocks(): LockRequester | null {

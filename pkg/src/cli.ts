@@ -2,11 +2,10 @@
 // oda-tasks [log.jsonl] [--json]: replays a chat's JSONL log and prints its
 // task list, the "Update to-do list" cards with what each changed, the plan,
 // and the suggestions. With no path it replays the bundled example chat.
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { replaySuggestions, replayTodos } from "./index.node.js";
-import type { LogEntry, TodoItem, TodoStatus } from "./core.js";
-import { parseJsonl } from "./jsonl.js";
+import { ChatState } from "./index.node.js";
+import type { JsonlReport, TodoItem, TodoStatus } from "./core.js";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -17,19 +16,31 @@ if (paths.length > 1 || paths.some((p) => p.startsWith("-"))) {
 }
 const path = paths[0] ?? fileURLToPath(new URL("../example/chat.jsonl", import.meta.url));
 
-let text: string;
+// The file's bytes go into the WASM core chunk by chunk: memory stays flat
+// in the log's length, and no entry becomes a JS object.
+const state = ChatState.empty();
+let report: JsonlReport;
 try {
-  text = readFileSync(path, "utf8");
+  const fd = openSync(path, "r");
+  try {
+    const chunk = new Uint8Array(1 << 20);
+    for (let n; (n = readSync(fd, chunk)) > 0; ) state.ingestJsonl(chunk.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  report = state.endJsonl();
 } catch (e) {
   process.stderr.write(`oda-tasks: cannot read ${path}: ${(e as Error).message}\n`);
   process.exit(1);
 }
-const parsed = parseJsonl<LogEntry>(text);
-const todos = replayTodos(parsed.entries);
-const suggestions = replaySuggestions(parsed.entries);
+const todos = state.replayTodos();
+const suggestions = state.replaySuggestions();
+const entries = state.length;
+state.free();
 
 if (json) {
-  process.stdout.write(JSON.stringify({ todos, suggestions, unreadable: parsed.unreadable, torn: parsed.torn }, null, 2) + "\n");
+  const out = { todos, suggestions, unreadable: report.unreadable, tornBytes: report.tornBytes };
+  process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   process.exit(0);
 }
 
@@ -39,10 +50,10 @@ const list = (items: TodoItem[], indent: string) =>
 const out: string[] = [];
 
 out.push(`Log: ${path}`);
-out.push(`  ${parsed.entries.length} entries` +
-  (parsed.unreadable.length ? `, ${parsed.unreadable.length} unreadable line(s) left out` : "") +
-  (parsed.torn !== null ? ", a torn last line left out" : ""));
-for (const u of parsed.unreadable) out.push(`  line ${u.line}: not JSON (${u.error})`);
+out.push(`  ${entries} entries` +
+  (report.unreadable.length ? `, ${report.unreadable.length} unreadable line(s) left out` : "") +
+  (report.tornBytes > 0 ? ", a torn last line left out" : ""));
+for (const u of report.unreadable) out.push(`  line ${u.line}: not JSON (${u.reason})`);
 for (const s of todos.skipped) out.push(`  entry ${s.index}${s.type ? ` (${s.type})` : ""} skipped: ${s.reason}`);
 
 const c = todos.cards.at(-1)?.counts;

@@ -1,7 +1,7 @@
 // The in-memory store: for tests, previews and single-process servers that
 // keep nothing across restarts.
 import type { LogEntry } from "./core.js";
-import { ConflictError, StoreError, checkChatId, jsonCopy, type Store } from "./store.js";
+import { ConflictError, StoreError, checkChatId, checkFrom, jsonCopy, truncated, type Store } from "./store.js";
 
 /**
  * A {@link Store} held in a `Map`. Each operation runs synchronously from its
@@ -23,6 +23,15 @@ export class MemoryStore implements Store {
     checkChatId(chatId);
     const log = this.#chats.get(chatId);
     return log === undefined ? null : jsonCopy(log);
+  }
+
+  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    const log = this.#chats.get(chatId);
+    if (log === undefined) return null;
+    if (log.length < from) throw truncated(chatId, from, log.length);
+    return jsonCopy(log.slice(from));
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
@@ -47,10 +56,22 @@ export class MemoryStore implements Store {
   }
 }
 
-/** Internal, shared by the stores: the entries as a fresh JSON array (refuses a non-array). */
+/**
+ * Internal, shared by the stores: the entries as a fresh JSON array. Refuses
+ * a non-array, and an entry whose JSON form is not an object: a log entry is
+ * an object, and in a JSONL file only an object line can never be mistaken
+ * for a cut-off longer one (`12` is a prefix of `123`).
+ */
 export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
   if (!Array.isArray(entries)) throw new TypeError("oda-tasks: entries must be an array of log entries");
-  return jsonCopy(entries) as LogEntry[];
+  const copies = jsonCopy(entries) as unknown[];
+  copies.forEach((entry, i) => {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+      const what = entry === null ? "null" : Array.isArray(entry) ? "an array" : typeof entry;
+      throw new TypeError(`oda-tasks: entry ${i} is not a JSON object (it is ${what})`);
+    }
+  });
+  return copies as LogEntry[];
 }
 
 /** Internal, shared by the stores: the `store/missing-chat` refusal. */

@@ -1,49 +1,49 @@
 // Node's file store: one append-only JSONL log per chat in a directory that
 // several processes may share. Exported as `oda-tasks/node` so that browser
-// bundles never see `node:fs`.
-import { createHash, randomBytes } from "node:crypto";
-import { constants, fsyncSync, mkdirSync, openSync, closeSync } from "node:fs";
-import {
-  link,
-  mkdir,
-  open,
-  readFile,
-  readdir,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  unlink,
-  type FileHandle,
-} from "node:fs/promises";
-import { hostname } from "node:os";
+// bundles never see `node:fs`. The cross-process lock is lock.ts; the line
+// rules are jsonl.ts.
+import { createHash } from "node:crypto";
+import { constants, fsyncSync, mkdirSync, openSync, closeSync, type BigIntStats } from "node:fs";
+import { link, lstat, open, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { LogEntry } from "./core.js";
-import { parseJsonl } from "./jsonl.js";
+import { JsonlScanner } from "./jsonl.js";
+import { LockStuckError, acquireLock, claimName, errorCode, sweep } from "./lock.js";
 import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, StoreError, checkChatId, type Store } from "./store.js";
+import { ConflictError, StoreError, checkChatId, checkFrom, jsonCopy, truncated, type Store } from "./store.js";
 import { queued } from "./queue.js";
 
-/** Longest file name most file systems take, in bytes. */
-const MAX_NAME_BYTES = 255;
-/** The longest suffix a chat's files get (the lock directory's). */
-const LOCK_SUFFIX = ".jsonl.lock";
+export interface JsonlStoreOptions {
+  /**
+   * How long (ms) to wait on a chat's lock that shows no sign of life (no
+   * new owner, no heartbeat) before failing with `store/locked`; default
+   * 10 000. A live holder refreshes its lock every 250 ms, however long it works.
+   */
+  lockWait?: number;
+  /** Bytes read from a file at a time; default 1 MiB. No line is ever held whole as more than one line. */
+  readChunkBytes?: number;
+}
+
+const DEFAULT_LOCK_WAIT = 10_000;
+const DEFAULT_READ_CHUNK = 1 << 20;
 
 /**
- * A {@link Store} that keeps each chat in `${dir}/${chatId}.jsonl`, one JSON
- * entry per line, only ever appended to.
+ * A {@link Store} that keeps each chat in one file of `dir`, one JSON entry
+ * per line, only ever appended to.
  *
  * - Durable: `append` and `create` resolve only after the data is fsynced.
  * - Safe across processes sharing `dir`: a conditional append checks the
  *   length and writes under a per-chat lock; `create` publishes a complete
  *   file with an atomic hard link, so exactly one creator wins.
- * - Crash tolerant: a last line cut off by a crash is never returned, and it
- *   is cut away before anything is appended after it. A middle line that is
- *   not JSON stays in the file but is left out of `read`.
+ * - Never shortens a file: a last line cut off by a crash is left out of
+ *   `read` and ended with "\n" before the next append, so it stays behind as
+ *   an unreadable line. Only a failed append takes back its own bytes.
+ * - Incremental: it remembers, per file, where the lines it has counted end,
+ *   so `readFrom` and `append` read only what was added since.
  *
  * @example
  * import { JsonlStore } from "oda-tasks/node";
- * const store = new JsonlStore("./chats");
+ * const store = new JsonlStore("./chats", { lockWait: 10_000 });
  * await store.create("chat-1", [{ type: "session", workspace: null }]);
  * const log = await store.read("chat-1");
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
@@ -51,9 +51,13 @@ const LOCK_SUFFIX = ".jsonl.lock";
 export class JsonlStore implements Store {
   /** The directory, as an absolute path. */
   readonly dir: string;
+  readonly #lockWait: number;
+  readonly #readChunk: number;
 
   /** Creates `dir` (and its parents) when missing. */
-  constructor(dir: string) {
+  constructor(dir: string, options: JsonlStoreOptions = {}) {
+    this.#lockWait = option(options, "lockWait", DEFAULT_LOCK_WAIT);
+    this.#readChunk = option(options, "readChunkBytes", DEFAULT_READ_CHUNK);
     this.dir = resolve(dir);
     const first = mkdirSync(this.dir, { recursive: true });
     // Make the new directories themselves durable, not only what goes in them.
@@ -67,100 +71,102 @@ export class JsonlStore implements Store {
     void sweep(this.dir).catch(() => undefined);
   }
 
-  async read(chatId: string): Promise<LogEntry[] | null> {
-    this.#check(chatId);
-    const key = this.#lockPath(chatId);
-    // Reads of a chat that arrive while another read of it still waits for
-    // the lock share that read: it looks at the file after they all began.
-    let text = waitingReads.get(key);
-    if (text === undefined) {
-      // Chats are never deleted: a chat missing now needs no lock to say so.
-      if (!(await this.#exists(chatId))) return null;
-      text = waitingReads.get(key);
-    }
-    if (text === undefined) {
-      const mine = this.#readText(chatId, () => {
-        if (waitingReads.get(key) === mine) waitingReads.delete(key);
-      });
-      const forget = () => {
-        if (waitingReads.get(key) === mine) waitingReads.delete(key);
-      };
-      mine.then(forget, forget);
-      waitingReads.set(key, mine);
-      text = mine;
-    }
-    const clean = await text;
-    // Parsed per caller: every caller gets its own objects.
-    return clean === null ? null : parseJsonl<LogEntry>(clean).entries;
+  /**
+   * The file that holds chat `chatId`: `<name>.jsonl`, where the name keeps
+   * `a-z 0-9 . _ -` and writes every other character as `%XX` per UTF-8
+   * byte, so that no two ids share a file even where file names ignore case
+   * or Unicode normalization (macOS, Windows). A name too long for a file
+   * system keeps its first 211 bytes and adds `~` and a SHA-256 of the id.
+   *
+   * @example
+   * new JsonlStore("/chats").file("Chat-1"); // "/chats/%43hat-1.jsonl"
+   */
+  file(chatId: string): string {
+    checkChatId(chatId);
+    return join(this.dir, `${fileStem(chatId)}.jsonl`);
   }
 
-  /**
-   * The log's whole lines as text, read under the lock (`started` is called
-   * as it looks at the file), or `null` when the chat is missing.
-   *
-   * Why under the lock: an append is one write(), but a reader outside the
-   * lock could still see part of a large one (the kernel exposes a write
-   * page by page). And under it no writer is at work, so a tail without a
-   * newline is torn by a crash: it is cut away now, so nothing appended
-   * later glues onto it.
-   */
-  async #readText(chatId: string, started: () => void): Promise<string | null> {
-    try {
-      return await this.#locked(chatId, async () => {
-        started();
-        let fh: FileHandle;
+  read(chatId: string): Promise<LogEntry[] | null> {
+    return this.#read(chatId, 0);
+  }
+
+  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
+    checkChatId(chatId); // the id first, as every store checks it
+    checkFrom(from);
+    return this.#read(chatId, from);
+  }
+
+  async #read(chatId: string, from: number): Promise<LogEntry[] | null> {
+    const file = this.file(chatId);
+    // Reads of a chat that arrive while another read of it still waits for
+    // the lock join that read: it looks at the file after they all began.
+    let group = waitingReads.get(file);
+    if (group === undefined) {
+      // Chats are never deleted: a chat missing now needs no lock to say so.
+      if (!(await exists(file))) return null;
+      group = waitingReads.get(file);
+    }
+    if (group === undefined) {
+      const mine: ReadGroup = { froms: [], scan: Promise.resolve(null) };
+      const forget = () => {
+        if (waitingReads.get(file) === mine) waitingReads.delete(file);
+      };
+      mine.scan = this.#locked(chatId, "read", async () => {
+        forget(); // from here on, a new read needs a new look at the file
+        const keepFrom = Math.min(...mine.froms);
+        const opened = await openChat(chatId, file, "read");
+        if (opened === null) return null;
         try {
-          fh = await this.#openLog(chatId);
-        } catch (e) {
-          if (e instanceof StoreError && e.code === "store/missing-chat") return null;
-          if (!READ_ONLY.has(errorCode(e))) throw e;
-          return cleanText(await readFile(this.#file(chatId))); // a log we may read but not repair
-        }
-        try {
-          const bytes = await readAll(fh);
-          const clean = bytes.lastIndexOf(0x0a) + 1;
-          if (clean < bytes.length) {
-            await fh.truncate(clean);
-            await fh.sync();
-          }
-          return cleanText(bytes);
+          const scan = await this.#scan(opened, file, keepFrom);
+          return { entries: scan.entries as LogEntry[], count: scan.count, keepFrom, readers: mine.froms.length };
         } finally {
-          await fh.close();
+          await opened.fh.close();
         }
       });
-    } catch (e) {
-      // A directory we may not lock in: read the log as it is.
-      if (!READ_ONLY.has(errorCode(e))) throw e;
-      started();
-      return cleanText(await readFile(this.#file(chatId)));
+      mine.scan.then(forget, forget);
+      waitingReads.set(file, mine);
+      group = mine;
     }
+    group.froms.push(from);
+    const scan = await group.scan;
+    if (scan === null) return null;
+    if (scan.count < from) throw truncated(chatId, from, scan.count);
+    const entries = scan.entries.slice(from - scan.keepFrom);
+    // Every caller gets its own objects.
+    return scan.readers > 1 ? jsonCopy(entries) : entries;
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
-    this.#check(chatId);
-    const data = toJsonl(copyEntries(entries));
+    const file = this.file(chatId);
+    const copies = copyEntries(entries);
+    const data = Buffer.from(copies.map((entry) => JSON.stringify(entry) + "\n").join(""), "utf8");
     // Chats are never deleted: a chat missing now needs no lock to say so.
-    if (!(await this.#exists(chatId))) throw missingChat(chatId);
-    return this.#locked(chatId, async () => {
-      const fh = await this.#openLog(chatId);
+    if (!(await exists(file))) throw missingChat(chatId);
+    return this.#locked(chatId, "write", async () => {
+      const opened = await openChat(chatId, file, "append");
+      if (opened === null) throw missingChat(chatId);
+      const { fh } = opened;
       try {
-        const log = await loadLog(fh);
-        if (log.clean < log.size) await fh.truncate(log.clean); // the torn tail of a crashed write
-        const length = log.entries.length;
+        const scan = await this.#scan(opened, file, Infinity);
+        const length = scan.count;
         if (expectedLength !== undefined && expectedLength !== length) {
-          if (log.clean < log.size) await fh.sync();
           throw new ConflictError(chatId, expectedLength, length);
         }
+        if (copies.length === 0) return length;
+        // A last line without its "\n" (hand-written, or cut off) is ended first.
+        const bytes = scan.openLine ? Buffer.concat([NEWLINE, data]) : data;
         try {
-          // One write to a file opened for append, then fsync: all or nothing.
-          await writeAll(fh, data);
+          // One write to a file opened for append, then fsync.
+          await writeAll(fh, bytes);
           await fh.sync();
         } catch (e) {
-          // Take back whatever part reached the file, so a failed append leaves no entry.
-          await fh.truncate(log.clean).catch(() => undefined);
+          // Take back whatever part of this append reached the file (and only that).
+          await fh.truncate(scan.end).catch(() => undefined);
           throw e;
         }
-        return length + entries.length;
+        const end = scan.end + bytes.length;
+        remember(file, opened.st, { offset: end, count: length + copies.length }, await probeBefore(fh, end));
+        return length + copies.length;
       } finally {
         await fh.close();
       }
@@ -168,86 +174,102 @@ export class JsonlStore implements Store {
   }
 
   async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
-    this.#check(chatId);
-    const data = toJsonl(copyEntries(entries));
+    const file = this.file(chatId);
+    const copies = copyEntries(entries);
+    const data = Buffer.from(copies.map((entry) => JSON.stringify(entry) + "\n").join(""), "utf8");
     // Write the whole log aside, then publish it under its name in one step:
     // link() fails when the name exists, so exactly one creator wins and no
     // reader ever sees a half-written chat. The temp name starts with "." and
     // ends with ".tmp", so it can never be a chat's file; it names its owner,
     // so a temp left by a crash can be swept.
-    const id = token();
-    const temp = join(this.dir, `.create-${process.pid}-${HOST}-${id}.tmp`);
-    live.add(id);
+    const claim = claimName();
+    const temp = join(this.dir, `.create-${claim.name}.tmp`);
     let fh: FileHandle;
     try {
       fh = await open(temp, "wx");
     } catch (e) {
-      live.delete(id);
+      claim.release();
+      if (READ_ONLY.has(errorCode(e))) throw readOnly(chatId, this.dir, "directory", e);
       throw e;
     }
+    let st: BigIntStats;
     try {
       try {
         await writeAll(fh, data);
         await fh.sync();
+        st = await fh.stat({ bigint: true });
       } finally {
         await fh.close();
       }
-      await link(temp, this.#file(chatId));
+      await link(temp, file);
     } catch (e) {
-      if (errorCode(e) === "EEXIST") return false;
-      throw e;
+      if (errorCode(e) !== "EEXIST") throw e;
+      await mustBeFile(chatId, file); // a directory or a dangling link is not a chat that exists
+      return false;
     } finally {
       await unlink(temp).catch(() => undefined);
-      live.delete(id);
+      claim.release();
     }
     await syncDir(this.dir);
+    remember(file, st, { offset: data.length, count: copies.length }, Buffer.from(data.subarray(data.length - Math.min(PROBE_BYTES, data.length))));
     return true;
   }
 
-  #check(chatId: string): void {
-    checkChatId(chatId);
-    if (Buffer.byteLength(chatId) + LOCK_SUFFIX.length > MAX_NAME_BYTES) {
-      throw new StoreError(
-        "store/bad-chat-id",
-        `invalid chat id ${JSON.stringify(chatId)}: it is too long for a file name (${MAX_NAME_BYTES - LOCK_SUFFIX.length} UTF-8 bytes at most)`,
-        chatId,
-      );
+  /**
+   * Reads the log from the last checkpoint this process remembers for the
+   * file (when it is still the same file and at least as long), else from
+   * the start; keeps the entries from `keepFrom` on.
+   */
+  async #scan(opened: Opened, file: string, keepFrom: number): Promise<Scan> {
+    const { fh, st } = opened;
+    let start = { offset: 0, count: 0 };
+    const known = latestBefore(file, keepFrom);
+    if (
+      known !== undefined &&
+      known.dev === st.dev &&
+      known.ino === st.ino &&
+      known.offset <= Number(st.size) &&
+      (await sameBytes(fh, known.offset - known.probe.length, known.probe))
+    ) {
+      start = known;
+    } else if (known !== undefined) {
+      checkpoints.delete(file); // replaced, cut, or rewritten: none of its checkpoints holds
     }
-  }
-
-  #file(chatId: string): string {
-    return join(this.dir, `${chatId}.jsonl`);
-  }
-
-  async #exists(chatId: string): Promise<boolean> {
-    try {
-      await stat(this.#file(chatId));
-      return true;
-    } catch (e) {
-      if (errorCode(e) === "ENOENT") return false;
-      throw e;
+    const scanner = new JsonlScanner(start, keepFrom);
+    let end = start.offset;
+    for (;;) {
+      // A fresh buffer each time: the scanner keeps slices of a line that spans chunks.
+      const chunk = Buffer.allocUnsafe(this.#readChunk);
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, end);
+      if (bytesRead === 0) break;
+      scanner.push(chunk.subarray(0, bytesRead));
+      end += bytesRead;
     }
+    scanner.end();
+    const at = scanner.checkpoint;
+    remember(file, st, at, await probeBefore(fh, at.offset), start.offset);
+    return { entries: scanner.entries, count: scanner.count, openLine: scanner.openLine, end };
   }
 
-  async #openLog(chatId: string): Promise<FileHandle> {
-    try {
-      // Read and append, never create: a missing chat stays missing.
-      return await open(this.#file(chatId), constants.O_RDWR | constants.O_APPEND);
-    } catch (e) {
-      if (errorCode(e) === "ENOENT") throw missingChat(chatId);
-      throw e;
-    }
-  }
-
-  #lockPath(chatId: string): string {
-    return join(this.dir, chatId + LOCK_SUFFIX);
-  }
-
-  /** Runs `fn` holding the chat's lock: first in this process, then across processes. */
-  #locked<T>(chatId: string, fn: () => Promise<T>): Promise<T> {
-    const lockPath = this.#lockPath(chatId);
+  /**
+   * Runs `fn` holding the chat's lock: first in this process, then across
+   * processes. A read in a directory this process may not write (so not lock)
+   * goes ahead unlocked; a write there is `store/read-only`.
+   */
+  #locked<T>(chatId: string, kind: "read" | "write", fn: () => Promise<T>): Promise<T> {
+    const lockPath = join(this.dir, `${fileStem(chatId)}${LOCK_SUFFIX}`);
     return queued(lockPath, async () => {
-      const release = await acquireLock(this.dir, lockPath);
+      let release: () => Promise<void>;
+      try {
+        release = await acquireLock(this.dir, lockPath, this.#lockWait);
+      } catch (e) {
+        if (e instanceof LockStuckError) {
+          throw new StoreError("store/locked", `chat "${chatId}" stays locked: ${e.why}; remove ${e.path} if no process is using it`, chatId);
+        }
+        if (!READ_ONLY.has(errorCode(e))) throw e;
+        if (kind === "write") throw readOnly(chatId, this.dir, "directory", e);
+        return fn();
+      }
       try {
         return await fn();
       } finally {
@@ -258,46 +280,219 @@ export class JsonlStore implements Store {
 }
 
 // ---------------------------------------------------------------------------
-// Reading and writing a log file.
+// File names.
 
-interface LoadedLog {
-  entries: LogEntry[];
-  /** Bytes up to and including the last newline: the part that holds whole lines. */
-  clean: number;
-  /** The file's size. */
-  size: number;
+/** The suffix of a chat's lock directory: the longest name a chat gets. */
+const LOCK_SUFFIX = ".jsonl.lock";
+/** Longest file name most file systems take, in bytes, less the lock's suffix. */
+const MAX_STEM = 255 - LOCK_SUFFIX.length;
+/** Windows device names, which no file may be called, whatever its extension. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
+
+/** A chat's file name without `.jsonl`: see {@link JsonlStore.file}. Pure ASCII, one case. */
+function fileStem(chatId: string): string {
+  let stem = chatId.replace(/[^a-z0-9._-]/gu, escapeChar);
+  if (WINDOWS_DEVICE.test(stem)) stem = escapeChar(stem.charAt(0)) + stem.slice(1);
+  if (stem.length <= MAX_STEM) return stem;
+  // "~" never occurs unescaped in a plain name, so a hashed name cannot equal one.
+  const hash = createHash("sha256").update(chatId, "utf8").digest("hex").slice(0, 32);
+  const prefix = stem.slice(0, MAX_STEM - hash.length - 1).replace(/%[0-9A-F]?$/, "");
+  return `${prefix}~${hash}`;
 }
 
-/** The text of a log file's whole lines: what follows the last newline is a torn write. */
-function cleanText(bytes: Buffer): string {
-  // A newline byte never occurs inside a UTF-8 sequence, so cutting at it is safe.
-  return bytes.toString("utf8", 0, bytes.lastIndexOf(0x0a) + 1);
+function escapeChar(char: string): string {
+  let out = "";
+  for (const byte of Buffer.from(char, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  return out;
 }
 
-async function readAll(fh: FileHandle): Promise<Buffer> {
-  const { size } = await fh.stat();
-  const bytes = Buffer.alloc(size);
-  let read = 0;
-  while (read < size) {
-    const { bytesRead } = await fh.read(bytes, read, size - read, read);
-    if (bytesRead === 0) break;
-    read += bytesRead;
+// ---------------------------------------------------------------------------
+// Opening a chat's file.
+
+interface Opened {
+  fh: FileHandle;
+  st: BigIntStats;
+}
+
+/** Never blocks on a FIFO (absent on Windows, which has none at a file path). */
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/**
+ * Opens the chat's file, which must be a regular file (a symlink to one is
+ * fine); `null` when nothing is at its path.
+ */
+async function openChat(chatId: string, file: string, mode: "read" | "append"): Promise<Opened | null> {
+  const flags = (mode === "read" ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND) | O_NONBLOCK;
+  let fh: FileHandle;
+  try {
+    fh = await open(file, flags);
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === "ENOENT" && (await lstat(file).catch(() => null)) === null) return null;
+    if (READ_ONLY.has(code) && mode === "append") throw readOnly(chatId, file, "file", e);
+    if (NOT_A_FILE_OPEN.has(code)) await mustBeFile(chatId, file);
+    throw e;
   }
-  return bytes.subarray(0, read);
+  try {
+    const st = await fh.stat({ bigint: true });
+    if (!st.isFile()) throw notAFile(chatId, file, describe(st));
+    return { fh, st };
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
 }
 
-async function loadLog(fh: FileHandle): Promise<LoadedLog> {
-  const bytes = await readAll(fh);
-  return {
-    entries: parseJsonl<LogEntry>(cleanText(bytes)).entries,
-    clean: bytes.lastIndexOf(0x0a) + 1,
-    size: bytes.length,
-  };
+/** Errors open() gives for something that is not a regular file (ENOENT: a dangling symlink). */
+const NOT_A_FILE_OPEN = new Set(["ENOENT", "EISDIR", "ELOOP", "ENXIO", "ENODEV", "EOPNOTSUPP"]);
+
+/** Throws `store/not-a-file` unless a regular file (or a symlink to one) is at `file`. */
+async function mustBeFile(chatId: string, file: string): Promise<void> {
+  let st;
+  try {
+    st = await stat(file);
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === "ENOENT") throw notAFile(chatId, file, "a symbolic link to nothing");
+    if (code === "ELOOP") throw notAFile(chatId, file, "a symbolic link loop");
+    throw e;
+  }
+  if (!st.isFile()) throw notAFile(chatId, file, describe(st));
 }
 
-/** One line per entry; JSON never holds a raw newline, so each entry is exactly one line. */
-function toJsonl(entries: readonly LogEntry[]): Buffer {
-  return Buffer.from(entries.map((entry) => JSON.stringify(entry) + "\n").join(""), "utf8");
+function describe(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+  return st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : st.isSocket() ? "a socket" : "a device";
+}
+
+function notAFile(chatId: string, file: string, what: string): StoreError {
+  return new StoreError("store/not-a-file", `chat "${chatId}": ${file} is ${what}, not a chat's file; move or remove it`, chatId);
+}
+
+function readOnly(chatId: string, path: string, what: "file" | "directory", cause: unknown): StoreError {
+  return new StoreError(
+    "store/read-only",
+    `chat "${chatId}" cannot be written: the ${what} ${path} is read-only here (${errorCode(cause)})`,
+    chatId,
+  );
+}
+
+/** Whether something (perhaps not a file) is at `path`; chats are never deleted, so "no" is final. */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (e) {
+    if (errorCode(e) === "ENOENT") return false;
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints: where the lines a process has counted end, per file.
+
+interface Checkpoint {
+  dev: bigint;
+  ino: bigint;
+  /** Just past a line end (or 0). */
+  offset: number;
+  /** Entries before `offset`. */
+  count: number;
+  /** The bytes just before `offset`: a file rewritten in place no longer has them. */
+  probe: Buffer;
+}
+
+const PROBE_BYTES = 32;
+/** Files remembered per process, least recently used first out. */
+const MAX_FILES = 4096;
+/** Checkpoints kept per file: a read from a little before the latest still seeks. */
+const PER_FILE = 4;
+/** Per file: its latest checkpoints, oldest first. */
+const checkpoints = new Map<string, Checkpoint[]>();
+
+/** The latest checkpoint of `file` with at most `count` entries before it. */
+function latestBefore(file: string, count: number): Checkpoint | undefined {
+  const list = checkpoints.get(file) ?? [];
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.count <= count) return list[i];
+  return undefined;
+}
+
+/**
+ * Remembers a checkpoint of `file` (now `st`); `probe` is the bytes just
+ * before `at.offset`. Earlier checkpoints past `verified` (bytes read again
+ * since) give way to it.
+ */
+function remember(file: string, st: BigIntStats, at: { offset: number; count: number }, probe: Buffer, verified = at.offset): void {
+  const keep = Math.min(verified, at.offset - 1);
+  const list = (checkpoints.get(file) ?? []).filter((c) => c.dev === st.dev && c.ino === st.ino && c.offset <= keep);
+  list.push({ dev: st.dev, ino: st.ino, offset: at.offset, count: at.count, probe });
+  checkpoints.delete(file);
+  checkpoints.set(file, list.slice(-PER_FILE));
+  if (checkpoints.size > MAX_FILES) checkpoints.delete(checkpoints.keys().next().value as string);
+}
+
+/** The (up to) PROBE_BYTES bytes of the file just before `offset`. */
+async function probeBefore(fh: FileHandle, offset: number): Promise<Buffer> {
+  const probe = Buffer.alloc(Math.min(PROBE_BYTES, offset));
+  const { bytesRead } = await fh.read(probe, 0, probe.length, offset - probe.length);
+  return probe.subarray(0, bytesRead);
+}
+
+async function sameBytes(fh: FileHandle, position: number, expected: Buffer): Promise<boolean> {
+  if (expected.length === 0) return true;
+  const actual = Buffer.alloc(expected.length);
+  const { bytesRead } = await fh.read(actual, 0, expected.length, position);
+  return bytesRead === expected.length && actual.equals(expected);
+}
+
+// ---------------------------------------------------------------------------
+// Reads waiting for a chat's lock in this process (the queue itself is
+// queue.ts): a read arriving meanwhile joins the waiting one.
+
+interface Scan {
+  entries: unknown[];
+  count: number;
+  openLine: boolean;
+  /** The offset the scan read up to: the file's size under the lock. */
+  end: number;
+}
+
+interface SharedScan {
+  entries: LogEntry[];
+  count: number;
+  keepFrom: number;
+  readers: number;
+}
+
+interface ReadGroup {
+  /** The `from` of every read in the group; fixed once the scan starts. */
+  froms: number[];
+  scan: Promise<SharedScan | null>;
+}
+
+/** Per chat file: the read that waits for its turn, for later reads to join. */
+const waitingReads = new Map<string, ReadGroup>();
+
+// ---------------------------------------------------------------------------
+
+const NEWLINE = Buffer.from("\n");
+
+/** Codes for a file or directory this process may read but not change. */
+const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
+
+/** Windows cannot open a directory; some file systems refuse to fsync one. */
+const DIR_SYNC_UNSUPPORTED = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP"]);
+
+function option(options: JsonlStoreOptions, name: keyof JsonlStoreOptions, fallback: number): number {
+  if (typeof options !== "object" || options === null) throw new TypeError("oda-tasks: JsonlStore options must be an object");
+  for (const key of Object.keys(options)) {
+    if (key !== "lockWait" && key !== "readChunkBytes") throw new TypeError(`oda-tasks: unknown JsonlStore option "${key}"`);
+  }
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`oda-tasks: JsonlStore option ${name} must be a whole number >= 1 (got ${String(value)})`);
+  }
+  return value;
 }
 
 async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
@@ -330,169 +525,4 @@ function syncDirSync(dir: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-}
-
-/** Codes for a file or directory this process may read but not change. */
-const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
-
-/** Windows cannot open a directory; some file systems refuse to fsync one. */
-const DIR_SYNC_UNSUPPORTED = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP"]);
-
-// ---------------------------------------------------------------------------
-// The per-chat lock across processes.
-//
-// The lock is a directory `<chat>.jsonl.lock` holding exactly one owner entry
-// `<pid>-<host>-<token>` (an empty directory: its name says it all). A process
-// takes the lock by preparing a private directory that already holds its
-// owner entry and renaming it onto the lock's name. rename() is atomic and
-// fails while the lock's directory exists with an owner in it, so the
-// exclusive step is the rename, never a sleep; a waiter retries with a short
-// backoff.
-//
-// Why a directory and not a file created with O_EXCL: a lock left by a dead
-// process must be broken, and breaking must remove *that* lock, never one a
-// live process took a moment later. A plain lock file can only be removed by
-// its name, which the next holder reuses. Here a breaker removes the dead
-// owner's entry by its unique token: that succeeds for exactly one breaker
-// and can never touch a newer owner. An empty lock directory is free (rename
-// replaces it), so a releaser or breaker that dies half-way leaves no lock.
-
-const LIVE = Symbol.for("oda-tasks/node: live lock tokens");
-/**
- * Tokens of this process's locks (held or being taken) and temp files: an
- * owner name with this process's pid and another token is left by an
- * earlier process that had the same pid. Kept on `globalThis` so that two
- * copies of this package in one process never take each other's locks for
- * stale.
- */
-const live: Set<string> = ((globalThis as { [LIVE]?: Set<string> })[LIVE] ??= new Set<string>());
-/** Codes rename() gives when the lock's directory exists and is not empty. */
-const LOCK_HELD = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "EBUSY"]);
-const OWNER_NAME = /^(\d+)-([0-9a-f]+)-([0-9a-f]+)$/;
-/** This host, hashed short: pids of another host (a container sharing the directory) mean nothing here. */
-const HOST = createHash("sha256").update(hostname()).digest("hex").slice(0, 12);
-
-async function acquireLock(dir: string, lockPath: string): Promise<() => Promise<void>> {
-  const id = token();
-  const owner = `${process.pid}-${HOST}-${id}`;
-  const prepared = join(dir, `.lock-${owner}.tmp`);
-  live.add(id);
-  try {
-    await mkdir(join(prepared, owner), { recursive: true });
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await rename(prepared, lockPath);
-        break;
-      } catch (e) {
-        if (!LOCK_HELD.has(errorCode(e))) throw e;
-      }
-      if (!(await freeIfStale(dir, lockPath))) await sleep(backoff(attempt));
-    }
-  } catch (e) {
-    live.delete(id);
-    await rm(prepared, { recursive: true, force: true }).catch(() => undefined);
-    throw e;
-  }
-  return async () => {
-    try {
-      await rmdir(join(lockPath, owner));
-      await rmdir(lockPath).catch(() => undefined); // someone may already hold it again
-    } catch (e) {
-      // ENOENT: already gone. Otherwise the lock stays until this process
-      // exits (then it is stale); the operation itself is done, so say so only.
-      if (errorCode(e) !== "ENOENT") console.warn(`oda-tasks: could not release ${lockPath}:`, e);
-    } finally {
-      live.delete(id);
-    }
-  };
-}
-
-/**
- * Looks at a held lock and breaks it when its owner is dead. Resolves to
- * whether the lock may be free now (retry at once rather than wait).
- */
-async function freeIfStale(dir: string, lockPath: string): Promise<boolean> {
-  let names: string[];
-  try {
-    names = await readdir(lockPath);
-  } catch (e) {
-    if (errorCode(e) === "ENOENT") return true; // released meanwhile
-    throw e;
-  }
-  if (names.length === 0) {
-    // Between a release's two steps, or left by a process that died there:
-    // an empty lock is free (where rename cannot replace it, remove it).
-    await rmdir(lockPath).catch(() => undefined);
-    return true;
-  }
-  let broken = false;
-  for (const name of names) {
-    const match = OWNER_NAME.exec(name);
-    if (match === null || !isDead(Number(match[1]), match[2] ?? "", match[3] ?? "")) continue;
-    try {
-      // The token makes this removal conditional: it removes this dead owner
-      // or nothing, however many processes break the same lock at once.
-      await rmdir(join(lockPath, name));
-    } catch (e) {
-      if (errorCode(e) !== "ENOENT") throw e;
-    }
-    broken = true;
-  }
-  if (broken) {
-    await rmdir(lockPath).catch(() => undefined);
-    await sweep(dir).catch(() => undefined); // a process died here: clear what else it left
-  }
-  return broken;
-}
-
-/** Names of temp files and lock preparations: `.<kind>-<pid>-<host>-<token>.tmp`. */
-const TEMP_NAME = /^\.(?:lock|create)-(\d+)-([0-9a-f]+)-([0-9a-f]+)\.tmp$/;
-
-/** Removes the temp files and half-taken locks that dead processes of this host left in `dir`. */
-async function sweep(dir: string): Promise<void> {
-  for (const name of await readdir(dir)) {
-    const match = TEMP_NAME.exec(name);
-    if (match === null || !isDead(Number(match[1]), match[2] ?? "", match[3] ?? "")) continue;
-    await rm(join(dir, name), { recursive: true, force: true });
-  }
-}
-
-function isDead(pid: number, host: string, id: string): boolean {
-  // Another host's pids mean nothing here: never break its locks.
-  if (host !== HOST) return false;
-  // Our own pid with a token we do not hold: left by an earlier process that had our pid.
-  if (pid === process.pid) return !live.has(id);
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return errorCode(e) === "ESRCH"; // EPERM: alive, owned by another user
-  }
-}
-
-function backoff(attempt: number): number {
-  const base = Math.min(2 * 1.5 ** attempt, 50);
-  return base / 2 + Math.random() * base;
-}
-
-// ---------------------------------------------------------------------------
-// Reads waiting for a chat's lock in this process (the queue itself is
-// queue.ts): a read arriving meanwhile shares the waiting one.
-
-/** Per lock path: the read that waits for its turn, for later reads to share. */
-const waitingReads = new Map<string, Promise<string | null>>();
-
-
-// ---------------------------------------------------------------------------
-
-function token(): string {
-  return randomBytes(12).toString("hex");
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function errorCode(e: unknown): string {
-  return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "";
 }

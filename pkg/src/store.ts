@@ -32,7 +32,27 @@ export interface Store {
   create(chatId: string, entries: readonly LogEntry[]): Promise<boolean>;
 }
 
-export type StoreErrorCode = "store/conflict" | "store/missing-chat" | "store/bad-chat-id" | "store/truncated";
+export type StoreErrorCode =
+  | "store/conflict"
+  | "store/missing-chat"
+  | "store/bad-chat-id"
+  | "store/truncated"
+  /** A file store's lock shows no sign of life for the store's lock wait: the message names what to remove. */
+  | "store/locked"
+  /** Something other than a regular file sits at a chat's path (a directory, a FIFO, a dangling symlink). */
+  | "store/not-a-file"
+  /** The chat's file or directory may be read but not written by this process. */
+  | "store/read-only"
+  /** A database store could not reach its server in time; nothing was written. */
+  | "store/unavailable"
+  /** The connection was lost while a write committed: it may or may not be recorded (read to see). */
+  | "store/outcome-unknown"
+  /** A database store's tables are missing: run its migrate(). */
+  | "store/not-migrated"
+  /** The database refused the operation for another reason (the message quotes it). */
+  | "store/database"
+  /** The stored log contradicts itself (rows missing under its length): nothing is returned. */
+  | "store/corrupt";
 
 /** A store operation refused; `code` says why. */
 export class StoreError extends Error {
@@ -63,9 +83,14 @@ export const MAX_CHAT_ID_LENGTH = 200;
 
 /**
  * Refuses a chat id that could escape a store's directory or key space:
- * empty, too long, `.` or `..`, or holding `/`, `\`, NUL or another control
- * character. Every store calls this, so an id that works in memory also
- * works on disk.
+ * empty, too long, `.` or `..`, holding `/`, `\`, NUL or another control
+ * character, or not well-formed Unicode (a lone surrogate, which file names
+ * and UTF-8 keys would turn into U+FFFD and so into another chat's id).
+ * Every store calls this, so an id that works in memory also works on disk.
+ *
+ * @example
+ * checkChatId("chat-1"); // passes
+ * checkChatId("chat\uD800"); // throws StoreError store/bad-chat-id
  */
 export function checkChatId(chatId: unknown): asserts chatId is string {
   const bad = (why: string): never => {
@@ -78,6 +103,8 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
   if (id === "." || id === "..") bad("it names a directory");
   // eslint-disable-next-line no-control-regex
   if (/[/\\\u0000-\u001f\u007f]/.test(id)) bad("it holds a path separator or a control character");
+  // With the `u` flag a surrogate range matches only a surrogate without its pair.
+  if (/[\uD800-\uDFFF]/u.test(id)) bad("it is not well-formed Unicode (a lone surrogate)");
 }
 
 /** A deep copy as JSON data: what every store keeps and hands out. */
@@ -94,14 +121,19 @@ export function jsonCopy<T>(value: T): T {
  * const fresh = await readFrom(store, "chat-1", state.length); // only what is new
  */
 export async function readFrom(store: Store, chatId: string, from: number): Promise<LogEntry[] | null> {
-  if (!Number.isSafeInteger(from) || from < 0) {
-    throw new TypeError(`oda-tasks: readFrom needs a whole number >= 0 (got ${String(from)})`);
-  }
+  checkFrom(from);
   if (typeof store.readFrom === "function") return store.readFrom(chatId, from);
   const log = await store.read(chatId);
   if (log === null) return null;
   if (log.length < from) throw truncated(chatId, from, log.length);
   return log.slice(from);
+}
+
+/** Internal, shared by the stores: refuses a `from` that is not a whole number >= 0. */
+export function checkFrom(from: unknown): asserts from is number {
+  if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0) {
+    throw new TypeError(`oda-tasks: readFrom needs a whole number >= 0 (got ${String(from)})`);
+  }
 }
 
 /** Internal, shared by the stores: the `store/truncated` refusal of a read from past the end. */

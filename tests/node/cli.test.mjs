@@ -39,7 +39,8 @@ test("a path, a torn last line and an unreadable line; --json gives the replay o
     assert.match(out, /Plan: running \(turn 1\)/);
     const json = JSON.parse(run(file, "--json"));
     assert.deepEqual(json.todos.todos, [{ content: "only step", status: "in_progress" }]);
-    assert.equal(json.torn, '{"type":"todo_upd');
+    assert.equal(json.tornBytes, Buffer.byteLength('{"type":"todo_upd'));
+    assert.deepEqual(json.unreadable.map((u) => u.line), [2]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

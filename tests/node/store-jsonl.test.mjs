@@ -76,34 +76,94 @@ test("JsonlStore: the constructor creates a missing directory", () =>
     assert.ok(fs.existsSync(path.join(nested, "c.jsonl")));
   }));
 
+test("JsonlStore: options are checked: unknown names and bad numbers are oda-tasks: errors", () =>
+  inTempDir(async (dir) => {
+    assert.throws(() => new JsonlStore(dir, { lockwait: 10 }), { name: "TypeError", message: 'oda-tasks: unknown JsonlStore option "lockwait"' });
+    for (const bad of [0, -1, 1.5, NaN, "100", null]) {
+      assert.throws(() => new JsonlStore(dir, { lockWait: bad }), {
+        name: "TypeError",
+        message: `oda-tasks: JsonlStore option lockWait must be a whole number >= 1 (got ${String(bad)})`,
+      });
+    }
+    assert.throws(() => new JsonlStore(dir, null), { message: "oda-tasks: JsonlStore options must be an object" });
+    assert.equal(await new JsonlStore(dir, { lockWait: 1, readChunkBytes: 1 }).create("c", []), true);
+  }));
+
 test("JsonlStore: hostile ids touch nothing on disk", () =>
   inTempDir(async (dir) => {
     const inner = path.join(dir, "inner");
     const store = new JsonlStore(inner);
     for (const id of HOSTILE_IDS) {
       await assert.rejects(store.create(id, [{ type: "x" }]), { code: "store/bad-chat-id" });
+      await assert.rejects(store.append(id, [{ type: "x" }]), { code: "store/bad-chat-id" });
+      await assert.rejects(store.read(id), { code: "store/bad-chat-id" });
     }
     assert.deepEqual(fs.readdirSync(dir), ["inner"]);
     assert.deepEqual(fs.readdirSync(inner), []);
-    // An id too long for a file name in UTF-8 is refused the same way.
-    await assert.rejects(store.create("é".repeat(150), []), (e) => e instanceof StoreError && e.code === "store/bad-chat-id");
   }));
 
-test("JsonlStore: a last line cut off by a crash is dropped, repaired on read, and never glued to", () =>
+test("JsonlStore: file names are ASCII in one case, so no two ids share a file on any file system", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const named = {
+      "chat-1.s1": "chat-1.s1.jsonl",
+      "Chat": "%43hat.jsonl",
+      "caf\u00e9": "caf%C3%A9.jsonl",
+      "cafe\u0301": "cafe%CC%81.jsonl",
+      "a b%~": "a%20b%25%7E.jsonl",
+      "con": "%63on.jsonl",
+      "nul.s1": "%6Eul.s1.jsonl",
+      "console": "console.jsonl",
+      ".hidden": ".hidden.jsonl",
+    };
+    for (const [id, name] of Object.entries(named)) {
+      assert.equal(store.file(id), path.join(dir, name));
+      assert.equal(await store.create(id, [{ type: "session", id }]), true);
+    }
+    assert.deepEqual(fs.readdirSync(dir).sort(), Object.values(named).sort());
+    // A name too long for a file system: a prefix, "~" and a hash of the whole id.
+    const long = "\u00e9".repeat(200);
+    const name = path.basename(store.file(long));
+    assert.match(name, /^(%C3%A9){35}~[0-9a-f]{32}\.jsonl$/);
+    assert.ok(Buffer.byteLength(name + ".lock") <= 255);
+    assert.notEqual(store.file(long), store.file(long.slice(0, -1) + "e"));
+    // Many random ids: pairwise distinct names even with case and normalization folded.
+    const alphabet = ["a", "A", "z", "Z", "0", ".", "-", "_", "%", "~", " ", "\u00e9", "e\u0301", "\u00c9", "\u00df", "S", "s", "\u212a", "k", "\u{1F600}", "\u65e5"];
+    const seen = new Map();
+    let state = 7;
+    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 20_000; n++) {
+      const length = 1 + (next() % (n % 10 === 0 ? 190 : 8));
+      let id = "";
+      for (let i = 0; i < length; i++) id += alphabet[next() % alphabet.length];
+      if (id === "." || id === ".." || id.length > 200) continue;
+      const file = path.basename(store.file(id));
+      assert.match(file, /^[\x21-\x7e]+$/, "printable ASCII");
+      assert.ok(Buffer.byteLength(file + ".lock") <= 255);
+      for (const folded of new Set([file.toLowerCase(), file.toUpperCase()])) {
+        const other = seen.get(folded);
+        assert.ok(other === undefined || other === id, `${JSON.stringify(id)} and ${JSON.stringify(other)} share ${file}`);
+        seen.set(folded, id);
+      }
+    }
+  }));
+
+test("JsonlStore: a last line cut off by a crash is left out, never cut away, and ended before the next append", () =>
   inTempDir(async (dir) => {
     const file = path.join(dir, "c.jsonl");
     const entries = [{ type: "session" }, { type: "a", n: 1 }, { type: "b", text: "a longer last entry" }];
     await new JsonlStore(dir).create("c", entries);
     fs.truncateSync(file, fs.statSync(file).size - 7);
+    const torn = fs.readFileSync(file);
     const store = new JsonlStore(dir);
     assert.deepEqual(await store.read("c"), entries.slice(0, 2));
-    assert.equal(fs.readFileSync(file, "utf8"), entries.slice(0, 2).map((e) => JSON.stringify(e) + "\n").join(""), "read cut the torn tail");
+    assert.deepEqual(fs.readFileSync(file), torn, "read changes no byte");
     assert.equal(await store.append("c", [{ type: "c" }], 2), 3);
-    assert.deepEqual(wellFormed(file), [...entries.slice(0, 2), { type: "c" }]);
+    assert.equal(fs.readFileSync(file, "utf8"), torn + "\n" + JSON.stringify({ type: "c" }) + "\n");
     assert.deepEqual(await new JsonlStore(dir).read("c"), [...entries.slice(0, 2), { type: "c" }]);
   }));
 
-test("JsonlStore: an append after a torn line cuts it first, without a read", () =>
+test("JsonlStore: an append after a torn line ends it first, without a read; a file of only a torn line holds no entries", () =>
   inTempDir(async (dir) => {
     const file = path.join(dir, "c.jsonl");
     await new JsonlStore(dir).create("c", [{ type: "session" }, { type: "a" }]);
@@ -111,12 +171,33 @@ test("JsonlStore: an append after a torn line cuts it first, without a read", ()
     const store = new JsonlStore(dir);
     // The torn entry never counted: expectedLength 2 holds.
     assert.equal(await store.append("c", [{ type: "b" }, { type: "c" }], 2), 4);
-    assert.deepEqual(wellFormed(file), [{ type: "session" }, { type: "a" }, { type: "b" }, { type: "c" }]);
-    // A file that is nothing but a torn line holds no entries.
+    assert.deepEqual(lines(file), ['{"type":"session"}', '{"type":"a"}', '{"type":"torn","text":"cut he', '{"type":"b"}', '{"type":"c"}', ""]);
+    assert.deepEqual(await new JsonlStore(dir).read("c"), [{ type: "session" }, { type: "a" }, { type: "b" }, { type: "c" }]);
     fs.writeFileSync(path.join(dir, "d.jsonl"), '{"type":"sess');
     assert.deepEqual(await store.read("d"), []);
     assert.equal(await store.append("d", [{ type: "x" }], 0), 1);
-    assert.deepEqual(wellFormed(path.join(dir, "d.jsonl")), [{ type: "x" }]);
+    assert.deepEqual(lines(path.join(dir, "d.jsonl")), ['{"type":"sess', '{"type":"x"}', ""]);
+  }));
+
+test("JsonlStore: concurrent reads from different indexes share one look at the file; each gets its own objects", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const log = Array.from({ length: 10 }, (_, i) => ({ type: "e", i, nested: { i } }));
+    await store.create("c", log);
+    // An append first, so that the reads below queue behind it and join one another.
+    const appended = store.append("c", [{ type: "late" }], 10);
+    const [whole, from3, fromEnd, past, again] = await Promise.allSettled([
+      store.read("c"), store.readFrom("c", 3), store.readFrom("c", 11), store.readFrom("c", 12), store.read("c"),
+    ]);
+    assert.equal(await appended, 11);
+    const full = [...log, { type: "late" }];
+    assert.deepEqual(whole.value, full);
+    assert.deepEqual(from3.value, full.slice(3));
+    assert.deepEqual(fromEnd.value, []);
+    assert.equal(past.reason.code, "store/truncated");
+    assert.deepEqual(again.value, full);
+    assert.notEqual(whole.value[5].nested, again.value[5].nested, "no object is shared between callers");
+    assert.notEqual(whole.value[5].nested, from3.value[2].nested);
   }));
 
 test("JsonlStore: an unreadable middle line stays in the file and out of read()", () =>
@@ -240,6 +321,17 @@ test("JsonlStore: a process killed mid-append leaves a log that others keep usin
     const log = await store.read("c");
     assert.ok(log.length > 10);
     assert.equal(await store.append("c", [{ type: "after" }], log.length), log.length + 1);
-    assert.deepEqual(wellFormed(path.join(dir, "c.jsonl")), [...log, { type: "after" }]);
+    // Every whole line is an entry; a line the kill cut off stays, unread, before "after".
+    const text = fs.readFileSync(path.join(dir, "c.jsonl"), "utf8");
+    const readable = text.split("\n").filter((line) => {
+      try {
+        return JSON.parse(line) !== undefined;
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(readable.map((line) => JSON.parse(line)), [...log, { type: "after" }]);
+    assert.ok(text.split("\n").length - 1 - readable.length <= 1, "at most the one line the kill cut off");
+    assert.deepEqual(await new JsonlStore(dir).read("c"), [...log, { type: "after" }]);
     assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "the dead process's lock and temp files are gone");
   }));

@@ -106,6 +106,7 @@ frozen.push({ type: "turn_ended" });
 // The host layer.
 import { ConflictError, MemoryStore, runTool, StoreError, SuggestionError, SuggestionService } from "oda-tasks";
 import type { Store, ToolCall, ToolResult } from "oda-tasks";
+import { readFrom } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { IndexedDbStore } from "oda-tasks/browser";
 
@@ -132,5 +133,13 @@ try {
   }
 }
 const length: number = await store.append("c", [{ type: "turn_started" }], 0);
+const fresh: LogEntry[] | null = await readFrom(store, "c", length);
+const own: LogEntry[] | null | undefined = await store.readFrom?.("c", 0);
+const jsonlStore = new JsonlStore("/tmp/oda-types", { lockWait: 5_000, readChunkBytes: 1 << 16 });
+const where: string = jsonlStore.file("c");
+// @ts-expect-error options are checked by name
+new JsonlStore("/tmp/oda-types", { lockwait: 5 });
+const codes: StoreError["code"][] = ["store/locked", "store/not-a-file", "store/read-only", "store/truncated"];
+void fresh, own, where, codes;
 const created: boolean = await store.create("c", []);
 void length, created;

@@ -1,0 +1,270 @@
+// The per-chat lock that processes sharing a JsonlStore directory take, and
+// the names (pid, host, token) by which a process owns its locks and temp
+// files, so that what a dead process left can be swept.
+//
+// The lock is a directory `<chat>.jsonl.lock` holding exactly one owner entry
+// `<pid>-<host>-<token>` (an empty directory: its name says it all). A process
+// takes the lock by preparing a private directory that already holds its
+// owner entry and renaming it onto the lock's name. rename() is atomic and
+// fails while the lock's directory exists with an owner in it, so the
+// exclusive step is the rename, never a sleep; a waiter retries with a short
+// backoff.
+//
+// Why a directory and not a file created with O_EXCL: a lock left by a dead
+// process must be broken, and breaking must remove *that* lock, never one a
+// live process took a moment later. A plain lock file can only be removed by
+// its name, which the next holder reuses. Here a breaker removes the dead
+// owner's entry by its unique token: that succeeds for exactly one breaker
+// and can never touch a newer owner. An empty lock directory is free (rename
+// replaces it), so a releaser or breaker that dies half-way leaves no lock.
+//
+// A holder touches its owner entry every HEARTBEAT_MS. A waiter gives up
+// only on a lock that shows no change at all (no new owner, no touch) for its
+// `wait`: a stalled or reused pid, another host's dead process, a stray file
+// in the lock, or a file where the lock's directory belongs. It never breaks
+// such a lock (the owner might still write); it reports what to remove.
+import { createHash, randomBytes } from "node:crypto";
+import { lstat, mkdir, readdir, rename, rm, rmdir, stat, utimes } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+
+/** How often a holder touches its owner entry: well below any sane lock wait. */
+export const HEARTBEAT_MS = 250;
+
+/** A lock that showed no sign of life for the whole wait; `why` says what is there. */
+export class LockStuckError extends Error {
+  constructor(
+    readonly path: string,
+    readonly why: string,
+  ) {
+    super(`${path}: ${why}`);
+    this.name = "LockStuckError";
+  }
+}
+
+const LIVE = Symbol.for("oda-tasks/node: live lock tokens");
+/**
+ * Tokens of this process's locks (held or being taken) and temp files: an
+ * owner name with this process's pid and another token is left by an
+ * earlier process that had the same pid. Kept on `globalThis` so that two
+ * copies of this package in one process never take each other's locks for
+ * stale.
+ */
+const live: Set<string> = ((globalThis as { [LIVE]?: Set<string> })[LIVE] ??= new Set<string>());
+/** Codes rename() gives when the lock's directory exists and is not empty (EPERM, EACCES: Windows). */
+const LOCK_HELD = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "EBUSY", "ENOTDIR"]);
+const OWNER_NAME = /^(\d+)-([0-9a-f]+)-([0-9a-f]+)$/;
+/** This host, hashed short: pids of another host (a container sharing the directory) mean nothing here. */
+const HOST = createHash("sha256").update(hostname()).digest("hex").slice(0, 12);
+
+/**
+ * A name this process owns until `release()`: `<pid>-<host>-<token>`. A temp
+ * file named with it is swept once its owner is dead.
+ *
+ * @example
+ * const claim = claimName();
+ * try { await writeFile(join(dir, `.create-${claim.name}.tmp`), data); } finally { claim.release(); }
+ */
+export function claimName(): { name: string; release(): void } {
+  const id = randomBytes(12).toString("hex");
+  live.add(id);
+  return { name: `${process.pid}-${HOST}-${id}`, release: () => live.delete(id) };
+}
+
+/**
+ * Takes the lock at `lockPath` (a sibling of the locked file in `dir`),
+ * waiting while it is held; resolves to its release. Rejects with a
+ * {@link LockStuckError} when the lock shows no change for `wait` ms.
+ *
+ * @example
+ * const release = await acquireLock(dir, join(dir, "c.jsonl.lock"), 10_000);
+ * try { await appendToChat(); } finally { await release(); }
+ */
+export async function acquireLock(dir: string, lockPath: string, wait: number): Promise<() => Promise<void>> {
+  const claim = claimName();
+  const prepared = join(dir, `.lock-${claim.name}.tmp`);
+  const ownerPath = join(lockPath, claim.name);
+  try {
+    await mkdir(join(prepared, claim.name), { recursive: true });
+    let seen = "";
+    let since = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await rename(prepared, lockPath);
+        break;
+      } catch (e) {
+        const code = errorCode(e);
+        if (!LOCK_HELD.has(code)) throw e;
+        const found = await inspect(dir, lockPath);
+        // Access refused with no lock there: a permission problem, not a lock.
+        if (found.kind === "missing" && (code === "EACCES" || code === "EPERM")) throw e;
+        if (found.kind === "broken") {
+          seen = "";
+          continue; // a dead owner's lock is gone: try again at once
+        }
+        const now = Date.now();
+        if (found.signature !== seen) {
+          seen = found.signature;
+          since = now;
+        } else if (now - since >= wait) {
+          throw new LockStuckError(lockPath, found.why);
+        }
+      }
+      await sleep(backoff(attempt));
+    }
+  } catch (e) {
+    claim.release();
+    await rm(prepared, { recursive: true, force: true }).catch(() => undefined);
+    throw e;
+  }
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    utimes(ownerPath, now, now).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  return async () => {
+    clearInterval(heartbeat);
+    try {
+      await rmdir(ownerPath);
+      await rmdir(lockPath).catch(() => undefined); // someone may already hold it again
+    } catch (e) {
+      // ENOENT: already gone. Otherwise the lock stays until this process
+      // exits (then it is stale); the operation itself is done, so say so only.
+      if (errorCode(e) !== "ENOENT") console.warn(`oda-tasks: could not release ${lockPath}:`, e);
+    } finally {
+      claim.release();
+    }
+  };
+}
+
+/** What a waiter finds at the lock's path. */
+type Found =
+  | { kind: "missing" | "broken"; signature: string; why: string }
+  | { kind: "held"; signature: string; why: string };
+
+/**
+ * Looks at a lock that a rename could not replace, and breaks it when its
+ * owner is dead. `signature` changes whenever the lock shows a sign of life
+ * (another owner, a heartbeat); `why` describes it for a report.
+ */
+async function inspect(dir: string, lockPath: string): Promise<Found> {
+  let names: string[];
+  try {
+    // Not followed: whatever sits at the lock's name, a link to a directory included, is not a lock.
+    const st = await lstat(lockPath);
+    if (!st.isDirectory()) {
+      const what = st.isSymbolicLink() ? "a symbolic link" : st.isFile() ? "a regular file" : st.isFIFO() ? "a FIFO" : "a socket or a device";
+      return { kind: "held", signature: `file ${st.mtimeMs} ${st.size}`, why: `it is ${what}, not a lock directory` };
+    }
+    names = await readdir(lockPath);
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === "ENOENT") return { kind: "missing", signature: "missing", why: "it vanished" };
+    return { kind: "held", signature: `error ${code}`, why: `it cannot be read (${code})` };
+  }
+  if (names.length === 0) {
+    // Between a release's two steps, or left by a process that died there:
+    // an empty lock is free (where rename cannot replace it, remove it).
+    await rmdir(lockPath).catch(() => undefined);
+    return { kind: "missing", signature: "empty", why: "it is empty" };
+  }
+  const strays: string[] = [];
+  const owners: { name: string; pid: number; host: string; state: OwnerState }[] = [];
+  let broken = false;
+  for (const name of names) {
+    const match = OWNER_NAME.exec(name);
+    if (match === null) {
+      strays.push(name);
+      continue;
+    }
+    const [pid, host, id] = [Number(match[1]), match[2] ?? "", match[3] ?? ""];
+    const state = ownerState(pid, host, id);
+    if (state !== "dead") {
+      owners.push({ name, pid, host, state });
+      continue;
+    }
+    try {
+      // The token makes this removal conditional: it removes this dead owner
+      // or nothing, however many processes break the same lock at once.
+      await rmdir(join(lockPath, name));
+      broken = true;
+    } catch (e) {
+      if (errorCode(e) === "ENOENT") broken = true;
+      else strays.push(name); // a dead owner's entry we cannot remove (not empty?)
+    }
+  }
+  if (broken) {
+    await rmdir(lockPath).catch(() => undefined);
+    await sweep(dir).catch(() => undefined); // a process died here: clear what else it left
+    return { kind: "broken", signature: "broken", why: "its owner died" };
+  }
+  // Heartbeats show as the owner entries' modification times.
+  const times = await Promise.all(
+    owners.map((o) => stat(join(lockPath, o.name)).then((s) => s.mtimeMs, () => -1)),
+  );
+  const signature = `${names.join("/")} ${times.join("/")}`;
+  const owner = owners[0];
+  if (strays.length > 0 || owner === undefined) {
+    const list = strays.slice(0, 5).map((n) => JSON.stringify(n)).join(", ") + (strays.length > 5 ? ", …" : "");
+    return { kind: "held", signature, why: `it holds ${list}, which ${strays.length === 1 ? "is" : "are"} not a lock owner` };
+  }
+  const why =
+    owner.state === "impossible"
+      ? `its owner entry ${JSON.stringify(owner.name)} names pid ${owner.pid}, which no process can have`
+      : owner.state === "foreign"
+        ? `its owner, process ${owner.pid} on another host (${owner.host}), has not touched it for the whole wait`
+        : `its owner, process ${owner.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid)`;
+  return { kind: "held", signature, why };
+}
+
+/** Names of temp files and lock preparations: `.<kind>-<pid>-<host>-<token>.tmp`. */
+const TEMP_NAME = /^\.(?:lock|create)-(\d+)-([0-9a-f]+)-([0-9a-f]+)\.tmp$/;
+
+/**
+ * Removes the temp files and half-taken locks that dead processes of this
+ * host left in `dir`.
+ *
+ * @example
+ * await sweep("./chats");
+ */
+export async function sweep(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const match = TEMP_NAME.exec(name);
+    if (match === null || ownerState(Number(match[1]), match[2] ?? "", match[3] ?? "") !== "dead") continue;
+    await rm(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+/** `dead`: safe to break. The rest are never broken: they wait, then are reported. */
+type OwnerState = "dead" | "alive" | "foreign" | "impossible";
+
+function ownerState(pid: number, host: string, id: string): OwnerState {
+  // Another host's pids mean nothing here: never break its locks.
+  if (host !== HOST) return "foreign";
+  // kill(0) would signal our process group and a pid past int32 is refused: no owner has those.
+  if (!Number.isSafeInteger(pid) || pid < 1 || pid > 0x7fffffff) return "impossible";
+  // Our own pid with a token we do not hold: left by an earlier process that had our pid.
+  if (pid === process.pid) return live.has(id) ? "alive" : "dead";
+  try {
+    process.kill(pid, 0);
+    return "alive";
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === "ESRCH") return "dead";
+    return code === "EPERM" ? "alive" : "impossible"; // EPERM: alive, owned by another user
+  }
+}
+
+function backoff(attempt: number): number {
+  const base = Math.min(2 * 1.5 ** attempt, 50);
+  return base / 2 + Math.random() * base;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The `code` of a Node system error, or "". */
+export function errorCode(e: unknown): string {
+  return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "";
+}

@@ -1,0 +1,560 @@
+// The PostgreSQL store: chats shared by several app servers. Exported as
+// `oda-tasks/postgres`; `pg` is an optional peer dependency, loaded only when
+// the store is given a connection string instead of a pool.
+import { readFile, readdir } from "node:fs/promises";
+import type { LogEntry } from "./core.js";
+import { copyEntries, missingChat } from "./memory.js";
+import { ConflictError, StoreError, checkChatId, truncated, type Store } from "./store.js";
+
+/**
+ * The table names (in the first schema of the connection's `search_path`).
+ *
+ * @example
+ * await pool.query(`SELECT count(*) FROM ${POSTGRES_TABLES.chats}`);
+ */
+export const POSTGRES_TABLES = {
+  chats: "oda_tasks_chats",
+  entries: "oda_tasks_entries",
+  migrations: "oda_tasks_schema_migrations",
+} as const;
+
+/**
+ * What the store needs of a pooled `pg` client (a `pg.PoolClient` is one).
+ *
+ * @example
+ * const client: PgPoolClient = await new pg.Pool().connect();
+ */
+export interface PgPoolClient {
+  query(text: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** Back to the pool; with an error, the connection is closed instead. */
+  release(error?: Error | boolean): void;
+  /** pg emits a lost connection here too, beside failing the query: the store listens while it holds the client. */
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/**
+ * What the store needs of a `pg.Pool` (a `pg.Pool` is one).
+ *
+ * @example
+ * const pool: PgPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ */
+export interface PgPool {
+  connect(): Promise<PgPoolClient>;
+  end(): Promise<void>;
+}
+
+/**
+ * Options of {@link PostgresStore}.
+ *
+ * @example
+ * const store = new PostgresStore(pool, { attempts: 10 }); // ride out a longer failover
+ */
+export interface PostgresStoreOptions {
+  /**
+   * Tries per operation when the failure is known to have written nothing
+   * (a lost connection, a serialization failure, a deadlock), and asks per
+   * COMMIT whose answer was lost; default 6, 25 ms apart, doubling to 1 s.
+   */
+  attempts?: number;
+}
+
+const { chats: CHATS, entries: ENTRIES, migrations: MIGRATIONS } = POSTGRES_TABLES;
+
+/** Key of the advisory lock that makes concurrent `migrate()` calls take turns. */
+const MIGRATION_LOCK = 7_102_300_451_001; // "oda-tasks migrations"; any constant works, it just must not change
+
+// Concurrency. The chat's row in oda_tasks_chats holds its length. An append
+// is `UPDATE ... SET length = length + n WHERE chat_id = $1 AND length =
+// $expected RETURNING length`: the UPDATE row-locks the chat, and under READ
+// COMMITTED a second appender waits for that lock, then re-checks its WHERE
+// against the row the first one committed (PostgreSQL's re-check of updated
+// rows), finds the length changed and updates nothing: one winner, the other
+// a ConflictError. The winner writes entries at seq old .. new-1 in the same
+// statement, so seqs have no gap and no duplicate; the (chat_id, seq) primary
+// key would refuse a duplicate even if that reasoning were wrong.
+const APPEND = `
+WITH bumped AS (
+  UPDATE ${CHATS} SET length = length + $3
+  WHERE chat_id = $1 AND ($4::bigint IS NULL OR length = $4::bigint)
+  RETURNING length
+), written AS (
+  INSERT INTO ${ENTRIES} (chat_id, seq, entry)
+  SELECT $1, bumped.length - $3 + t.i - 1, t.e::json
+  FROM bumped, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
+)
+SELECT length::text AS length, pg_current_xact_id()::text AS xid FROM bumped`;
+
+// Create-if-absent: ON CONFLICT DO NOTHING waits for a concurrent creator of
+// the same id to finish and then does nothing, so exactly one creator wins.
+const CREATE = `
+WITH made AS (
+  INSERT INTO ${CHATS} (chat_id, length) VALUES ($1, $3)
+  ON CONFLICT (chat_id) DO NOTHING
+  RETURNING chat_id
+), written AS (
+  INSERT INTO ${ENTRIES} (chat_id, seq, entry)
+  SELECT made.chat_id, t.i - 1, t.e::json
+  FROM made, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
+)
+SELECT count(*)::int AS created, pg_current_xact_id()::text AS xid FROM made`;
+
+const LENGTH = `SELECT length::text AS length FROM ${CHATS} WHERE chat_id = $1`;
+
+// One statement, so one snapshot: the length and the entries agree.
+const READ = `
+SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry
+FROM ${CHATS} c LEFT JOIN ${ENTRIES} e ON e.chat_id = c.chat_id AND e.seq >= $2
+WHERE c.chat_id = $1
+ORDER BY e.seq`;
+
+/** SQLSTATEs after which the transaction rolled back and trying again is safe. */
+const RETRYABLE = new Set(["40001", "40P01", "55P03", "53300", "57P01", "57P02", "57P03"]);
+/** SQLSTATEs of a schema that is not there: the tables were never migrated. */
+const NOT_MIGRATED = new Set(["42P01", "3F000", "42703"]);
+
+/**
+ * A {@link Store} in PostgreSQL, for chats shared by several app servers.
+ * Every operation is one transaction on one pooled connection, so the store
+ * never holds more connections than the pool allows; the length check and
+ * the write happen in the database (a locked row, a primary key), so two
+ * servers appending at the same expected length give exactly one winner.
+ * Call `await store.migrate()` once at start-up (safe on every server at once).
+ *
+ * @example
+ * import pg from "pg";
+ * import { PostgresStore } from "oda-tasks/postgres";
+ * const store = new PostgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * await store.migrate();
+ * await store.create("chat-1", [{ type: "session", workspace: null }]);
+ * const log = await store.read("chat-1");
+ * await store.append("chat-1", [{ type: "turn_started" }], log.length);
+ */
+export class PostgresStore implements Store {
+  readonly #pool: Promise<PgPool>;
+  readonly #owned: boolean;
+  readonly #attempts: number;
+
+  /**
+   * `pool`: a `pg.Pool` the app owns (it ends it), or a connection string
+   * (the store makes a pool with pg's defaults and {@link end} ends it).
+   */
+  constructor(pool: PgPool | string, options: PostgresStoreOptions = {}) {
+    const attempts = options.attempts ?? 6;
+    if (!Number.isSafeInteger(attempts) || attempts < 1) {
+      throw new TypeError(`oda-tasks: PostgresStore attempts must be a whole number >= 1 (got ${String(attempts)})`);
+    }
+    this.#attempts = attempts;
+    if (typeof pool === "string") {
+      this.#owned = true;
+      this.#pool = poolFor(pool);
+      this.#pool.catch(() => undefined); // reported by the first operation
+    } else if (typeof pool === "object" && pool !== null && typeof pool.connect === "function") {
+      this.#owned = false;
+      this.#pool = Promise.resolve(pool);
+    } else {
+      throw new TypeError("oda-tasks: PostgresStore needs a pg.Pool or a connection string");
+    }
+  }
+
+  /**
+   * Creates or upgrades the tables: runs each SQL file of `oda-tasks/sql`
+   * not yet recorded in oda_tasks_schema_migrations, all in one transaction
+   * under an advisory lock, so servers migrating at once take turns and the
+   * second finds nothing to do. Resolves to the versions this call applied.
+   *
+   * @example
+   * const applied = await store.migrate(); // [1] the first time, [] after
+   */
+  async migrate(): Promise<number[]> {
+    const files = await migrationFiles();
+    // Blind retry is safe: the versions are recorded in the same transaction
+    // as the schema change, so a run that did commit makes the next a no-op
+    // (which then reports [] for what the lost try applied).
+    return this.#retrying("", "migration", async (client) => {
+      await client.query("BEGIN");
+      try {
+        await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS} (
+          version integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`);
+        const { rows } = await client.query(`SELECT version FROM ${MIGRATIONS}`);
+        const done = new Set((rows as { version: number }[]).map((r) => r.version));
+        const applied: number[] = [];
+        for (const file of files) {
+          if (done.has(file.version)) continue;
+          await client.query(file.sql);
+          await client.query(`INSERT INTO ${MIGRATIONS} (version, name) VALUES ($1, $2)`, [file.version, file.name]);
+          applied.push(file.version);
+        }
+        await client.query("COMMIT");
+        return applied;
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
+  async read(chatId: string): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    return this.#read(chatId, 0);
+  }
+
+  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    if (!Number.isSafeInteger(from) || from < 0) {
+      throw new TypeError(`oda-tasks: readFrom needs a whole number >= 0 (got ${String(from)})`);
+    }
+    return this.#read(chatId, from);
+  }
+
+  async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
+    checkChatId(chatId);
+    const texts = copyEntries(entries).map((entry) => JSON.stringify(entry));
+    const conditional = expectedLength !== undefined;
+    // A length that is not a whole number never matches: a conflict, as in every store.
+    const expected = conditional && Number.isSafeInteger(expectedLength) && expectedLength >= 0 ? expectedLength : -1;
+    if (texts.length === 0) {
+      const length = await this.#retrying(chatId, "read", (client) => currentLength(client, chatId));
+      if (length === null) throw missingChat(chatId);
+      if (conditional && length !== expected) throw new ConflictError(chatId, expectedLength as number, length);
+      return length;
+    }
+    return this.#writing(chatId, async (client) => {
+      // Twice at most: a chat created after this statement's snapshot is
+      // invisible to the UPDATE but seen by the next statement.
+      for (let round = 0; ; round++) {
+        const { rows } = await client.query(
+          { name: "oda-tasks-append", text: APPEND, values: [chatId, texts, texts.length, conditional ? expected : null] },
+        );
+        const row = rows[0] as { length: string; xid: string } | undefined;
+        if (row !== undefined) return { value: Number(row.length), xid: row.xid };
+        const length = await currentLength(client, chatId);
+        if (length === null) throw missingChat(chatId);
+        if (conditional && length !== expected) throw new ConflictError(chatId, expectedLength as number, length);
+        if (round > 0) throw new StoreError("store/database", `chat "${chatId}": the append matched no row twice`, chatId);
+      }
+    });
+  }
+
+  async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
+    checkChatId(chatId);
+    const texts = copyEntries(entries).map((entry) => JSON.stringify(entry));
+    return this.#writing(chatId, async (client) => {
+      const { rows } = await client.query({ name: "oda-tasks-create", text: CREATE, values: [chatId, texts, texts.length] });
+      const row = rows[0] as { created: number; xid: string };
+      return { value: row.created === 1, xid: row.created === 1 ? row.xid : null };
+    });
+  }
+
+  /** Ends the pool when the store made it from a connection string; an app's own pool is left to the app. */
+  async end(): Promise<void> {
+    if (this.#owned) await (await this.#pool).end();
+  }
+
+  async #read(chatId: string, from: number): Promise<LogEntry[] | null> {
+    return this.#retrying(chatId, "read", async (client) => {
+      const { rows } = await client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] });
+      const first = rows[0] as { length: string } | undefined;
+      if (first === undefined) return null;
+      const length = Number(first.length);
+      if (length < from) throw truncated(chatId, from, length);
+      const entries: LogEntry[] = [];
+      for (const row of rows as { seq: string | null; entry: string | null }[]) {
+        if (row.seq === null || row.entry === null) continue; // the chat's row, joined to no entry
+        if (Number(row.seq) !== from + entries.length) break;
+        entries.push(JSON.parse(row.entry) as LogEntry);
+      }
+      if (entries.length !== length - from) {
+        throw new StoreError(
+          "store/corrupt",
+          `chat "${chatId}" is damaged in the database: its length is ${length} but entries ${from}..${length - 1} are not all there`,
+          chatId,
+        );
+      }
+      return entries;
+    });
+  }
+
+  /**
+   * Runs `work` (a statement that writes and reports the transaction id, or
+   * throws a refusal) in one READ COMMITTED transaction and commits it.
+   *
+   * Failures: anything before COMMIT is sent leaves nothing written (the
+   * transaction was never committed), so a lost connection, a serialization
+   * failure or a deadlock is tried again on a fresh connection. A COMMIT
+   * whose answer is lost is NOT tried blindly (that could write twice): the
+   * transaction's id, known before COMMIT, is looked up on a new connection
+   * with pg_xact_status. Committed: the write is done, resolve. Aborted:
+   * nothing was written, try again. Still unknown when the database cannot
+   * be asked in time: reject `store/outcome-unknown` (read the chat to see).
+   */
+  async #writing<T>(chatId: string, work: (client: PgPoolClient) => Promise<{ value: T; xid: string | null }>): Promise<T> {
+    const pool = await this.#pool; // rejects only when `pg` cannot be loaded
+    let last: unknown;
+    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
+      if (attempt > 1) await sleep(backoff(attempt - 1));
+      let client: PgPoolClient;
+      try {
+        client = await lease(pool);
+      } catch (e) {
+        last = e;
+        if (!retryable(e)) throw databaseError(chatId, e);
+        continue;
+      }
+      let done: { value: T; xid: string | null };
+      try {
+        await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+        done = await work(client);
+      } catch (e) {
+        // Not committed: roll back (or drop the connection), then refuse or try again.
+        await rollback(client, e);
+        if (e instanceof StoreError) throw e;
+        last = e;
+        if (!retryable(e)) throw databaseError(chatId, e);
+        continue;
+      }
+      if (done.xid === null) {
+        // Nothing written (create found the chat): no commit to lose.
+        await rollback(client);
+        return done.value;
+      }
+      try {
+        await client.query("COMMIT");
+        giveBack(client);
+        return done.value;
+      } catch (e) {
+        giveBack(client, asError(e));
+        last = e;
+        const status = await this.#outcome(pool, done.xid);
+        if (status === "committed") return done.value;
+        if (status === "aborted") {
+          if (isServerError(e) && !retryable(e)) throw databaseError(chatId, e);
+          continue;
+        }
+        throw withCause(
+          new StoreError(
+            "store/outcome-unknown",
+            `chat "${chatId}": the connection was lost while committing, so this write may or may not be recorded; read the chat to see`,
+            chatId,
+          ),
+          e,
+        );
+      }
+    }
+    throw unavailable(chatId, last, this.#attempts);
+  }
+
+  /**
+   * Whether transaction `xid` committed, asked on fresh connections until it
+   * is settled; `null` when that is still unknown after `attempts` tries.
+   */
+  async #outcome(pool: PgPool, xid: string): Promise<"committed" | "aborted" | null> {
+    for (let attempt = 0; attempt < this.#attempts; attempt++) {
+      if (attempt > 0) await sleep(backoff(attempt));
+      let client: PgPoolClient;
+      try {
+        client = await lease(pool);
+      } catch {
+        continue;
+      }
+      try {
+        const { rows } = await client.query("SELECT pg_xact_status($1::xid8) AS status", [xid]);
+        giveBack(client);
+        const status = (rows[0] as { status: string | null }).status;
+        // "in progress": the old connection's server process has not yet noticed it is gone.
+        if (status === "committed" || status === "aborted") return status;
+      } catch (e) {
+        giveBack(client, asError(e));
+      }
+    }
+    return null;
+  }
+
+  /** Runs `work` (reads, or a transaction safe to repeat) with a pooled client, trying again after a retryable failure. */
+  async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
+    const pool = await this.#pool; // rejects only when `pg` cannot be loaded
+    let last: unknown;
+    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
+      if (attempt > 1) await sleep(backoff(attempt - 1));
+      let client: PgPoolClient;
+      try {
+        client = await lease(pool);
+      } catch (e) {
+        last = e;
+        if (!retryable(e)) throw databaseError(chatId, e, what);
+        continue;
+      }
+      try {
+        const value = await work(client);
+        giveBack(client);
+        return value;
+      } catch (e) {
+        if (e instanceof StoreError) {
+          giveBack(client);
+          throw e;
+        }
+        giveBack(client, isServerError(e) && !isFatal(e) ? undefined : asError(e));
+        last = e;
+        if (!retryable(e)) throw databaseError(chatId, e, what);
+      }
+    }
+    throw unavailable(chatId, last, this.#attempts);
+  }
+}
+
+/**
+ * A client from the pool. While the store holds it, a connection lost under
+ * it is also emitted as an "error" event (pg does both): heard here, or it
+ * would crash the process; the failing query reports it.
+ */
+async function lease(pool: PgPool): Promise<PgPoolClient> {
+  const client = await pool.connect();
+  client.on?.("error", ignore);
+  return client;
+}
+
+/** Hands a leased client back; with an error the pool closes it (and the listener stays for its last events). */
+function giveBack(client: PgPoolClient, error?: Error): void {
+  if (error === undefined) client.removeListener?.("error", ignore);
+  client.release(error);
+}
+
+function ignore(): void {}
+
+/** The chat's length, or `null` when it does not exist. */
+async function currentLength(client: PgPoolClient, chatId: string): Promise<number | null> {
+  const { rows } = await client.query({ name: "oda-tasks-length", text: LENGTH, values: [chatId] });
+  const row = rows[0] as { length: string } | undefined;
+  return row === undefined ? null : Number(row.length);
+}
+
+/** Ends an open transaction and hands the client back, or closes it when the connection is unusable. */
+async function rollback(client: PgPoolClient, cause?: unknown): Promise<void> {
+  if (cause !== undefined && !(cause instanceof StoreError) && !(isServerError(cause) && !isFatal(cause))) {
+    giveBack(client, asError(cause));
+    return;
+  }
+  try {
+    await client.query("ROLLBACK");
+    giveBack(client);
+  } catch (e) {
+    giveBack(client, asError(e));
+  }
+}
+
+interface MigrationFile {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The package's SQL files (`sql/NNN_name.sql`), oldest first. */
+async function migrationFiles(): Promise<MigrationFile[]> {
+  const dir = new URL("../sql/", import.meta.url);
+  const names = (await readdir(dir)).filter((n) => /^\d{3}_[a-z0-9_]+\.sql$/.test(n)).sort();
+  return Promise.all(
+    names.map(async (name) => ({ version: Number(name.slice(0, 3)), name, sql: await readFile(new URL(name, dir), "utf8") })),
+  );
+}
+
+/** A pool of pg's own for a connection string; its idle connections' errors (a server restart) are expected. */
+async function poolFor(connectionString: string): Promise<PgPool> {
+  const specifier = "pg"; // not a literal: bundlers must not pull `pg` into browser builds
+  let mod: { default?: unknown; Pool?: unknown };
+  try {
+    mod = (await import(specifier)) as { default?: unknown; Pool?: unknown };
+  } catch (e) {
+    throw withCause(new Error("oda-tasks: PostgresStore needs the `pg` package for a connection string: npm install pg"), e);
+  }
+  const Pool = ((mod.default as { Pool?: unknown } | undefined)?.Pool ?? mod.Pool) as new (config: object) => PgPool & {
+    on(event: "error", listener: () => void): void;
+  };
+  const pool = new Pool({ connectionString });
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/** An error the server sent (it has a SQLSTATE), as opposed to a lost or refused connection. */
+function isServerError(e: unknown): e is Error & { code: string; severity?: string } {
+  const code = (e as { code?: unknown } | null)?.code;
+  return (
+    e instanceof Error &&
+    typeof code === "string" &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    typeof (e as { severity?: unknown }).severity === "string"
+  );
+}
+
+/** A server error after which the server closes the connection. */
+function isFatal(e: unknown): boolean {
+  const severity = (e as { severity?: unknown }).severity;
+  const code = (e as { code?: unknown }).code;
+  return severity === "FATAL" || severity === "PANIC" || (typeof code === "string" && code.startsWith("08"));
+}
+
+/** A mistake in code (ours or a pool's), not a database's or a network's failure: passed on as it is. */
+function isBug(e: unknown): boolean {
+  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
+}
+
+/** Whether the failure left nothing done and may pass: a lost connection, a serialization failure, a deadlock, a restart. */
+function retryable(e: unknown): boolean {
+  if (!isServerError(e)) return e instanceof Error && !isBug(e); // the connection failed or broke
+  return RETRYABLE.has(e.code) || e.code.startsWith("08");
+}
+
+/** The StoreError for a failure that will not pass by trying again (a bug is passed on unchanged). */
+function databaseError(chatId: string, e: unknown, what = "write"): Error {
+  if (isBug(e)) return e as Error;
+  if (isServerError(e) && e.code === "23505" && chatId !== "") {
+    return withCause(
+      new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${e.message})`, chatId),
+      e,
+    );
+  }
+  if (isServerError(e) && NOT_MIGRATED.has(e.code)) {
+    return withCause(
+      new StoreError("store/not-migrated", `the oda-tasks tables are missing or old: run await store.migrate() (${e.message})`, chatId),
+      e,
+    );
+  }
+  const code = isServerError(e) ? ` (SQLSTATE ${e.code})` : "";
+  const target = chatId === "" ? "" : ` for chat "${chatId}"`;
+  return withCause(
+    new StoreError("store/database", `the database refused the ${what}${target}: ${asError(e).message}${code}`, chatId),
+    e,
+  );
+}
+
+function unavailable(chatId: string, e: unknown, attempts: number): StoreError {
+  return withCause(
+    new StoreError(
+      "store/unavailable",
+      `the database is unavailable${chatId === "" ? "" : ` for chat "${chatId}"`} after ${attempts} attempt${attempts === 1 ? "" : "s"}; nothing was written (${asError(e).message})`,
+      chatId,
+    ),
+    e,
+  );
+}
+
+function withCause<E extends Error>(error: E, cause: unknown): E {
+  error.cause = cause;
+  return error;
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+/** 25 ms, doubling, at most 1 s. */
+function backoff(retry: number): number {
+  return Math.min(1000, 25 * 2 ** (retry - 1));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,151 @@
+// A throwaway PostgreSQL server for the tests and the benchmark: initdb in a
+// temporary directory, listening on 127.0.0.1 on a free port only, stopped
+// and removed by stop() (and, as a last resort, when the process exits).
+// Runs the server as the `postgres` system user when we are root (it refuses
+// to run as root), as ourselves otherwise.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/** Where Debian's server binaries are: `PG_BIN`, else the newest /usr/lib/postgresql/<ver>/bin. */
+export function serverBin() {
+  if (process.env.PG_BIN) return process.env.PG_BIN;
+  const base = "/usr/lib/postgresql";
+  const versions = existsSync(base)
+    ? readdirSync(base).filter((v) => existsSync(join(base, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0) throw new Error("no PostgreSQL server binaries (run scripts/setup.sh --postgres, or set PG_BIN)");
+  return join(base, versions[0], "bin");
+}
+
+/** A port nobody listens on right now (the server may still lose a race for it: start() retries). */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve, reject) => server.listen(0, "127.0.0.1", resolve).on("error", reject));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const running = new Set();
+process.on("exit", () => {
+  // A test process that ends without calling stop(): no server outlives it.
+  for (const server of running) server.stopSync();
+});
+
+/**
+ * Starts a fresh server. Resolves to `{ url, port, pool(options), restart(), stop(), kill() }`;
+ * `pool()` makes a pg.Pool on it (ended by stop()).
+ *
+ * @example
+ * const server = await startServer();
+ * try { const pool = server.pool(); ... } finally { await server.stop(); }
+ */
+export async function startServer() {
+  const bin = serverBin();
+  const root = mkdtempSync(join(tmpdir(), "oda-pg-"));
+  const data = join(root, "data");
+  const log = join(root, "server.log");
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }));
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }));
+    chownSync(root, uid, gid);
+  }
+  const run = (tool, args) => {
+    const [cmd, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]] : [join(bin, tool), args];
+    const r = spawnSync(cmd, argv, { encoding: "utf8", cwd: root });
+    if (r.status !== 0) {
+      const serverLog = existsSync(log) ? readFileSync(log, "utf8") : "";
+      throw new Error(`${tool} ${args.join(" ")} failed (${r.status}): ${r.stderr}${r.error ?? ""}\n${serverLog}`);
+    }
+    return r.stdout;
+  };
+
+  run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  let port;
+  const options = () =>
+    `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories= -c max_connections=200 -c fsync=on`;
+  const start = async () => {
+    for (let attempt = 1; ; attempt++) {
+      port ??= await freePort();
+      try {
+        run("pg_ctl", ["-D", data, "-l", log, "-o", options(), "-w", "-t", "60", "start"]);
+        return;
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        port = undefined; // lost the port to someone else: take another
+      }
+    }
+  };
+  await start();
+
+  const pools = new Set();
+  const server = {
+    /** The temporary directory holding the data and the server log. */
+    dir: root,
+    get port() {
+      return port;
+    },
+    get url() {
+      return `postgres://postgres@127.0.0.1:${port}/postgres`;
+    },
+    /** A pg.Pool on the server; errors of idle clients (a restart) are expected and dropped. */
+    pool(extra = {}) {
+      const pool = new pg.Pool({ connectionString: server.url, ...extra });
+      pool.on("error", () => undefined);
+      pools.add(pool);
+      return pool;
+    },
+    /** Stops (fast: open transactions are rolled back) and starts again on the same port. */
+    async restart() {
+      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      await start();
+    },
+    /** Stops the server, leaving the data; `start()` brings it back on the same port. */
+    halt() {
+      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+    },
+    start,
+    /** Stops the server and removes its directory. */
+    async stop() {
+      running.delete(server);
+      await Promise.allSettled([...pools].map((p) => p.end()));
+      pools.clear();
+      server.stopSync();
+    },
+    stopSync() {
+      if (existsSync(join(data, "postmaster.pid"))) {
+        try {
+          run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+        } catch {
+          // already down
+        }
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  running.add(server);
+  return server;
+}
+
+let schemas = 0;
+
+/**
+ * A fresh schema on `server` for one test, and pools whose connections use
+ * it (`search_path`), so tests share one server but never each other's tables.
+ */
+export async function freshSchema(server) {
+  const name = `t${process.pid}_${++schemas}`;
+  const admin = server.pool({ max: 1 });
+  await admin.query(`CREATE SCHEMA ${name}`);
+  await admin.end();
+  return {
+    name,
+    pool: (extra = {}) => server.pool({ options: `-c search_path=${name}`, ...extra }),
+    url: `${server.url}?options=${encodeURIComponent(`-c search_path=${name}`)}`,
+  };
+}

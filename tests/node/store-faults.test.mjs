@@ -1,0 +1,600 @@
+// The stores against what real disks and real crashes hand them (issue 7,
+// findings 11-16): odd bytes in a chat's file, odd things at a chat's path,
+// locks that nobody will release, read-only files, writers SIGKILLed
+// mid-append, a file past V8's longest string, and an IndexedDB transaction
+// that aborts half-way.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, fork, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { IDBFactory, IDBKeyRange, IDBObjectStore } from "fake-indexeddb";
+import { ChatState, StoreError, replaySuggestions, replayTodos, runTool } from "oda-tasks";
+import { IndexedDbStore } from "oda-tasks/browser";
+import { JsonlStore } from "oda-tasks/node";
+// The store's chunked line reader, for a unit test of lines too long to be strings.
+import { JsonlScanner } from "../../pkg/dist/jsonl.js";
+
+const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
+const READONLY = new URL("./fixtures/store-jsonl-readonly.mjs", import.meta.url);
+const HOLDER = new URL("./fixtures/lock-holder.mjs", import.meta.url);
+
+async function inTempDir(fn) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-faults-"));
+  try {
+    return await fn(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const J = (entry) => JSON.stringify(entry);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const a = { type: "a", text: "é ✓ 😀" };
+const b = { type: "b" };
+const c = { type: "c", n: 3 };
+const d = { type: "d" };
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * The README's line rules over a whole text, written out plainly: the
+ * reference the store's chunked reader must match.
+ */
+function parseJsonl(text) {
+  const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split(/\r\n|\r|\n/);
+  const last = lines.pop();
+  const read = (line) => {
+    if (line.trim() === "") return undefined;
+    try {
+      return { entry: JSON.parse(line) };
+    } catch {
+      return null;
+    }
+  };
+  const entries = lines.map(read).filter(Boolean).map((r) => r.entry);
+  const tail = read(last);
+  if (tail) entries.push(tail.entry);
+  return { entries, torn: tail === null ? last : null };
+}
+
+/** What the core's own reader (ChatState, as the CLI uses it) makes of `bytes`. */
+function coreReads(bytes) {
+  const state = ChatState.empty();
+  try {
+    state.ingestJsonl(bytes);
+    const report = state.endJsonl(); // folds the last line first
+    return { length: state.length, ...report };
+  } finally {
+    state.free();
+  }
+}
+
+/** Asserts `promise` rejects with a StoreError of `code` and exactly `message`. */
+async function rejectsWith(promise, code, message) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof StoreError, `expected a StoreError, got ${e}`);
+    assert.equal(e.code, code);
+    assert.equal(e.message, message);
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Odd bytes in a chat's file.
+
+test("finding 11: a file that starts with a UTF-8 BOM keeps its first line, so a helper chat stays a helper", () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, "c.jsonl");
+    const helper = { type: "session", v: 1, chatId: "c", workspace: "/w", scheduledTaskFolder: false, agent: "helper",
+      settings: { permission: "auto" } };
+    const bytes = Buffer.concat([BOM, Buffer.from(`${J(helper)}\n${J({ type: "turn_started" })}\n`)]);
+    fs.writeFileSync(file, bytes);
+    const store = new JsonlStore(dir);
+    assert.deepEqual(await store.read("c"), [helper, { type: "turn_started" }]);
+    const r = await runTool(store, "c", { name: "suggest_task", input: { title: "T", tldr: "why", brief: "do" } });
+    assert.equal(r.ok, false);
+    assert.match(r.error, /suggest_task is only for the top-level agent/);
+    assert.deepEqual(fs.readFileSync(file), bytes, "a refused call and a read change no byte");
+    assert.equal(await store.append("c", [d], 2), 3);
+    assert.deepEqual(fs.readFileSync(file), Buffer.concat([bytes, Buffer.from(`${J(d)}\n`)]), "the BOM stays");
+    // A BOM split across 1-byte reads is still recognised; a BOM-only file holds nothing.
+    assert.deepEqual(await new JsonlStore(dir, { readChunkBytes: 1 }).read("c"), [helper, { type: "turn_started" }, d]);
+    fs.writeFileSync(path.join(dir, "e.jsonl"), BOM);
+    assert.deepEqual(await store.read("e"), []);
+    assert.equal(await store.append("e", [d], 0), 1);
+    assert.deepEqual(fs.readFileSync(path.join(dir, "e.jsonl")), Buffer.concat([BOM, Buffer.from(`\n${J(d)}\n`)]));
+    assert.equal(coreReads(bytes).length, 2, "the core's reader (the CLI) agrees");
+  }));
+
+test("finding 12: CR-only, CRLF and mixed line ends read every line, no byte is ever cut, appends end the last line first", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const files = {
+      cr: `${J(a)}\r${J(b)}\r${J(c)}`,
+      "cr-ended": `${J(a)}\r${J(b)}\r${J(c)}\r`,
+      crlf: `${J(a)}\r\n${J(b)}\r\n${J(c)}\r\n`,
+      "crlf-open": `${J(a)}\r\n${J(b)}\r\n${J(c)}`,
+      mixed: `${J(a)}\n\r\n${J(b)}\r\r${J(c)}\n`,
+    };
+    for (const [id, text] of Object.entries(files)) {
+      const file = path.join(dir, `${id}.jsonl`);
+      fs.writeFileSync(file, text);
+      assert.deepEqual(await store.read(id), [a, b, c], id);
+      assert.equal(fs.readFileSync(file, "utf8"), text, `${id}: read changes no byte`);
+      assert.deepEqual(parseJsonl(text).entries, [a, b, c], `${id}: the reference rules agree`);
+      assert.equal(await store.append(id, [d], 3), 4, id);
+      const end = /[\r\n]$/.test(text) ? "" : "\n";
+      assert.equal(fs.readFileSync(file, "utf8"), `${text}${end}${J(d)}\n`, `${id}: only appended to`);
+      assert.deepEqual(await store.read(id), [a, b, c, d], id);
+      assert.deepEqual(await store.readFrom(id, 3), [d], id);
+    }
+  }));
+
+test("finding 13: a complete last line without \\n is an entry, kept, and ended before the next append; only a tail that is not JSON is torn", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const cases = [
+      // [file text, entries read, the CLI's torn]
+      [`${J(a)}\n${J(b)}`, [a, b], null],
+      [`${J(a)}\n${J(b)}  \t`, [a, b], null],
+      [`${J(a)}\n${J(b).slice(0, -1)}`, [a], J(b).slice(0, -1)],
+      [`${J(a)}\n{"type":"b","t":"cut`, [a], '{"type":"b","t":"cut'],
+    ];
+    for (const [n, [text, entries, torn]] of cases.entries()) {
+      const id = `c${n}`;
+      const file = path.join(dir, `${id}.jsonl`);
+      fs.writeFileSync(file, text);
+      assert.deepEqual(await store.read(id), entries, text);
+      assert.equal(fs.readFileSync(file, "utf8"), text, "read changes no byte");
+      assert.deepEqual(parseJsonl(text), { entries, torn }, "the reference rules agree");
+      const core = coreReads(Buffer.from(text));
+      assert.deepEqual([core.length, core.tornBytes], [entries.length, Buffer.byteLength(torn ?? "")], "the core's reader (the CLI) agrees");
+      assert.equal(await store.append(id, [c], entries.length), entries.length + 1);
+      assert.equal(fs.readFileSync(file, "utf8"), `${text}\n${J(c)}\n`, "the newline first, nothing cut");
+      assert.deepEqual(await store.read(id), [...entries, c], "a torn tail stays behind as an unreadable line");
+    }
+  }));
+
+test("invalid UTF-8: a line that is not UTF-8 is left out (never read as U+FFFD) and kept in the file", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const file = path.join(dir, "c.jsonl");
+    const invalid = [
+      Buffer.from([0xff, 0xfe]), // never valid
+      Buffer.from([0xc3]), // a sequence cut short
+      Buffer.from([0xed, 0xa0, 0x80]), // a surrogate in UTF-8
+      Buffer.from([0xc0, 0xaf]), // an overlong "/"
+    ].map((bytes) => Buffer.concat([Buffer.from('{"type":"bad","t":"'), bytes, Buffer.from('"}')]));
+    const replaced = { type: "ok", t: "\uFFFD" }; // a real U+FFFD is data like any other
+    const bytes = Buffer.concat([Buffer.from(`${J(a)}\n`), ...invalid.map((line) => Buffer.concat([line, Buffer.from("\n")])),
+      Buffer.from(`${J(replaced)}\n`), invalid[0]]);
+    fs.writeFileSync(file, bytes);
+    assert.deepEqual(await store.read("c"), [a, replaced]);
+    assert.deepEqual(await new JsonlStore(dir, { readChunkBytes: 3 }).read("c"), [a, replaced]);
+    assert.equal(await store.append("c", [b], 2), 3);
+    assert.deepEqual(fs.readFileSync(file), Buffer.concat([bytes, Buffer.from(`\n${J(b)}\n`)]));
+    assert.deepEqual(await store.read("c"), [a, replaced, b]);
+  }));
+
+test("empty and blank files: no entries, and the first append lands after what is there", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    for (const [id, text] of [["empty", ""], ["newlines", "\n\n\r\n"], ["blank", "\n  \n\t"], ["nbsp", "\u00a0"]]) {
+      const file = path.join(dir, `${id}.jsonl`);
+      fs.writeFileSync(file, text);
+      assert.deepEqual(await store.read(id), [], id);
+      assert.deepEqual(await store.readFrom(id, 0), [], id);
+      await rejectsWith(store.readFrom(id, 1), "store/truncated", `chat "${id}" has 0 entries, fewer than the 1 already read`);
+      assert.equal(await store.append(id, [a], 0), 1, id);
+      const end = text === "" || /[\r\n]$/.test(text) ? "" : "\n";
+      assert.equal(fs.readFileSync(file, "utf8"), `${text}${end}${J(a)}\n`, id);
+      assert.deepEqual(await store.read(id), [a], id);
+    }
+  }));
+
+/** A small deterministic random source. */
+function random(seed) {
+  let state = seed >>> 0;
+  return (n) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state % n;
+  };
+}
+
+/** A random JSONL text of odd but valid UTF-8: every line end, blank and unreadable lines, a BOM, an open last line. */
+function oddJsonl(rand, { bom = rand(4) === 0, lines = rand(12), ends = ["\n", "\r\n", "\r"] } = {}) {
+  const kinds = [
+    () => J({ type: "e", n: rand(1000), text: ["", "é", "😀 ✓", "a\u2028b", "\uFFFD"][rand(5)] }),
+    () => J({ type: "e", nested: { list: [rand(9), null, true] } }),
+    () => "",
+    () => "   \t",
+    () => "{oops",
+    () => "[1,",
+    () => "42",
+    () => '"text"',
+    () => ` ${J({ type: "spaced" })} `,
+  ];
+  let text = bom ? "\uFEFF" : "";
+  for (let i = 0; i < lines; i++) text += kinds[rand(kinds.length)]() + ends[rand(ends.length)];
+  const tail = rand(4);
+  if (tail === 1) text += J({ type: "tail", n: rand(9) });
+  if (tail === 2) text += J({ type: "torn", n: 12345 }).slice(0, 1 + rand(10));
+  if (tail === 3) text += "  ";
+  return text;
+}
+
+test("the store reads in chunks of any size exactly as the rules read the whole text", () =>
+  inTempDir(async (dir) => {
+    const rand = random(11);
+    for (let n = 0; n < 60; n++) {
+      const text = oddJsonl(rand);
+      const expected = parseJsonl(text).entries;
+      for (const chunk of [1, 2, 3, 5, 64, 1 << 20]) {
+        const id = `f${n}-${chunk}`;
+        fs.writeFileSync(path.join(dir, `${id}.jsonl`), text);
+        const store = new JsonlStore(dir, { readChunkBytes: chunk });
+        assert.deepEqual(await store.read(id), expected, `${JSON.stringify(text)} in chunks of ${chunk}`);
+        for (let from = 0; from <= expected.length; from++) assert.deepEqual(await store.readFrom(id, from), expected.slice(from));
+      }
+    }
+  }));
+
+test("readFrom after bytes were added by hand agrees with parsing the whole file again (CRLF split, tails grown)", () =>
+  inTempDir(async (dir) => {
+    const rand = random(5);
+    for (let n = 0; n < 80; n++) {
+      const id = `g${n}`;
+      const file = path.join(dir, `${id}.jsonl`);
+      let text = oddJsonl(rand);
+      fs.writeFileSync(file, text);
+      const store = new JsonlStore(dir, { readChunkBytes: 1 + rand(8) });
+      let known = (await store.read(id)).length;
+      for (let round = 0; round < 3; round++) {
+        const more = ["\n", "", "x"][rand(3)] + oddJsonl(rand, { bom: false });
+        fs.appendFileSync(file, more);
+        text += more;
+        const all = parseJsonl(text).entries;
+        if (all.length < known) {
+          // The open last line the store counted was grown into something unreadable.
+          await assert.rejects(store.readFrom(id, known), { code: "store/truncated" });
+        } else {
+          assert.deepEqual(await store.readFrom(id, known), all.slice(known), JSON.stringify(text));
+        }
+        known = all.length;
+        assert.deepEqual(await store.read(id), all);
+      }
+    }
+  }));
+
+test("the store and the core's own JSONL reader (ChatState.fromJsonl) agree on odd files, every line end included", () =>
+  inTempDir(async (dir) => {
+    // They must match exactly, or a state built from the bytes could not catch up through readFrom(state.length).
+    const rand = random(23);
+    const todo = (n) => J({ type: "todo_update", v: 1, todos: [{ content: `step ${n}`, status: "in_progress" }] });
+    const store = new JsonlStore(dir);
+    for (let n = 0; n < 60; n++) {
+      let text = oddJsonl(rand);
+      text = `${J({ type: "turn_started" })}\n${todo(n)}\n${text}`;
+      const bytes = Buffer.concat([Buffer.from(text), rand(3) === 0 ? Buffer.from([0x0a, 0xff, 0x0a]) : Buffer.alloc(0)]);
+      fs.writeFileSync(path.join(dir, `h${n}.jsonl`), bytes);
+      const entries = await store.read(`h${n}`);
+      const chunks = [];
+      for (let i = 0, step = 1; i < bytes.length; i += step, step = 1 + rand(9)) chunks.push(bytes.subarray(i, i + step));
+      const state = ChatState.fromJsonl(chunks.length > 0 ? chunks : [bytes]);
+      try {
+        assert.equal(state.length, entries.length, JSON.stringify(text));
+        assert.deepEqual(state.replayTodos(), replayTodos(entries));
+        assert.deepEqual(state.replaySuggestions(), replaySuggestions(entries));
+      } finally {
+        state.free();
+      }
+    }
+  }));
+
+test("a line too long to be a string is unreadable, not an error; the lines around it are read", () => {
+  const scanner = new JsonlScanner({ offset: 0, count: 0 }, 0, 16);
+  for (const piece of [`${J(b)}\n`, `{"type":"long","pad":"`, "x".repeat(40), `"}\n${J(d)}\n`, "y".repeat(30)]) {
+    for (let i = 0; i < piece.length; i += 7) scanner.push(Buffer.from(piece.slice(i, i + 7)));
+  }
+  scanner.end();
+  assert.deepEqual(scanner.entries, [b, d]);
+  assert.equal(scanner.count, 2);
+  assert.equal(scanner.openLine, true);
+});
+
+test("warm reads seek: readFrom and append read only what follows the last checkpoint, and notice a file cut, replaced or rewritten", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const file = path.join(dir, "c.jsonl");
+    await store.create("c", [a, b]);
+    assert.equal(await store.append("c", [c], 2), 3);
+    assert.deepEqual(await store.readFrom("c", 3), []);
+    // Same file, same size, the start of line 1 overwritten in place: a seeking store never sees it.
+    const fd = fs.openSync(file, "r+");
+    fs.writeSync(fd, "xxxx", 0);
+    fs.closeSync(fd);
+    assert.equal(await store.append("c", [d], 3), 4, "counted from the checkpoint, not from line 1");
+    assert.deepEqual(await store.readFrom("c", 3), [d]);
+    assert.deepEqual(await new JsonlStore(dir).readFrom("c", 2), [c, d], "a checkpoint a little before the end (after create) is kept too");
+    assert.deepEqual(await store.read("c"), [b, c, d], "a whole read sees the file as it is");
+    // Replaced by another file (a new inode): read again from the start.
+    fs.writeFileSync(path.join(dir, "new.tmp"), `${J(a)}\n${J(b)}\n`);
+    fs.renameSync(path.join(dir, "new.tmp"), file);
+    await rejectsWith(store.readFrom("c", 3), "store/truncated", 'chat "c" has 2 entries, fewer than the 3 already read');
+    assert.deepEqual(await store.readFrom("c", 1), [b]);
+    // Cut shorter in place.
+    fs.truncateSync(file, Buffer.byteLength(J(a)) + 1);
+    await rejectsWith(store.readFrom("c", 2), "store/truncated", 'chat "c" has 1 entries, fewer than the 2 already read');
+    // Rewritten in place, longer, with other bytes where the checkpoint was.
+    fs.writeFileSync(file, `${J(c)}\n${J(d)}\n${J(a)}\n`, { flag: "r+" });
+    assert.deepEqual(await store.readFrom("c", 1), [d, a]);
+    assert.equal(await store.append("c", [b], 3), 4);
+    assert.deepEqual(parseJsonl(fs.readFileSync(file, "utf8")).entries, [c, d, a, b]);
+  }));
+
+// ---------------------------------------------------------------------------
+// Odd things at a chat's path (findings 15 and 16).
+
+test("finding 15/16: a directory, FIFO, socket, dangling or looping symlink at a chat's path is store/not-a-file, at once", { timeout: 30_000 }, () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const servers = [];
+    const odd = {
+      dir: [(p) => fs.mkdirSync(p), "a directory"],
+      fifo: [(p) => execFileSync("mkfifo", [p]), "a FIFO"],
+      socket: [async (p) => servers.push(await new Promise((r) => { const s = net.createServer().listen(p, () => r(s)); })), "a socket"],
+      dangling: [(p) => fs.symlinkSync(path.join(dir, "nowhere"), p), "a symbolic link to nothing"],
+      loop: [(p) => fs.symlinkSync(p, p), "a symbolic link loop"],
+      "to-dir": [(p) => (fs.mkdirSync(`${p}.target`), fs.symlinkSync(`${p}.target`, p)), "a directory"],
+    };
+    try {
+      for (const [id, [make, what]] of Object.entries(odd)) {
+        const file = path.join(dir, `${id}.jsonl`);
+        await make(file);
+        const message = `chat "${id}": ${file} is ${what}, not a chat's file; move or remove it`;
+        await rejectsWith(store.read(id), "store/not-a-file", message);
+        await rejectsWith(store.readFrom(id, 0), "store/not-a-file", message);
+        // 100 KB: more than a pipe holds, which used to block forever on a FIFO.
+        await rejectsWith(store.append(id, [{ type: "big", pad: "x".repeat(100_000) }]), "store/not-a-file", message);
+        await rejectsWith(store.create(id, [a]), "store/not-a-file", message);
+        fs.rmSync(file, { recursive: true, force: true });
+        assert.equal(await store.create(id, [a]), true, `${id}: once it is removed the chat can be created`);
+        assert.deepEqual(await store.read(id), [a]);
+      }
+      // A symlink to a regular file is a chat like any other.
+      fs.writeFileSync(path.join(dir, "elsewhere"), `${J(a)}\n`);
+      fs.symlinkSync(path.join(dir, "elsewhere"), path.join(dir, "linked.jsonl"));
+      assert.equal(await store.append("linked", [b], 1), 2);
+      assert.deepEqual(await store.read("linked"), [a, b]);
+      assert.equal(await store.create("linked", []), false);
+    } finally {
+      for (const s of servers) s.close();
+    }
+  }));
+
+test("read-only file and read-only directory: reads work, writes are store/read-only and change nothing", () =>
+  inTempDir(async (dir) => {
+    // Root may write anything: then the child runs as "nobody", who may not.
+    const root = process.getuid?.() === 0;
+    const run = (chatDir) => {
+      const out = execFileSync(process.execPath, [new URL(READONLY).pathname, chatDir], {
+        encoding: "utf8",
+        ...(root ? { uid: 65534, gid: 65534 } : {}),
+      });
+      return JSON.parse(out);
+    };
+    fs.chmodSync(dir, 0o755);
+    const content = `${J(a)}\n${J(b)}\n`;
+    // The file is read-only, the directory is not.
+    const fileRo = path.join(dir, "file-ro");
+    fs.mkdirSync(fileRo);
+    fs.writeFileSync(path.join(fileRo, "c.jsonl"), content, { mode: 0o444 });
+    fs.chmodSync(path.join(fileRo, "c.jsonl"), 0o444);
+    if (root) fs.chownSync(fileRo, 65534, 65534);
+    const one = run(fileRo);
+    assert.deepEqual(one.read, { value: [a, b] });
+    assert.deepEqual(one.readFrom, { value: [b] });
+    assert.deepEqual(one.append, { code: "store/read-only", name: "StoreError",
+      message: `chat "c" cannot be written: the file ${path.join(fileRo, "c.jsonl")} is read-only here (EACCES)` });
+    assert.deepEqual(one.create, { value: true });
+    assert.equal(fs.readFileSync(path.join(fileRo, "c.jsonl"), "utf8"), content);
+    // The directory is read-only: no lock can be taken, reads go ahead without one.
+    const dirRo = path.join(dir, "dir-ro");
+    fs.mkdirSync(dirRo);
+    fs.writeFileSync(path.join(dirRo, "c.jsonl"), content);
+    fs.chmodSync(dirRo, 0o555);
+    try {
+      const two = run(dirRo);
+      assert.deepEqual(two.read, { value: [a, b] });
+      assert.deepEqual(two.readFrom, { value: [b] });
+      const refused = (id) => ({ code: "store/read-only", name: "StoreError",
+        message: `chat "${id}" cannot be written: the directory ${dirRo} is read-only here (EACCES)` });
+      assert.deepEqual(two.append, refused("c"));
+      assert.deepEqual(two.create, refused("d"));
+      assert.equal(fs.readFileSync(path.join(dirRo, "c.jsonl"), "utf8"), content);
+      assert.deepEqual(fs.readdirSync(dirRo), ["c.jsonl"]);
+    } finally {
+      fs.chmodSync(dirRo, 0o755);
+    }
+  }));
+
+// ---------------------------------------------------------------------------
+// Locks nobody releases (finding 15).
+
+const HOST = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 12);
+const TOKEN = "0123456789abcdef";
+
+test("finding 15: a lock that shows no sign of life is reported after the wait, naming what to remove; nothing is written", { timeout: 60_000 }, async () => {
+  const sleeper = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  try {
+    const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    await once(dead, "exit");
+    const cases = {
+      stray: [(lock) => (fs.mkdirSync(lock), fs.writeFileSync(path.join(lock, ".DS_Store"), "")),
+        'it holds ".DS_Store", which is not a lock owner'],
+      "stray-beside-a-dead-owner": [(lock) => {
+        fs.mkdirSync(path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`), { recursive: true });
+        fs.writeFileSync(path.join(lock, "Thumbs.db"), "");
+      }, 'it holds "Thumbs.db", which is not a lock owner'],
+      "impossible-pid": [(lock) => fs.mkdirSync(path.join(lock, `99999999999-${HOST}-${TOKEN}`), { recursive: true }),
+        `its owner entry "99999999999-${HOST}-${TOKEN}" names pid 99999999999, which no process can have`],
+      "pid-zero": [(lock) => fs.mkdirSync(path.join(lock, `0-${HOST}-${TOKEN}`), { recursive: true }),
+        `its owner entry "0-${HOST}-${TOKEN}" names pid 0, which no process can have`],
+      "reused-pid": [(lock) => fs.mkdirSync(path.join(lock, `${sleeper.pid}-${HOST}-${TOKEN}`), { recursive: true }),
+        `its owner, process ${sleeper.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid)`],
+      "other-host": [(lock) => fs.mkdirSync(path.join(lock, `${process.pid}-000000000000-${TOKEN}`), { recursive: true }),
+        `its owner, process ${process.pid} on another host (000000000000), has not touched it for the whole wait`],
+      file: [(lock) => fs.writeFileSync(lock, "not a lock"), "it is a regular file, not a lock directory"],
+      symlink: [(lock) => fs.symlinkSync("/nonexistent", lock), "it is a symbolic link, not a lock directory"],
+      fifo: [(lock) => execFileSync("mkfifo", [lock]), "it is a FIFO, not a lock directory"],
+    };
+    await Promise.all(Object.entries(cases).map(([name, [plant, why]]) =>
+      inTempDir(async (dir) => {
+        const file = path.join(dir, "c.jsonl");
+        fs.writeFileSync(file, `${J(a)}\n`);
+        const lock = path.join(dir, "c.jsonl.lock");
+        plant(lock);
+        const store = new JsonlStore(dir, { lockWait: 300 });
+        const message = `chat "c" stays locked: ${why}; remove ${lock} if no process is using it`;
+        await rejectsWith(store.read("c"), "store/locked", message);
+        await rejectsWith(store.append("c", [b], 1), "store/locked", message);
+        await rejectsWith(store.readFrom("c", 0), "store/locked", message);
+        assert.equal(fs.readFileSync(file, "utf8"), `${J(a)}\n`, `${name}: nothing written`);
+        assert.ok(fs.lstatSync(lock), `${name}: the lock is left alone`);
+        if (name === "stray-beside-a-dead-owner") assert.deepEqual(fs.readdirSync(lock), ["Thumbs.db"], "the dead owner was broken");
+        fs.rmSync(lock, { recursive: true, force: true });
+        assert.equal(await store.append("c", [b], 1), 2, `${name}: once it is removed the chat works`);
+        assert.deepEqual(fs.readdirSync(dir).sort(), ["c.jsonl"]);
+      }),
+    ));
+  } finally {
+    sleeper.kill("SIGKILL");
+  }
+});
+
+test("a live holder is waited for however long it works (its heartbeat), a stopped one is reported", { timeout: 60_000 }, () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir, { lockWait: 1000 });
+    await store.create("c", [a]);
+    const lock = path.join(dir, "c.jsonl.lock");
+    const hold = async () => {
+      const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      await once(holder, "message");
+      return holder;
+    };
+    // Working: holds for three times the wait, touching its lock all along.
+    const holder = await hold();
+    try {
+      let settled = false;
+      const append = store.append("c", [b], 1).finally(() => (settled = true));
+      await sleep(3000);
+      assert.equal(settled, false, "still waiting for a holder that shows it is alive");
+      holder.send("release");
+      assert.equal(await append, 2);
+    } finally {
+      holder.kill("SIGKILL");
+    }
+    // Stopped (SIGSTOP): alive, but it no longer touches its lock.
+    const stopped = await hold();
+    try {
+      stopped.kill("SIGSTOP");
+      await rejectsWith(store.append("c", [c], 2), "store/locked",
+        `chat "c" stays locked: its owner, process ${stopped.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid); remove ${lock} if no process is using it`);
+      stopped.kill("SIGCONT");
+      stopped.send("release");
+      await once(stopped, "message");
+      assert.equal(await store.append("c", [c], 2), 3);
+    } finally {
+      stopped.kill("SIGKILL");
+    }
+  }));
+
+// ---------------------------------------------------------------------------
+// Crashes and sizes.
+
+test("a writer SIGKILLed again and again: every acknowledged append is there after reopen, whole and once", { timeout: 180_000 }, () =>
+  inTempDir(async (dir) => {
+    await new JsonlStore(dir).create("c", [{ type: "session" }]);
+    const rand = random(3);
+    const acked = new Set();
+    for (let round = 0; round < 12; round++) {
+      const child = fork(WORKER, ["acked", dir, "c", String(round), "3"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      await once(child, "message");
+      const target = 1 + rand(20);
+      let seen = 0;
+      child.on("message", (m) => {
+        acked.add(m.acked);
+        if (++seen === target) child.kill("SIGKILL");
+      });
+      child.send("go");
+      await once(child, "exit");
+      // Reopen: a new store object, and a new look at the file from its first byte.
+      const log = await new JsonlStore(dir).read("c");
+      const firsts = new Map();
+      log.forEach((entry, i) => {
+        if (entry.type !== "pair") return;
+        if (entry.part === 1) {
+          assert.ok(!firsts.has(entry.key), `${entry.key} landed once`);
+          firsts.set(entry.key, i);
+        }
+      });
+      for (const key of acked) {
+        const at = firsts.get(key);
+        assert.ok(at !== undefined, `acknowledged append ${key} is there (round ${round})`);
+        assert.deepEqual(log[at + 1], { type: "pair", part: 2, key }, `${key}: its two entries together`);
+      }
+      assert.equal(log.filter((e) => e.part === 2).length, new Set(log.filter((e) => e.part === 2).map((e) => e.key)).size);
+      // The chat takes a conditional append at the length it shows.
+      assert.equal(await new JsonlStore(dir).append("c", [{ type: "round", round }], log.length), log.length + 1);
+    }
+    assert.ok(acked.size >= 12);
+  }));
+
+test("finding 16: a chat file over 512 MiB takes appends and reads (in chunks, never one string)", { timeout: 180_000 }, () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, "c.jsonl");
+    const line = Buffer.from(`${J({ type: "big", pad: "x".repeat((1 << 20) - 30) })}\n`);
+    const lines = 520;
+    const fd = fs.openSync(file, "w");
+    for (let i = 0; i < lines; i++) fs.writeSync(fd, line);
+    fs.closeSync(fd);
+    assert.ok(fs.statSync(file).size > 512 * 2 ** 20);
+    // Separate store objects; the first one to look at the file reads it all.
+    assert.equal(await new JsonlStore(dir).append("c", [d], lines), lines + 1);
+    assert.deepEqual(await new JsonlStore(dir).readFrom("c", lines), [d]);
+    assert.deepEqual(await new JsonlStore(dir).readFrom("c", lines + 1), []);
+  }));
+
+// ---------------------------------------------------------------------------
+// IndexedDB.
+
+test("IndexedDbStore: a transaction that aborts half-way leaves the chat as it was", async () => {
+  const store = new IndexedDbStore("aborts", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null });
+  await store.create("c", [a, b]);
+  const put = IDBObjectStore.prototype.put;
+  let puts = 0;
+  // The third put of a transaction goes through, then the transaction aborts (as on a quota error or a closing tab).
+  IDBObjectStore.prototype.put = function (...args) {
+    const request = put.apply(this, args);
+    if (++puts === 3) this.transaction.abort();
+    return request;
+  };
+  try {
+    await assert.rejects(store.append("c", [c, d, c, d], 2), { message: "oda-tasks: IndexedDB transaction aborted" });
+    puts = 0;
+    await assert.rejects(store.create("e", [a, b, c]), { message: "oda-tasks: IndexedDB transaction aborted" });
+  } finally {
+    IDBObjectStore.prototype.put = put;
+  }
+  assert.deepEqual(await store.read("c"), [a, b]);
+  assert.deepEqual(await store.readFrom("c", 2), []);
+  assert.equal(await store.read("e"), null);
+  assert.equal(await store.append("c", [c], 2), 3, "the length is still 2");
+  assert.equal(await store.create("e", [a]), true);
+  assert.deepEqual(await store.read("c"), [a, b, c]);
+  store.close();
+});
