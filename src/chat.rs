@@ -52,6 +52,11 @@ impl Briefs {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Each origin as one text (`<chat id's length>:<chat id><suggestion id>`), for comparing sets.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
 }
 
 /// Everything the core knows about a chat, folded from its log front to back.

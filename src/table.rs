@@ -30,6 +30,11 @@ impl<K: AsRef<str>> TextTable<K> {
         self.entries.len()
     }
 
+    /// The keys, in the order they were first inserted.
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

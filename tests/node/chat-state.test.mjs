@@ -272,3 +272,16 @@ test("a warm SuggestionService reads only what is new: list, dismiss, restore, s
   assert.equal(store.counts.read, 1, "the started chat's session entry, read once");
   assert.deepEqual((await store.inner.read("p")).at(-1), settled("s1", "started", "p.s1"));
 });
+
+test("a Start copies settings' numbers exactly as written (the core keeps a number's text)", () => {
+  const number = -7.808815919511217e-271;
+  const log = [
+    { type: "session", chatId: "c", workspace: "/w", agent: "top-level", settings: { sandbox: { limit: number }, approval: [number, 1.5, 1e21] } },
+    { type: "turn_started" },
+    { type: "suggestion_offered", v: 1, id: "s1", title: "T", tldr: "W", brief: "B" },
+  ];
+  const plan = planStart(log, "c", "s1");
+  assert.equal(plan.ok && plan.kind === "create", true);
+  assert.equal(plan.session.settings.sandbox.limit, number);
+  assert.deepEqual(plan.session.settings.approval, [number, 1.5, 1e21]);
+});
