@@ -40,11 +40,24 @@ fn well_formed(input: &Value) -> Option<Vec<(String, String)>> {
     Some(items)
 }
 
+/// The core's value as serde_json reads the same text: members by key, the last of a repeated key.
+fn as_serde(value: &oda_tasks::json::Value) -> Value {
+    use oda_tasks::json::Value as V;
+    match value {
+        V::Null => Value::Null,
+        V::Bool(b) => Value::Bool(*b),
+        V::Number(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        V::String(s) => Value::String(s.to_string()),
+        V::Array(items) => Value::Array(items.iter().map(as_serde).collect()),
+        V::Object(object) => Value::Object(object.0.iter().map(|(k, v)| (k.to_string(), as_serde(v))).collect()),
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let text = text_of(data);
     let input = Input::parse(&text);
     match (&input, serde_json::from_str::<Value>(&text)) {
-        (Input::Json(value), Ok(parsed)) => assert_eq!(value, &oda_tasks::json::Value::from(&parsed)),
+        (Input::Json(value), Ok(parsed)) => assert_eq!(as_serde(value), parsed),
         (Input::Unreadable(_), Err(_)) => {}
         (got, parsed) => panic!("Input::parse gave {got:?}, serde_json {parsed:?}"),
     }
