@@ -31,6 +31,30 @@ run("node", [
 const bytes = readFileSync(new URL(`../${wasm}`, import.meta.url));
 console.error(`build: ${wasm} is ${bytes.length} bytes, ${gzipSync(bytes, { level: 9 }).length} gzipped`);
 
+// The glue's .d.ts names DOM types (BufferSource, WebAssembly.Module,
+// RequestInfo) in its loader's signatures; the public .d.ts imports it, so a
+// Node-only project (no DOM lib) would fail to type-check. Those names become
+// the project's own DOM types where it has them, else nothing.
+const dts = new URL("../pkg/wasm/oda_tasks.d.ts", import.meta.url);
+const domFree = readFileSync(dts, "utf8")
+  .replace(
+    "export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;",
+    'export type InitInput = string | DomType<"URL"> | DomType<"Request"> | DomType<"Response"> | SyncInitInput;',
+  )
+  .replace("export type SyncInitInput = BufferSource | WebAssembly.Module;",
+    'export type SyncInitInput = ArrayBuffer | ArrayBufferView | WasmType<"Module">;')
+  .replace(/WebAssembly\.(Memory|Table)\b/g, 'WasmType<"$1">') +
+  `
+/** A global class's instance type where the project's lib declares it (DOM, @types/node), else \`never\`. */
+type DomType<K extends string> = typeof globalThis extends { [P in K]: { prototype: infer T } } ? T : never;
+/** The same for a class of the \`WebAssembly\` namespace. */
+type WasmType<K extends string> = typeof globalThis extends { WebAssembly: { [P in K]: { prototype: infer T } } } ? T : never;
+`;
+const code = domFree.split("\n").filter((line) => !/^\s*(?:\/\*|\*)/.test(line)).join("\n"); // not the doc comments
+const leaked = code.match(/\b(?:RequestInfo|BufferSource|WebAssembly\.\w+)/);
+if (leaked) throw new Error(`build: the glue's .d.ts still names the DOM type ${leaked[0]}; extend the rewrite above`);
+writeFileSync(dts, domFree);
+
 // The tool definitions come from the core (one source for schema and rules)
 // but must be readable before a browser initialises the module: write them
 // out as constants now.

@@ -5,11 +5,11 @@
 //! version 1. Reading is tolerant: [`read_entry`] turns one entry's JSON text
 //! into a known entry, an app's own entry, or a reason to skip it.
 
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
-use serde_json::Value;
+use std::borrow::Cow;
 
-use crate::json::{kind_of_text, parse_value, quote, Text};
+use crate::json::read::{Parser, Shape};
+use crate::json::write::{cat, uint_text};
+use crate::json::{data, kind_of_text, quote, Data, Error, Out, ToJson, LONE_SURROGATE};
 
 /// Version of the entries this core writes. Bump it when a stored field
 /// changes meaning; readers skip (and report) entries from a newer version.
@@ -19,8 +19,7 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const TOP_LEVEL: &str = "top-level";
 
 /// Every entry type the core reads, as written. Field names are the stored format.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Entry {
     Session(SessionEntry),
     TurnStarted {},
@@ -32,19 +31,16 @@ pub enum Entry {
 }
 
 /// The chat itself; the host writes it first (the core writes it for a started chat).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionEntry {
     pub v: u32,
     pub chat_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     pub workspace: Option<String>,
     pub scheduled_task_folder: bool,
     pub agent: String,
     pub settings: Settings,
     /// Set on a chat started from a suggestion: where it came from.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
 }
 
@@ -66,31 +62,23 @@ impl SessionEntry {
 }
 
 /// What a chat runs as. `sandbox` and `approval` are opaque: copied as they are.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub permission: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub approval: Option<Value>,
+    pub sandbox: Option<Data>,
+    pub approval: Option<Data>,
 }
 
 /// The offering chat and suggestion a started chat (or its brief) comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Origin {
     pub chat_id: String,
     pub suggestion_id: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TodoStatus {
     Pending,
     InProgress,
@@ -106,24 +94,32 @@ impl TodoStatus {
             _ => None,
         }
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TodoStatus::Pending => "pending",
+            TodoStatus::InProgress => "in_progress",
+            TodoStatus::Completed => "completed",
+        }
+    }
 }
 
 /// An item is its text and its state; nothing else travels with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TodoItem {
     pub content: String,
     pub status: TodoStatus,
 }
 
 /// One recorded `todo_write` update: the whole list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TodoUpdate {
     pub v: u32,
     pub todos: Vec<TodoItem>,
 }
 
 /// One recorded `suggest_task` offer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Offer {
     pub v: u32,
     pub id: String,
@@ -132,8 +128,7 @@ pub struct Offer {
     pub brief: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     Started,
     Drafted,
@@ -153,42 +148,35 @@ impl Outcome {
 }
 
 /// A settlement of an offer; `chat_id` only with `started`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settlement {
     pub v: u32,
     pub id: String,
     pub outcome: Outcome,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_id: Option<String>,
 }
 
 /// A chat message. A `user` message without `source` is the person's own;
 /// one with a suggestion `source` is a brief the core wrote for a started chat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     pub v: u32,
     pub role: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
 }
 
 /// Who a message is attributed to when it is not the person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     Suggestion(Origin),
 }
 
 /// An entry replay could not use, and why. Reported, never fatal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     /// Position in the log.
     pub index: usize,
-    #[serde(rename = "type")]
     pub kind: Option<String>,
     pub reason: String,
 }
@@ -255,76 +243,181 @@ impl KnownType {
     }
 }
 
-/// Every field any known entry has, captured unparsed: one pass over the
-/// entry finds them, fields no known type has are skipped without being
-/// built, and each type then parses only its own.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// Every field any known entry has, in the order [`Fields`] holds them.
+const FIELD_NAMES: [&str; 16] = [
+    "type",
+    "v",
+    "chatId",
+    "title",
+    "workspace",
+    "scheduledTaskFolder",
+    "agent",
+    "settings",
+    "origin",
+    "todos",
+    "id",
+    "tldr",
+    "brief",
+    "outcome",
+    "role",
+    "source",
+];
+
+const FIELDS: Shape = Shape {
+    expecting: "struct Fields",
+    fields: &FIELD_NAMES,
+    deny_unknown: false,
+    last_wins: true,
+    optional: u32::MAX,
+    defaulted: 0,
+};
+
+/// Every field any known entry has, captured unparsed (`null` reads as
+/// absent): one pass over the entry finds them, fields no known type has are
+/// skipped without being built, and each type then reads only its own.
+#[derive(Default)]
 struct Fields<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow)]
-    v: Option<&'a RawValue>,
-    #[serde(borrow)]
-    chat_id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    title: Option<&'a RawValue>,
-    #[serde(borrow)]
-    workspace: Option<&'a RawValue>,
-    #[serde(borrow)]
-    scheduled_task_folder: Option<&'a RawValue>,
-    #[serde(borrow)]
-    agent: Option<&'a RawValue>,
-    #[serde(borrow)]
-    settings: Option<&'a RawValue>,
-    #[serde(borrow)]
-    origin: Option<&'a RawValue>,
-    #[serde(borrow)]
-    todos: Option<&'a RawValue>,
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    tldr: Option<&'a RawValue>,
-    #[serde(borrow)]
-    brief: Option<&'a RawValue>,
-    #[serde(borrow)]
-    outcome: Option<&'a RawValue>,
-    #[serde(borrow)]
-    role: Option<&'a RawValue>,
-    #[serde(borrow)]
-    source: Option<&'a RawValue>,
+    raw: [Option<&'a [u8]>; 16],
+    /// A `todo_update`'s items, read in the same pass when `type` came first.
+    items: Option<Items<'a>>,
+}
+
+/// Stored todo items as read: content and status, not yet checked.
+type Items<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
+impl<'a> Fields<'a> {
+    fn get(&self, name: Field) -> Option<&'a [u8]> {
+        self.raw.get(name as usize).copied().flatten()
+    }
+}
+
+/// A field's place in [`FIELD_NAMES`].
+#[derive(Clone, Copy)]
+enum Field {
+    Type,
+    V,
+    ChatId,
+    Title,
+    Workspace,
+    ScheduledTaskFolder,
+    Agent,
+    Settings,
+    Origin,
+    Todos,
+    Id,
+    Tldr,
+    Brief,
+    Outcome,
+    Role,
+    Source,
+}
+
+/// Reads an entry's fields: the whole text is checked, its known fields kept.
+fn read_fields(bytes: &[u8]) -> Result<Fields<'_>, Error> {
+    let mut p = Parser::new(bytes);
+    let fields = fields_of(&mut p)?;
+    p.end()?;
+    Ok(fields)
+}
+
+/// The entry of a JSONL line at the start of `bytes` and the line's length,
+/// when the line is one object followed by its line end (`\n` or `\r`), read
+/// in one pass with finding that end: line ends are not whitespace here, so
+/// such a read covers exactly what the line alone would. `None`: anything
+/// else (an error, no line end yet), and the caller splits the line first.
+pub(crate) fn read_line_entry(bytes: &[u8]) -> Option<(Read, usize)> {
+    let mut p = Parser::new(bytes);
+    p.one_line();
+    let fields = fields_of(&mut p).ok()?;
+    let end = p.line_end()?;
+    Some((read_known(fields), end))
+}
+
+fn fields_of<'a>(p: &mut Parser<'a>) -> Result<Fields<'a>, Error> {
+    let mut fields = Fields::default();
+    p.read_struct(&FIELDS, &mut |p, k| {
+        if p.null()? {
+            // A repeated field's last value counts, a null one too (absent).
+            if let Some(slot) = fields.raw.get_mut(k) {
+                *slot = None;
+            }
+            if k == Field::Todos as usize {
+                fields.items = None;
+            }
+            return Ok(());
+        }
+        let raw = if k == Field::Todos as usize && fields.raw.first() == Some(&Some(b"\"todo_update\"")) {
+            // The items are read as they are checked (one pass, not two).
+            let (raw, items) = p.checked(todo_items)?;
+            fields.items = items;
+            raw
+        } else {
+            p.raw_value()?
+        };
+        if let Some(slot) = fields.raw.get_mut(k) {
+            *slot = Some(raw);
+        }
+        Ok(())
+    })?;
+    Ok(fields)
 }
 
 /// Reads one entry from its JSON text.
 pub fn read_entry(text: &str) -> Read {
-    let got = kind_of_text(text);
+    // Text is UTF-8, so this is always an entry.
+    read_entry_bytes(text.as_bytes()).unwrap_or_else(|| Read::NotJson(String::from("not UTF-8 text")))
+}
+
+/// Reads one entry from bytes; `None` when they are not UTF-8 text. Strings
+/// are checked for UTF-8 as they are read, so an entry read to its end needs
+/// no second pass; one that stops early is checked whole before it is judged.
+pub(crate) fn read_entry_bytes(bytes: &[u8]) -> Option<Read> {
+    let got = match bytes.first() {
+        // Not whitespace of any kind: the first byte says the kind.
+        Some(&b) if b.is_ascii() && !b.is_ascii_whitespace() && b != 0x0b => kind_of_text(ascii(b)),
+        _ => kind_of_text(std::str::from_utf8(bytes).ok()?),
+    };
+    let utf8 = || std::str::from_utf8(bytes).is_ok();
     if got != "an object" {
         // Checked first: a struct would also accept an array, by position.
-        return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            Ok(_) => Read::Skip {
+        return match crate::json::validate(bytes) {
+            Ok(()) => Some(Read::Skip {
                 kind: None,
-                reason: format!("an entry must be an object (got {got})"),
-            },
-            Err(e) => Read::NotJson(quote(&e.to_string()).into_owned()),
+                reason: cat(&["an entry must be an object (got ", got, ")"]),
+            }),
+            Err(_) if !utf8() => None,
+            Err(e) => Some(Read::NotJson(quote(&e.text()).into_owned())),
         };
     }
-    let fields: Fields = match serde_json::from_str(text) {
+    let fields = match read_fields(bytes) {
         Ok(fields) => fields,
-        Err(e) if matches!(e.classify(), serde_json::error::Category::Data) => {
-            return Read::Skip {
+        Err(_) if !utf8() => return None,
+        Err(e) if e.is_data() => {
+            return Some(Read::Skip {
                 kind: None,
-                reason: format!("not a readable entry ({})", quote(&e.to_string())),
-            }
+                reason: cat(&["not a readable entry (", &quote(&e.text()), ")"]),
+            })
         }
-        Err(e) => return Read::NotJson(quote(&e.to_string()).into_owned()),
+        Err(e) => return Some(Read::NotJson(quote(&e.text()).into_owned())),
     };
-    let Some(kind) = fields.kind.and_then(|raw| serde_json::from_str::<Text>(raw.get()).ok()) else {
+    Some(read_known(fields))
+}
+
+/// The one-character text of an ASCII byte.
+fn ascii(b: u8) -> &'static str {
+    const ALL: &str = "\0\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\x7f";
+    let at = usize::from(b);
+    ALL.get(at..at + 1).unwrap_or_default()
+}
+
+fn read_known(mut fields: Fields) -> Read {
+    let Some(kind) = fields.get(Field::Type).and_then(|raw| text_of(raw).ok()) else {
         return Read::Skip {
             kind: None,
             reason: "an entry must have a string `type`".to_string(),
         };
     };
-    let Some(known) = KnownType::parse(kind.as_str()) else {
+    let Some(known) = KnownType::parse(&kind) else {
         return Read::Foreign;
     };
     let skip = |reason: String| Read::Skip {
@@ -336,7 +429,7 @@ pub fn read_entry(text: &str) -> Read {
     let v = match known {
         KnownType::TurnStarted => return Read::Entry(Entry::TurnStarted {}),
         KnownType::TurnEnded => return Read::Entry(Entry::TurnEnded {}),
-        _ => match version(fields.v) {
+        _ => match version(fields.get(Field::V)) {
             Ok(v) => v,
             Err(reason) if known == KnownType::Session => {
                 return Read::FailedSession {
@@ -349,7 +442,7 @@ pub fn read_entry(text: &str) -> Read {
     };
     let read = match known {
         KnownType::Session => return read_session(&fields, v),
-        KnownType::TodoUpdate => read_todo_update(&fields, v).map(Entry::TodoUpdate),
+        KnownType::TodoUpdate => read_todo_update(&mut fields, v).map(Entry::TodoUpdate),
         KnownType::SuggestionOffered => read_offer(&fields, v).map(Entry::SuggestionOffered),
         KnownType::SuggestionSettled => read_settlement(&fields, v).map(Entry::SuggestionSettled),
         KnownType::Message => read_message(&fields, v).map(Entry::Message),
@@ -361,76 +454,138 @@ pub fn read_entry(text: &str) -> Read {
     }
 }
 
+/// A captured field's text (a JSON value the first pass checked).
+fn raw_text(raw: &[u8]) -> &str {
+    std::str::from_utf8(raw).unwrap_or_default()
+}
+
 /// `v`: absent is 1; a whole number up to this version is read; a newer one
 /// is reported; anything else (`1.5`, `"1"`, `0`, `-1`) cannot be read.
-fn version(raw: Option<&RawValue>) -> Result<u32, String> {
+fn version(raw: Option<&[u8]>) -> Result<u32, String> {
     let Some(raw) = raw else { return Ok(1) };
-    let text = raw.get();
+    let text = raw_text(raw);
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         match text.parse::<u64>() {
             Ok(1) => return Ok(1),
-            Ok(v) if v > u64::from(FORMAT_VERSION) => {
-                return Err(format!(
-                    "written in format v{v}; this version reads up to v{FORMAT_VERSION}"
-                ))
-            }
-            Err(_) => {
-                return Err(format!(
-                    "written in format v{}; this version reads up to v{FORMAT_VERSION}",
-                    quote(text)
-                ))
-            }
+            Ok(v) if v > u64::from(FORMAT_VERSION) => return Err(newer(&uint_text(v))),
+            Err(_) => return Err(newer(&quote(text))),
             Ok(_) => {}
         }
     }
-    Err(format!("`v` must be a whole number from 1 (got {})", quote(text)))
+    Err(cat(&["`v` must be a whole number from 1 (got ", &quote(text), ")"]))
 }
 
-/// A required field of type `T`, or why not.
-fn required<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, name: &str, what: &str) -> Result<T, String> {
-    let raw = raw.ok_or_else(|| format!("missing field `{name}`"))?;
-    serde_json::from_str(raw.get()).map_err(|e| field_error(name, what, raw, &e))
+fn newer(v: &str) -> String {
+    cat(&[
+        "written in format v",
+        v,
+        "; this version reads up to v",
+        &uint_text(u64::from(FORMAT_VERSION)),
+    ])
 }
 
-fn optional<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, name: &str, what: &str) -> Result<Option<T>, String> {
-    match raw {
-        None => Ok(None),
-        Some(raw) => serde_json::from_str(raw.get())
-            .map(Some)
-            .map_err(|e| field_error(name, what, raw, &e)),
-    }
+/// Reads a captured value with `read`, which must use it all.
+fn read_raw<'a, T>(raw: &'a [u8], read: impl FnOnce(&mut Parser<'a>) -> Result<T, Error>) -> Result<T, Error> {
+    let mut p = Parser::new(raw);
+    let value = read(&mut p)?;
+    p.end()?;
+    Ok(value)
 }
 
-fn field_error(name: &str, what: &str, raw: &RawValue, e: &serde_json::Error) -> String {
-    if e.to_string().contains(crate::json::LONE_SURROGATE) {
-        format!("`{name}`: {}", crate::json::LONE_SURROGATE)
+/// A string that must be well-formed Unicode (read as serde_json reads bytes).
+fn text_of(raw: &[u8]) -> Result<Cow<'_, str>, Error> {
+    read_raw(raw, |p| p.loose_text("a string", LONE_SURROGATE))
+}
+
+/// Why a field cannot be read: a lone surrogate by name, else its kind.
+fn field_error(name: &str, what: &str, raw: &[u8], e: &Error) -> String {
+    if crate::json::contains(e.message(), LONE_SURROGATE) {
+        cat(&["`", name, "`: ", LONE_SURROGATE])
     } else {
-        format!("`{name}` must be {what} (got {})", kind_of_text(raw.get()))
+        cat(&[
+            "`",
+            name,
+            "` must be ",
+            what,
+            " (got ",
+            kind_of_text(raw_text(raw)),
+            ")",
+        ])
     }
 }
 
-fn text(raw: Option<&RawValue>, name: &str) -> Result<String, String> {
-    required::<Text>(raw, name, "a string").map(Text::into_owned)
+/// A required field read by `read`, or why not.
+fn required<'a, T>(
+    raw: Option<&'a [u8]>,
+    name: &str,
+    what: &str,
+    read: impl FnOnce(&mut Parser<'a>) -> Result<T, Error>,
+) -> Result<T, String> {
+    let raw = raw.ok_or_else(|| cat(&["missing field `", name, "`"]))?;
+    read_raw(raw, read).map_err(|e| field_error(name, what, raw, &e))
 }
 
-#[derive(Deserialize)]
-struct StoredItem<'a> {
-    #[serde(borrow)]
-    content: Text<'a>,
-    #[serde(borrow)]
-    status: Text<'a>,
+fn text(raw: Option<&[u8]>, name: &str) -> Result<String, String> {
+    required(raw, name, "a string", |p| p.loose_text("a string", LONE_SURROGATE)).map(Cow::into_owned)
 }
 
-fn read_todo_update(f: &Fields, v: u32) -> Result<TodoUpdate, String> {
-    let items: Vec<StoredItem> = required(f.todos, "todos", "an array of { content, status }")?;
+/// Reads the string fields of a struct stored as an object (or, as serde
+/// read it, an array by position), each well-formed Unicode.
+fn strings<'a, const N: usize>(p: &mut Parser<'a>, shape: &Shape) -> Result<[Cow<'a, str>; N], Error> {
+    let mut out: [Cow<'a, str>; N] = std::array::from_fn(|_| Cow::Borrowed(""));
+    p.read_struct(shape, &mut |p, k| {
+        let text = p.loose_text("a string", LONE_SURROGATE)?;
+        if let Some(slot) = out.get_mut(k) {
+            *slot = text;
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+const STORED_ITEM: Shape = Shape {
+    expecting: "struct StoredItem",
+    fields: &["content", "status"],
+    deny_unknown: false,
+    last_wins: true,
+    optional: 0,
+    defaulted: 0,
+};
+
+/// A stored list: an array of `{ content, status }` (or `[content, status]`).
+fn todo_items<'a>(p: &mut Parser<'a>) -> Result<Items<'a>, Error> {
+    let mut items = Vec::new();
+    p.read_seq(&mut |p| {
+        // Most items are as the core wrote them: read those directly.
+        if let Some((content, status)) = p.plain_pair(b"{\"content\":\"", b",\"status\":\"") {
+            items.push((Cow::Borrowed(content), Cow::Borrowed(status)));
+            return Ok(());
+        }
+        let [content, status] = strings::<2>(p, &STORED_ITEM)?;
+        items.push((content, status));
+        Ok(())
+    })?;
+    Ok(items)
+}
+
+fn read_todo_update(f: &mut Fields, v: u32) -> Result<TodoUpdate, String> {
+    let items = match f.items.take() {
+        Some(items) => items,
+        None => required(
+            f.get(Field::Todos),
+            "todos",
+            "an array of { content, status }",
+            todo_items,
+        )?,
+    };
     let todos = items
         .into_iter()
         .enumerate()
-        .map(|(i, item)| {
-            let status = TodoStatus::parse(item.status.as_str())
-                .ok_or_else(|| format!("todos[{i}]: unknown status {}", quote(item.status.as_str())))?;
+        .map(|(i, (content, status))| {
+            let status = TodoStatus::parse(&status)
+                .ok_or_else(|| cat(&["todos[", &uint_text(i as u64), "]: unknown status ", &quote(&status)]))?;
             Ok(TodoItem {
-                content: item.content.into_owned(),
+                content: content.into_owned(),
                 status,
             })
         })
@@ -441,60 +596,71 @@ fn read_todo_update(f: &Fields, v: u32) -> Result<TodoUpdate, String> {
 fn read_offer(f: &Fields, v: u32) -> Result<Offer, String> {
     Ok(Offer {
         v,
-        id: text(f.id, "id")?,
-        title: text(f.title, "title")?,
-        tldr: text(f.tldr, "tldr")?,
-        brief: text(f.brief, "brief")?,
+        id: text(f.get(Field::Id), "id")?,
+        title: text(f.get(Field::Title), "title")?,
+        tldr: text(f.get(Field::Tldr), "tldr")?,
+        brief: text(f.get(Field::Brief), "brief")?,
     })
 }
 
 /// The id of an offer entry that cannot be read, where it has a readable one.
 pub fn offer_id(text: &str) -> Option<String> {
-    let fields: Fields = serde_json::from_str(text).ok()?;
-    serde_json::from_str::<Text>(fields.id?.get())
-        .ok()
-        .map(Text::into_owned)
+    let fields = read_fields(text.as_bytes()).ok()?;
+    text_of(fields.get(Field::Id)?).ok().map(Cow::into_owned)
 }
 
 fn read_settlement(f: &Fields, v: u32) -> Result<Settlement, String> {
-    let outcome = required::<Text>(f.outcome, "outcome", "a string")?;
-    let outcome = match outcome.as_str() {
+    let outcome = required(f.get(Field::Outcome), "outcome", "a string", |p| {
+        p.loose_text("a string", LONE_SURROGATE)
+    })?;
+    let outcome = match outcome.as_ref() {
         "started" => Outcome::Started,
         "drafted" => Outcome::Drafted,
         "dismissed" => Outcome::Dismissed,
         "restored" => Outcome::Restored,
-        other => return Err(format!("unknown outcome {}", quote(other))),
+        other => return Err(cat(&["unknown outcome ", &quote(other)])),
+    };
+    let id = text(f.get(Field::Id), "id")?;
+    let chat_id = match f.get(Field::ChatId) {
+        None => None,
+        Some(raw) => Some(text(Some(raw), "chatId")?),
     };
     Ok(Settlement {
         v,
-        id: text(f.id, "id")?,
+        id,
         outcome,
-        chat_id: optional::<Text>(f.chat_id, "chatId", "a string")?.map(Text::into_owned),
+        chat_id,
     })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StoredSource<'a> {
-    #[serde(borrow)]
-    kind: Text<'a>,
-    #[serde(borrow)]
-    chat_id: Text<'a>,
-    #[serde(borrow)]
-    suggestion_id: Text<'a>,
-}
+const STORED_SOURCE: Shape = Shape {
+    expecting: "struct StoredSource",
+    fields: &["kind", "chatId", "suggestionId"],
+    deny_unknown: false,
+    last_wins: true,
+    optional: 0,
+    defaulted: 0,
+};
 
 /// A message's text is not read (replay needs only who wrote it), so a
 /// long message costs one skip over its bytes.
 fn read_message(f: &Fields, v: u32) -> Result<Message, String> {
-    let role = text(f.role, "role")?;
-    let source = match optional::<StoredSource>(f.source, "source", "{ kind, chatId, suggestionId }")? {
+    let role = text(f.get(Field::Role), "role")?;
+    let source = match f.get(Field::Source) {
         None => None,
-        Some(s) if s.kind.as_str() == "suggestion" => Some(Source::Suggestion(Origin {
-            chat_id: s.chat_id.into_owned(),
-            suggestion_id: s.suggestion_id.into_owned(),
-        })),
-        Some(s) => return Err(format!("unknown source kind {}", quote(s.kind.as_str()))),
+        Some(raw) => {
+            let [kind, chat_id, suggestion_id] =
+                required(Some(raw), "source", "{ kind, chatId, suggestionId }", |p| {
+                    strings::<3>(p, &STORED_SOURCE)
+                })?;
+            if kind != "suggestion" {
+                return Err(cat(&["unknown source kind ", &quote(&kind)]));
+            }
+            Some(Source::Suggestion(Origin {
+                chat_id: chat_id.into_owned(),
+                suggestion_id: suggestion_id.into_owned(),
+            }))
+        }
     };
     Ok(Message {
         v,
@@ -504,59 +670,66 @@ fn read_message(f: &Fields, v: u32) -> Result<Message, String> {
     })
 }
 
+const STORED_ORIGIN: Shape = Shape {
+    expecting: "struct StoredOrigin",
+    fields: &["chatId", "suggestionId"],
+    deny_unknown: false,
+    last_wins: true,
+    optional: 0,
+    defaulted: 0,
+};
+
 /// Reads a `session` entry field by field: who the chat is decides what it
 /// may do, so a field of the wrong type reads as the most restrictive value
 /// (a helper, in a scheduled folder, no workspace, no permission) and the
 /// entry is reported. `null` reads as absent.
 fn read_session(f: &Fields, v: u32) -> Read {
     let mut odd: Vec<&str> = Vec::new();
-    let mut text_field = |raw: Option<&RawValue>, name: &'static str| -> Option<String> {
-        let raw = raw?;
-        match serde_json::from_str::<Option<Text>>(raw.get()) {
-            Ok(t) => t.map(Text::into_owned),
+    let mut text_field = |raw: Option<&[u8]>, name: &'static str| -> Option<String> {
+        match text_of(raw?) {
+            Ok(t) => Some(t.into_owned()),
             Err(_) => {
                 odd.push(name);
                 None
             }
         }
     };
-    let chat_id = text_field(f.chat_id, "chatId");
-    let title = text_field(f.title, "title");
-    let workspace = text_field(f.workspace, "workspace");
-    let agent_raw = f.agent;
-    let agent = match agent_raw.map(|raw| serde_json::from_str::<Option<Text>>(raw.get())) {
-        None | Some(Ok(None)) => TOP_LEVEL.to_string(),
-        Some(Ok(Some(a))) => a.into_owned(),
+    let chat_id = text_field(f.get(Field::ChatId), "chatId");
+    let title = text_field(f.get(Field::Title), "title");
+    let workspace = text_field(f.get(Field::Workspace), "workspace");
+    let agent = match f.get(Field::Agent).map(text_of) {
+        None => TOP_LEVEL.to_string(),
+        Some(Ok(a)) => a.into_owned(),
         Some(Err(_)) => {
             odd.push("agent");
             "helper".to_string()
         }
     };
     let scheduled_task_folder = match f
-        .scheduled_task_folder
-        .map(|raw| serde_json::from_str::<Option<bool>>(raw.get()))
+        .get(Field::ScheduledTaskFolder)
+        .map(|raw| read_raw(raw, Parser::boolean))
     {
-        None | Some(Ok(None)) => false,
-        Some(Ok(Some(b))) => b,
+        None => false,
+        Some(Ok(b)) => b,
         Some(Err(_)) => {
             odd.push("scheduledTaskFolder");
             true
         }
     };
-    let Ok(settings) = read_settings(f.settings) else {
+    let Ok(settings) = read_settings(f.get(Field::Settings)) else {
         return Read::FailedSession {
             session: SessionEntry::fail_closed(),
             reason: "`settings` cannot be read; the session fails closed".to_string(),
         };
     };
     let origin = match f
-        .origin
-        .map(|raw| serde_json::from_str::<Option<StoredOrigin>>(raw.get()))
+        .get(Field::Origin)
+        .map(|raw| read_raw(raw, |p| strings::<2>(p, &STORED_ORIGIN)))
     {
-        None | Some(Ok(None)) => None,
-        Some(Ok(Some(o))) => Some(Origin {
-            chat_id: o.chat_id.into_owned(),
-            suggestion_id: o.suggestion_id.into_owned(),
+        None => None,
+        Some(Ok([chat_id, suggestion_id])) => Some(Origin {
+            chat_id: chat_id.into_owned(),
+            suggestion_id: suggestion_id.into_owned(),
         }),
         Some(Err(_)) => {
             odd.push("origin");
@@ -576,69 +749,184 @@ fn read_session(f: &Fields, v: u32) -> Read {
     if odd.is_empty() {
         Read::Entry(Entry::Session(session))
     } else {
-        Read::FailedSession {
-            reason: format!(
-                "{} cannot be read; read as the most restrictive value",
-                odd.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-            ),
-            session,
+        let mut reason = String::new();
+        for (i, name) in odd.iter().enumerate() {
+            if i > 0 {
+                reason.push_str(", ");
+            }
+            reason.push('`');
+            reason.push_str(name);
+            reason.push('`');
         }
+        reason.push_str(" cannot be read; read as the most restrictive value");
+        Read::FailedSession { reason, session }
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StoredOrigin<'a> {
-    #[serde(borrow)]
-    chat_id: Text<'a>,
-    #[serde(borrow)]
-    suggestion_id: Text<'a>,
-}
-
-#[derive(Deserialize)]
-struct StoredSettings<'a> {
-    #[serde(borrow)]
-    preset: Option<&'a RawValue>,
-    #[serde(borrow)]
-    model: Option<&'a RawValue>,
-    #[serde(borrow)]
-    permission: Option<&'a RawValue>,
-    #[serde(borrow)]
-    sandbox: Option<&'a RawValue>,
-    #[serde(borrow)]
-    approval: Option<&'a RawValue>,
-}
+const STORED_SETTINGS: Shape = Shape {
+    expecting: "struct StoredSettings",
+    fields: &["preset", "model", "permission", "sandbox", "approval"],
+    deny_unknown: false,
+    last_wins: true,
+    optional: u32::MAX,
+    defaulted: 0,
+};
 
 /// Settings are copied into a started chat, so settings that cannot be read
 /// fail the whole session closed rather than lose, say, a sandbox.
-fn read_settings(raw: Option<&RawValue>) -> Result<Settings, ()> {
+fn read_settings(raw: Option<&[u8]>) -> Result<Settings, ()> {
     let Some(raw) = raw else { return Ok(Settings::default()) };
-    let Some(s) = serde_json::from_str::<Option<StoredSettings>>(raw.get()).map_err(|_| ())? else {
-        return Ok(Settings::default());
+    let mut stored: [Option<&[u8]>; 5] = [None; 5];
+    read_raw(raw, |p| {
+        p.read_struct(&STORED_SETTINGS, &mut |p, k| {
+            if !p.null()? {
+                if let Some(slot) = stored.get_mut(k) {
+                    *slot = Some(p.raw_value()?);
+                }
+            }
+            Ok(())
+        })
+    })
+    .map_err(|_| ())?;
+    let [preset, model, permission, sandbox, approval] = stored;
+    let text = |raw: Option<&[u8]>| -> Result<Option<String>, ()> {
+        raw.map(|raw| text_of(raw).map(Cow::into_owned).map_err(|_| ()))
+            .transpose()
     };
-    let text = |raw: Option<&RawValue>| -> Result<Option<String>, ()> {
-        match raw {
-            None => Ok(None),
-            Some(raw) => serde_json::from_str::<Option<Text>>(raw.get())
-                .map(|t| t.map(Text::into_owned))
-                .map_err(|_| ()),
-        }
-    };
-    let copied = |raw: Option<&RawValue>| -> Result<Option<Value>, ()> {
-        match raw {
-            None => Ok(None),
-            Some(raw) => match parse_value(raw.get()) {
-                Ok(Value::Null) => Ok(None),
-                Ok(value) => Ok(Some(value)),
-                Err(_) => Err(()),
-            },
-        }
+    // Copied as it is, but it must be well-formed JSON data (depth-limited, no lone surrogates).
+    let copied = |raw: Option<&[u8]>| -> Result<Option<Data>, ()> {
+        raw.map(|raw| {
+            crate::json::parse(raw_text(raw), None)
+                .map(|value| data::data_of(&value))
+                .map_err(|_| ())
+        })
+        .transpose()
     };
     Ok(Settings {
-        preset: text(s.preset)?,
-        model: text(s.model)?,
-        permission: text(s.permission)?,
-        sandbox: copied(s.sandbox)?,
-        approval: copied(s.approval)?,
+        preset: text(preset)?,
+        model: text(model)?,
+        permission: text(permission)?,
+        sandbox: copied(sandbox)?,
+        approval: copied(approval)?,
     })
 }
+
+// ---- writing: the stored format -------------------------------------------
+
+impl ToJson for Entry {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| match self {
+            Entry::Session(s) => {
+                out.field("type", "session");
+                s.members(out);
+            }
+            Entry::TurnStarted {} => out.field("type", "turn_started"),
+            Entry::TurnEnded {} => out.field("type", "turn_ended"),
+            Entry::TodoUpdate(u) => {
+                out.field("type", "todo_update");
+                out.field("v", &u.v);
+                out.field("todos", &u.todos);
+            }
+            Entry::SuggestionOffered(o) => {
+                out.field("type", "suggestion_offered");
+                out.field("v", &o.v);
+                out.field("id", &o.id);
+                out.field("title", &o.title);
+                out.field("tldr", &o.tldr);
+                out.field("brief", &o.brief);
+            }
+            Entry::SuggestionSettled(s) => {
+                out.field("type", "suggestion_settled");
+                out.field("v", &s.v);
+                out.field("id", &s.id);
+                out.field("outcome", s.outcome.as_str());
+                out.some("chatId", &s.chat_id);
+            }
+            Entry::Message(m) => {
+                out.field("type", "message");
+                out.field("v", &m.v);
+                out.field("role", &m.role);
+                out.some("text", &m.text);
+                out.some("source", &m.source);
+            }
+        });
+    }
+}
+
+impl SessionEntry {
+    fn members(&self, out: &mut Out) {
+        out.field("v", &self.v);
+        out.field("chatId", &self.chat_id);
+        out.some("title", &self.title);
+        out.field("workspace", &self.workspace);
+        out.field("scheduledTaskFolder", &self.scheduled_task_folder);
+        out.field("agent", &self.agent);
+        out.field("settings", &self.settings);
+        out.some("origin", &self.origin);
+    }
+}
+
+impl ToJson for Settings {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.some("preset", &self.preset);
+            out.some("model", &self.model);
+            out.some("permission", &self.permission);
+            out.some("sandbox", &self.sandbox);
+            out.some("approval", &self.approval);
+        });
+    }
+}
+
+impl ToJson for Origin {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| self.members(out));
+    }
+}
+
+impl Origin {
+    fn members(&self, out: &mut Out) {
+        out.field("chatId", &self.chat_id);
+        out.field("suggestionId", &self.suggestion_id);
+    }
+}
+
+impl ToJson for Source {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| match self {
+            Source::Suggestion(origin) => {
+                out.field("kind", "suggestion");
+                origin.members(out);
+            }
+        });
+    }
+}
+
+impl ToJson for TodoStatus {
+    fn write_json(&self, out: &mut Out) {
+        out.string(self.as_str());
+    }
+}
+
+impl ToJson for TodoItem {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("content", &self.content);
+            out.field("status", &self.status);
+        });
+    }
+}
+
+impl ToJson for Skipped {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("index", &self.index);
+            out.field("type", &self.kind);
+            out.field("reason", &self.reason);
+        });
+    }
+}
+
+#[cfg(test)]
+#[path = "entry_oracle.rs"]
+mod oracle;

@@ -7,12 +7,11 @@
 //! reported; text after the last newline is an entry only if it is complete
 //! JSON (a hand-written last line), else a write cut off by a crash.
 
-use serde::Serialize;
-
 use crate::chat::Chat;
+use crate::json::{Out, ToJson};
 
 /// A line that is not an entry, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnreadableLine {
     /// 1-based line number.
     pub line: usize,
@@ -69,7 +68,19 @@ impl JsonlReader {
                 bytes = rest;
             }
         }
-        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
+        loop {
+            // A line that is one plain object is read in the same pass that finds its end.
+            let fused = match self.pending.is_empty() && bytes.first() == Some(&b'{') {
+                true => crate::entry::read_line_entry(bytes),
+                false => None,
+            };
+            let end = match &fused {
+                Some((_, end)) => *end,
+                None => match crate::json::read::find2(b'\n', b'\r', bytes) {
+                    Some(end) => end,
+                    None => break,
+                },
+            };
             let (line, rest) = bytes.split_at(end);
             let mut rest = rest.get(1..).unwrap_or_default();
             if bytes.get(end) == Some(&b'\r') {
@@ -79,7 +90,10 @@ impl JsonlReader {
                     None => self.after_cr = true, // the `\n` may begin the next chunk
                 }
             }
-            if self.pending.is_empty() {
+            if let Some((read, _)) = fused {
+                self.lines += 1;
+                chat.fold_line(read, line);
+            } else if self.pending.is_empty() {
                 self.line(chat, line);
             } else {
                 let mut joined = std::mem::take(&mut self.pending);
@@ -102,9 +116,8 @@ impl JsonlReader {
         if is_blank(&tail) {
             return;
         }
-        let complete = std::str::from_utf8(&tail)
-            .ok()
-            .is_some_and(|text| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok());
+        // Valid JSON is UTF-8 throughout: the check reads every byte.
+        let complete = crate::json::validate(&tail).is_ok();
         if complete {
             self.line(chat, &tail);
         } else {
@@ -117,11 +130,8 @@ impl JsonlReader {
         if is_blank(line) {
             return;
         }
-        let Ok(text) = std::str::from_utf8(line) else {
-            self.unreadable(String::from("not UTF-8 text"));
-            return;
-        };
-        if let Err(reason) = chat.ingest_json_line(text) {
+        // Bytes are read as they are: UTF-8 is checked in the same pass as the JSON.
+        if let Err(reason) = chat.ingest_line_bytes(line) {
             self.unreadable(reason);
         }
     }
@@ -130,6 +140,15 @@ impl JsonlReader {
         self.unreadable.push(UnreadableLine {
             line: self.lines,
             reason,
+        });
+    }
+}
+
+impl ToJson for UnreadableLine {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("line", &self.line);
+            out.field("reason", &self.reason);
         });
     }
 }
@@ -201,3 +220,7 @@ mod tests {
         assert_eq!(every_chunking(b""), (0, vec![], vec![], 0));
     }
 }
+
+#[cfg(test)]
+#[path = "jsonl_oracle.rs"]
+mod oracle;

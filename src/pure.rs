@@ -1,6 +1,7 @@
-//! The pure functions over a whole log of JSON values, for native callers:
-//! each folds the log into a [`Chat`] and asks it (the binding does the same
-//! with entries as text, or keeps the `Chat` alive between calls).
+//! The pure functions over a whole log of JSON values, for native callers
+//! (not built for WASM): each folds the log into a [`Chat`] and asks it (the
+//! binding does the same with entries as text, or keeps the `Chat` alive
+//! between calls).
 
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use crate::todo::TodoReplay;
 /// `suggest_task` on a log (`None`: no owning session).
 pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask, SuggestError> {
     let chat = log.map(|log| Chat::from_values(log, false));
-    suggest::suggest_task(chat.as_ref(), &Input::Json(input.clone()))
+    suggest::suggest_task(chat.as_ref(), &Input::from(input.clone()))
 }
 
 pub fn replay_todos(log: &[Value]) -> TodoReplay {

@@ -5,11 +5,11 @@
 //! The host does the I/O and orders the writes; every rule lives here, so a
 //! host cannot get one subtly different from another host.
 
-use serde::Serialize;
-
 use crate::chat::Chat;
 use crate::entry::{Message, Origin, Outcome, SessionEntry, Settings, Settlement, Source, FORMAT_VERSION, TOP_LEVEL};
 use crate::error::{GoalError, ServiceError};
+use crate::json::write::cat;
+use crate::json::{Out, ToJson};
 use crate::suggest::{Standing, OPEN_LIMIT};
 
 /// Permissions, lowest to highest, unless the host configures its own order.
@@ -104,7 +104,7 @@ pub enum StartPlan {
 /// plus a hash of the whole, keeping the id short enough for every store
 /// (file names, keys) while staying deterministic and distinct.
 pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
-    let plain = format!("{chat_id}.{suggestion_id}");
+    let plain = cat(&[chat_id, ".", suggestion_id]);
     if plain.len() <= STARTED_ID_MAX {
         return plain;
     }
@@ -113,17 +113,26 @@ pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
         cut -= 1;
     }
     let prefix = chat_id.get(..cut).unwrap_or_default();
-    let id = format!("{prefix}~{:016x}.{suggestion_id}", fnv1a(chat_id.as_bytes()));
+    let id = cat(&[prefix, "~", &hex16(fnv1a(chat_id.as_bytes())), ".", suggestion_id]);
     if id.len() <= STARTED_ID_MAX {
         id
     } else {
         // Only an absurdly long suggestion id gets here (the core assigns `s<n>`).
-        format!(
-            "{:016x}.{:016x}",
-            fnv1a(chat_id.as_bytes()),
-            fnv1a(suggestion_id.as_bytes())
-        )
+        cat(&[
+            &hex16(fnv1a(chat_id.as_bytes())),
+            ".",
+            &hex16(fnv1a(suggestion_id.as_bytes())),
+        ])
     }
+}
+
+/// `n` as sixteen lowercase hexadecimal digits.
+fn hex16(n: u64) -> String {
+    let digits = b"0123456789abcdef";
+    (0..16)
+        .rev()
+        .map(|k| char::from(digits.get((n >> (k * 4) & 0xf) as usize).copied().unwrap_or(b'0')))
+        .collect()
 }
 
 /// Longest started-chat id in bytes (stores accept 200 characters).
@@ -225,8 +234,7 @@ pub fn clamp_permission(wanted: Option<&str>, ceiling: Option<&str>, order: &[St
 }
 
 /// Where a started chat stands, read from its own log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StartedChatState {
     /// Not created yet.
     Missing,
@@ -236,6 +244,17 @@ pub enum StartedChatState {
     Complete,
     /// A chat with this id exists but was not started from this offer.
     Foreign,
+}
+
+impl ToJson for StartedChatState {
+    fn write_json(&self, out: &mut Out) {
+        out.string(match self {
+            StartedChatState::Missing => "missing",
+            StartedChatState::NeedsBrief => "needs_brief",
+            StartedChatState::Complete => "complete",
+            StartedChatState::Foreign => "foreign",
+        });
+    }
 }
 
 /// Reads a started chat's log (`None`: no such chat) against the offer it

@@ -1,15 +1,12 @@
 //! `suggest_task`: offering an out-of-scope follow-up, and the ledger of
 //! offers and their settlements rebuilt from the log.
 
-use std::collections::{HashMap, HashSet};
-
-use serde::Serialize;
-use serde_json::Value;
-
 use crate::chat::Chat;
 use crate::entry::{Offer, Outcome, Settlement, FORMAT_VERSION};
 use crate::error::SuggestError;
-use crate::json::{quote, Input};
+use crate::json::write::{cat, uint_text};
+use crate::json::{quote, Input, Out, ToJson, Value};
+use crate::table::TextTable;
 
 /// A chat's lifetime allowance of offers.
 pub const CHAT_LIMIT: usize = 10;
@@ -58,7 +55,11 @@ pub fn suggest_task(chat: Option<&Chat>, input: &Input) -> Result<SuggestTask, S
         Input::Unreadable(why) => return Err(SuggestError::Unreadable(why.clone())),
     };
     let [title, tldr, brief] = fields(input)?;
-    let output = format!("Suggested \"{title}\". The user decides whether to start it; do not start it yourself.");
+    let output = cat(&[
+        "Suggested \"",
+        &title,
+        "\". The user decides whether to start it; do not start it yourself.",
+    ]);
     Ok(SuggestTask {
         entry: Offer {
             v: FORMAT_VERSION,
@@ -75,7 +76,7 @@ fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
     let Some(obj) = input.as_object() else {
         return Err(SuggestError::InputNotObject);
     };
-    if let Some(field) = obj.keys().find(|k| !FIELDS.iter().any(|(name, _)| name == k)) {
+    if let Some(field) = obj.first_key(|k| !FIELDS.iter().any(|(name, _)| *name == k)) {
         return Err(SuggestError::UnknownField(quote(field).into_owned()));
     }
     let mut out: [String; 3] = Default::default();
@@ -87,7 +88,7 @@ fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
         if text.is_empty() {
             return Err(SuggestError::Empty(name));
         }
-        let got = text.chars().count();
+        let got = crate::json::char_count(text);
         if got > limit {
             return Err(SuggestError::TooLong {
                 field: name,
@@ -135,20 +136,22 @@ pub struct Tracked {
 #[derive(Debug, Clone, Default)]
 pub struct SuggestionLedger {
     pub offers: Vec<Tracked>,
-    /// Position in `offers` of each readable offer, by id.
-    by_id: HashMap<String, usize>,
+    /// Position in `offers` of each readable offer by id, or [`TAKEN`] for
+    /// an id only offers replay could not use (unreadable or repeated) hold.
+    by_id: TextTable<String>,
     /// Offers currently open.
     open: usize,
     /// Every `suggestion_offered` entry, readable or not, duplicate id or
     /// not: each is an offer made, and counts toward the chat's limit.
     pub recorded: usize,
-    /// Ids taken by offers replay could not use (unreadable or repeated).
-    taken: HashSet<String>,
 }
+
+/// The position of an id no usable offer holds.
+const TAKEN: usize = usize::MAX;
 
 impl SuggestionLedger {
     pub fn get(&self, id: &str) -> Option<&Tracked> {
-        self.offers.get(*self.by_id.get(id)?)
+        self.offers.get(self.by_id.get(id)?)
     }
 
     pub fn open_count(&self) -> usize {
@@ -161,8 +164,8 @@ impl SuggestionLedger {
     pub fn next_id(&self) -> String {
         let mut n = self.offers.len() + 1;
         loop {
-            let id = format!("s{n}");
-            if !self.by_id.contains_key(&id) && !self.taken.contains(&id) {
+            let id = cat(&["s", &uint_text(n as u64)]);
+            if !self.by_id.contains(&id) {
                 return id;
             }
             n += 1;
@@ -174,16 +177,18 @@ impl SuggestionLedger {
     pub fn unusable_offer(&mut self, id: Option<String>) {
         self.recorded += 1;
         if let Some(id) = id {
-            self.taken.insert(id);
+            self.by_id.insert_new(id, TAKEN);
         }
     }
 
     pub fn offer(&mut self, index: usize, offer: Offer) -> Result<(), String> {
         self.recorded += 1;
-        if self.by_id.contains_key(&offer.id) {
-            let reason = format!("offer id \"{}\" is already used by an earlier offer", quote(&offer.id));
-            self.taken.insert(offer.id);
-            return Err(reason);
+        if self.by_id.get(&offer.id).is_some_and(|at| at != TAKEN) {
+            return Err(cat(&[
+                "offer id \"",
+                &quote(&offer.id),
+                "\" is already used by an earlier offer",
+            ]));
         }
         self.by_id.insert(offer.id.clone(), self.offers.len());
         self.offers.push(Tracked {
@@ -197,8 +202,8 @@ impl SuggestionLedger {
 
     /// Applies a recorded settlement where it fits the offer's standing.
     pub fn settle(&mut self, s: Settlement) -> Result<(), String> {
-        let Some(tracked) = self.by_id.get(&s.id).and_then(|&at| self.offers.get_mut(at)) else {
-            return Err(format!("names no offer \"{}\"", quote(&s.id)));
+        let Some(tracked) = self.by_id.get(&s.id).and_then(|at| self.offers.get_mut(at)) else {
+            return Err(cat(&["names no offer \"", &quote(&s.id), "\""]));
         };
         let next = match (s.outcome, &tracked.standing) {
             (Outcome::Started, Standing::Open) => match s.chat_id {
@@ -209,12 +214,14 @@ impl SuggestionLedger {
             (Outcome::Dismissed, Standing::Open) => Standing::Dismissed,
             (Outcome::Restored, Standing::Dismissed) => Standing::Open,
             (outcome, standing) => {
-                return Err(format!(
-                    "`{}` does not fit offer \"{}\", which is {}",
+                return Err(cat(&[
+                    "`",
                     outcome.as_str(),
-                    quote(&s.id),
-                    standing.outcome().unwrap_or("open")
-                ))
+                    "` does not fit offer \"",
+                    &quote(&s.id),
+                    "\", which is ",
+                    standing.outcome().unwrap_or("open"),
+                ]))
             }
         };
         let was_open = tracked.standing == Standing::Open;
@@ -230,18 +237,15 @@ impl SuggestionLedger {
 }
 
 /// An offer as listed for display.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
     pub id: String,
     pub title: String,
     pub tldr: String,
     pub brief: String,
     /// `started`, `drafted` or `dismissed`; absent while open.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<&'static str>,
     /// The started chat.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_id: Option<String>,
 }
 
@@ -262,8 +266,7 @@ impl From<&Tracked> for Listed {
 }
 
 /// `replaySuggestions`: open offers newest first, settled ones in offer order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SuggestionReplay {
     pub open: Vec<Listed>,
     pub settled: Vec<Listed>,
@@ -294,5 +297,30 @@ impl SuggestionReplay {
             settled,
             skipped: chat.skipped.clone(),
         }
+    }
+}
+
+// ---- writing: what replay answers ------------------------------------------
+
+impl ToJson for Listed {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("id", &self.id);
+            out.field("title", &self.title);
+            out.field("tldr", &self.tldr);
+            out.field("brief", &self.brief);
+            out.some("outcome", &self.outcome);
+            out.some("chatId", &self.chat_id);
+        });
+    }
+}
+
+impl ToJson for SuggestionReplay {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("open", &self.open);
+            out.field("settled", &self.settled);
+            out.field("skipped", &self.skipped);
+        });
     }
 }

@@ -5,13 +5,12 @@
 //! the next, so the reported error does not depend on item order); a list
 //! already in the log is taken as recorded.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
-
 pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use crate::error::TodoError;
-use crate::json::{kind, quote, Input};
+use crate::json::write::{cat, uint_text};
+use crate::json::{kind, quote, quoted, Input, Object, Out, ToJson, Value};
+use crate::table::TextTable;
 
 /// Host options of `todo_write`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +59,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
     let Some(obj) = input.as_object() else {
         return Err(TodoError::InputNotObject);
     };
-    if let Some(field) = obj.keys().find(|k| k.as_str() != "todos") {
+    if let Some(field) = obj.first_key(|k| k != "todos") {
         return Err(TodoError::UnknownInputField(quote(field).into_owned()));
     }
     let items = match obj.get("todos") {
@@ -70,7 +69,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
     };
 
     // Shape, over the whole list: objects, then fields, then statuses.
-    let mut objects: Vec<&Map<String, Value>> = Vec::with_capacity(items.len());
+    let mut objects: Vec<&Object> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         match item.as_object() {
             Some(obj) => objects.push(obj),
@@ -83,7 +82,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
         }
     }
     for (index, obj) in objects.iter().enumerate() {
-        if let Some(field) = obj.keys().find(|k| !ITEM_FIELDS.contains(&k.as_str())) {
+        if let Some(field) = obj.first_key(|k| !ITEM_FIELDS.contains(&k)) {
             return Err(TodoError::UnknownItemField {
                 index,
                 field: quote(field).into_owned(),
@@ -115,9 +114,9 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
             _ => return Err(TodoError::EmptyContent),
         }
     }
-    let mut seen = std::collections::HashSet::with_capacity(contents.len());
-    for text in &contents {
-        if !seen.insert(*text) {
+    let mut seen: TextTable<&str> = TextTable::with_capacity(contents.len());
+    for (i, text) in contents.iter().enumerate() {
+        if !seen.insert_new(text, i) {
             return Err(TodoError::DuplicateContent(quote(text).into_owned()));
         }
     }
@@ -143,14 +142,13 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
 /// values by kind, so a long or odd value cannot flood the message.
 fn describe_status(value: &Value) -> String {
     match value {
-        Value::String(s) if s.chars().count() <= 40 => Value::String(s.clone()).to_string(),
+        Value::String(s) if crate::json::char_count(s) <= 40 => quoted(s),
         Value::String(_) => "a long string".to_string(),
         other => kind(other).to_string(),
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub pending: usize,
     pub in_progress: usize,
@@ -171,15 +169,20 @@ pub fn counts(todos: &[TodoItem]) -> Counts {
 
 fn summary(todos: &[TodoItem]) -> String {
     let c = counts(todos);
-    format!(
-        "Updated todo list: {} pending, {} in progress, {} completed",
-        c.pending, c.in_progress, c.completed
-    )
+    let n = |n: usize| uint_text(n as u64);
+    cat(&[
+        "Updated todo list: ",
+        &n(c.pending),
+        " pending, ",
+        &n(c.in_progress),
+        " in progress, ",
+        &n(c.completed),
+        " completed",
+    ])
 }
 
 /// One "Update to-do list" card: the list an update sent and what changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Card {
     /// Position of the `todo_update` entry in the log.
     pub index: usize,
@@ -192,8 +195,7 @@ pub struct Card {
 
 /// What an update changed against the previous list. Items are matched by
 /// their text, the only identity an item has.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changes {
     /// New items, with their position in the new list.
     pub added: Vec<Placed>,
@@ -205,21 +207,21 @@ pub struct Changes {
     pub moved: Vec<Move>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placed {
     pub content: String,
     pub status: TodoStatus,
     pub position: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusChange {
     pub content: String,
     pub from: TodoStatus,
     pub to: TodoStatus,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Move {
     pub content: String,
     pub from: usize,
@@ -229,21 +231,20 @@ pub struct Move {
 /// Compares two lists. Texts are unique within a list the core wrote; a
 /// stored list with repeats (an older or foreign writer) matches the first.
 pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
-    use std::collections::HashMap;
-    let mut prev_at: HashMap<&str, usize> = HashMap::with_capacity(prev.len());
+    let mut prev_at: TextTable<&str> = TextTable::with_capacity(prev.len());
     for (i, item) in prev.iter().enumerate() {
-        prev_at.entry(item.content.as_str()).or_insert(i);
+        prev_at.insert_new(item.content.as_str(), i);
     }
-    let mut next_at: HashMap<&str, usize> = HashMap::with_capacity(next.len());
+    let mut next_at: TextTable<&str> = TextTable::with_capacity(next.len());
     for (i, item) in next.iter().enumerate() {
-        next_at.entry(item.content.as_str()).or_insert(i);
+        next_at.insert_new(item.content.as_str(), i);
     }
 
     let mut changes = Changes::default();
     // Kept items in new order, with their old positions.
     let mut kept: Vec<(usize, usize)> = Vec::new();
     for (j, item) in next.iter().enumerate() {
-        if next_at.get(item.content.as_str()) != Some(&j) {
+        if next_at.get(item.content.as_str()) != Some(j) {
             continue; // a repeat within the new list: its first occurrence speaks for it
         }
         match prev_at.get(item.content.as_str()) {
@@ -252,7 +253,7 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
                 status: item.status,
                 position: j,
             }),
-            Some(&i) => {
+            Some(i) => {
                 // ok: `i` comes from `prev_at`, built over `prev`'s own indices.
                 if prev[i].status != item.status {
                     changes.status_changed.push(StatusChange {
@@ -266,7 +267,7 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
         }
     }
     for (i, item) in prev.iter().enumerate() {
-        if prev_at.get(item.content.as_str()) == Some(&i) && !next_at.contains_key(item.content.as_str()) {
+        if prev_at.get(item.content.as_str()) == Some(i) && !next_at.contains(item.content.as_str()) {
             changes.removed.push(Placed {
                 content: item.content.clone(),
                 status: item.status,
@@ -316,8 +317,7 @@ fn longest_increasing(xs: &[usize]) -> Vec<bool> {
 }
 
 /// What the chat shows as the current plan.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PlanState {
     /// Nothing to show: no update yet, or a new turn started since.
     #[default]
@@ -328,8 +328,7 @@ pub enum PlanState {
     Finished,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {
     pub state: PlanState,
     /// The plan's items (empty when `state` is `none`).
@@ -402,8 +401,7 @@ impl TodoLedger {
 }
 
 /// `replayTodos`: the list, its cards and the plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TodoReplay {
     pub todos: Vec<TodoItem>,
     pub cards: Vec<Card>,
@@ -420,4 +418,133 @@ impl TodoReplay {
             skipped: chat.skipped.clone(),
         }
     }
+}
+
+// ---- writing: what replay answers ------------------------------------------
+
+impl ToJson for Counts {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("pending", &self.pending);
+            out.field("inProgress", &self.in_progress);
+            out.field("completed", &self.completed);
+        });
+    }
+}
+
+impl ToJson for Card {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("index", &self.index);
+            out.field("turn", &self.turn);
+            out.field("todos", &self.todos);
+            out.field("counts", &self.counts);
+            out.field("changes", &self.changes);
+        });
+    }
+}
+
+impl ToJson for Changes {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("added", &self.added);
+            out.field("removed", &self.removed);
+            out.field("statusChanged", &self.status_changed);
+            out.field("moved", &self.moved);
+        });
+    }
+}
+
+impl ToJson for Placed {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("content", &self.content);
+            out.field("status", &self.status);
+            out.field("position", &self.position);
+        });
+    }
+}
+
+impl ToJson for StatusChange {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("content", &self.content);
+            out.field("from", &self.from);
+            out.field("to", &self.to);
+        });
+    }
+}
+
+impl ToJson for Move {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("content", &self.content);
+            out.field("from", &self.from);
+            out.field("to", &self.to);
+        });
+    }
+}
+
+impl ToJson for PlanState {
+    fn write_json(&self, out: &mut Out) {
+        out.string(match self {
+            PlanState::None => "none",
+            PlanState::Running => "running",
+            PlanState::Finished => "finished",
+        });
+    }
+}
+
+impl ToJson for Plan {
+    fn write_json(&self, out: &mut Out) {
+        out.object(|out| {
+            out.field("state", &self.state);
+            out.field("todos", &self.todos);
+            out.field("turn", &self.turn);
+        });
+    }
+}
+
+impl ToJson for TodoReplay {
+    fn write_json(&self, out: &mut Out) {
+        let plan = (self.plan.state, self.plan.todos.as_slice(), self.plan.turn);
+        write_replay(out, &self.todos, &self.cards, plan, &self.skipped);
+    }
+}
+
+impl TodoReplay {
+    /// The JSON of `TodoReplay::of(chat)`, written from the chat itself
+    /// (a long chat's cards are not copied first).
+    pub fn json_of(chat: &crate::chat::Chat) -> String {
+        let ledger = &chat.todos;
+        let plan_todos: &[TodoItem] = if ledger.plan_state == PlanState::None {
+            &[]
+        } else {
+            &ledger.todos
+        };
+        let mut out = Out::new();
+        let plan = (ledger.plan_state, plan_todos, ledger.plan_turn);
+        write_replay(&mut out, &ledger.todos, &ledger.cards, plan, &chat.skipped);
+        out.finish()
+    }
+}
+
+fn write_replay(
+    out: &mut Out,
+    todos: &[TodoItem],
+    cards: &[Card],
+    (state, plan_todos, turn): (PlanState, &[TodoItem], Option<usize>),
+    skipped: &[crate::entry::Skipped],
+) {
+    out.object(|out| {
+        out.field("todos", todos);
+        out.field("cards", cards);
+        out.key("plan");
+        out.object(|out| {
+            out.field("state", &state);
+            out.field("todos", plan_todos);
+            out.field("turn", &turn);
+        });
+        out.field("skipped", skipped);
+    });
 }

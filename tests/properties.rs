@@ -99,7 +99,9 @@ fn leaf() -> BoxedStrategy<Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f).map(Value::Number)),
+        // Eighths: exact in binary, so native serde_json (one ulp off on some long
+        // decimals without float_roundtrip) reads back what it wrote. WASM keeps number text as written.
+        any::<i32>().prop_filter_map("finite", |i| serde_json::Number::from_f64(f64::from(i) / 8.0).map(Value::Number)),
         text().prop_map(Value::String),
     ]
     .boxed()
@@ -409,7 +411,7 @@ proptest! {
         let started = pure::started_chat(Some(&log), &origin);
         let todos = pure::replay_todos(&log);
         let suggestions = pure::replay_suggestions(&log);
-        let wrote = todo_write(true, &Input::Json(input.clone()), TodoOptions { one_active });
+        let wrote = todo_write(true, &Input::from(input.clone()), TodoOptions { one_active });
         prop_assert_eq!(&before, &serde_json::to_vec(&log).expect("a log serialises"));
 
         // The same calls again: the same answers, refused or not.
@@ -420,7 +422,7 @@ proptest! {
         prop_assert_eq!(started, pure::started_chat(Some(&log), &origin));
         prop_assert_eq!(todos, pure::replay_todos(&log));
         prop_assert_eq!(suggestions, pure::replay_suggestions(&log));
-        prop_assert_eq!(wrote, todo_write(true, &Input::Json(input), TodoOptions { one_active }));
+        prop_assert_eq!(wrote, todo_write(true, &Input::from(input), TodoOptions { one_active }));
         prop_assert_eq!(&before, &serde_json::to_vec(&log).expect("a log serialises"));
     }
 
@@ -429,7 +431,7 @@ proptest! {
     fn questions_leave_the_chat_as_it_was(log in log(), input in model_input(), id in string_of(IDS)) {
         let chat = Chat::from_values(&log, true);
         let before = answers(&chat);
-        let _ = oda_tasks::suggest::suggest_task(Some(&chat), &Input::Json(input));
+        let _ = oda_tasks::suggest::suggest_task(Some(&chat), &Input::from(input));
         let id = id.as_str().unwrap_or("s1");
         let _ = oda_tasks::settle::settle(&chat, id, Action::Restore);
         prop_assert_eq!(before, answers(&chat));

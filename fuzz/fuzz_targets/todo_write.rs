@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     let text = text_of(data);
     let input = Input::parse(&text);
     match (&input, serde_json::from_str::<Value>(&text)) {
-        (Input::Json(value), Ok(parsed)) => assert_eq!(value, &parsed),
+        (Input::Json(value), Ok(parsed)) => assert_eq!(value, &oda_tasks::json::Value::from(&parsed)),
         (Input::Unreadable(_), Err(_)) => {}
         (got, parsed) => panic!("Input::parse gave {got:?}, serde_json {parsed:?}"),
     }
@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let expected = match &input {
-        Input::Json(value) => well_formed(value),
+        Input::Json(_) => serde_json::from_str::<Value>(&text).ok().as_ref().and_then(well_formed),
         Input::Unreadable(_) => None,
     };
     match (&loose, &expected) {
@@ -86,10 +86,7 @@ fuzz_target!(|data: &[u8]| {
                 .entry
                 .todos
                 .iter()
-                .map(|t| {
-                    let status = serde_json::to_value(t.status).expect("a status serialises");
-                    (t.content.clone(), status.as_str().unwrap_or_default().to_string())
-                })
+                .map(|t| (t.content.clone(), t.status.as_str().to_string()))
                 .collect();
             assert_eq!(&got, items);
             let c = |s: &str| items.iter().filter(|(_, status)| status == s).count();

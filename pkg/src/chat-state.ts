@@ -4,7 +4,7 @@
 // wrappers over it.
 import { ChatStateCore } from "../wasm/oda_tasks.js";
 import { assertReady } from "./load.js";
-import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject } from "./convert.js";
+import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject, recordArgument } from "./convert.js";
 import type {
   GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState,
   StartRequest, SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
@@ -63,9 +63,7 @@ export class ChatState {
    */
   static fromLog(log: Log, options?: ChatStateOptions): ChatState {
     const entries = logArray(log);
-    const state = new ChatState(options);
-    state.ingest(0, entries as readonly LogEntry[]);
-    return state;
+    return ChatState.#built(options, (state) => state.ingest(0, entries as readonly LogEntry[]));
   }
 
   /**
@@ -76,10 +74,26 @@ export class ChatState {
    * const state = ChatState.fromJsonl(await readFile("chat.jsonl"));
    */
   static fromJsonl(bytes: Uint8Array | Iterable<Uint8Array>, options?: ChatStateOptions): ChatState {
+    const iterable = typeof (bytes as { [Symbol.iterator]?: unknown } | null)?.[Symbol.iterator] === "function";
+    if (!(bytes instanceof Uint8Array) && !iterable) {
+      throw new TypeError("oda-tasks: ChatState.fromJsonl needs a Uint8Array or an iterable of Uint8Array chunks");
+    }
+    return ChatState.#built(options, (state) => {
+      if (bytes instanceof Uint8Array) state.ingestJsonl(bytes);
+      else for (const chunk of bytes) state.ingestJsonl(chunk);
+      state.endJsonl();
+    });
+  }
+
+  /** A new state filled by `fill`; if that throws, its WASM memory is freed at once, not left to the GC. */
+  static #built(options: ChatStateOptions | undefined, fill: (state: ChatState) => void): ChatState {
     const state = new ChatState(options);
-    if (bytes instanceof Uint8Array) state.ingestJsonl(bytes);
-    else for (const chunk of bytes) state.ingestJsonl(chunk);
-    state.endJsonl();
+    try {
+      fill(state);
+    } catch (e) {
+      state.free();
+      throw e;
+    }
     return state;
   }
 
@@ -191,7 +205,12 @@ export class ChatState {
    * const p = state.planStart("chat-1", "s1", { permission: "ask" });
    */
   planStart(chatId: string, id: string, request?: StartRequest, permissions?: readonly string[]): StartDecision {
-    const params = hostParams("planStart", { chatId, id, request: request ?? null, permissions: permissions ?? null });
+    const params = hostParams("planStart", {
+      chatId,
+      id,
+      request: recordArgument("planStart", "request", request),
+      permissions: permissions ?? null,
+    });
     return JSON.parse(this.#live().planStart(params)) as StartDecision;
   }
 

@@ -7,11 +7,24 @@ import { fileURLToPath } from "node:url";
 import { ChatState } from "./index.node.js";
 import type { JsonlReport, TodoItem, TodoStatus } from "./core.js";
 
+const USAGE = `usage: oda-tasks [log.jsonl] [--json]
+
+Replays a chat's JSONL log and prints its task list, the "Update to-do list"
+cards with what each changed, the plan and the suggestions. With no path it
+replays the bundled example chat.
+
+  --json      print the replay objects as JSON instead
+  -h, --help  print this help
+`;
 const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const json = args.includes("--json");
 const paths = args.filter((a) => a !== "--json");
 if (paths.length > 1 || paths.some((p) => p.startsWith("-"))) {
-  process.stderr.write("usage: oda-tasks [log.jsonl] [--json]\n");
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 const path = paths[0] ?? fileURLToPath(new URL("../example/chat.jsonl", import.meta.url));

@@ -52,7 +52,7 @@ function unreadable(why: string): string {
 
 /** Refuses what JSON.stringify would silently turn into `{}`: a Map, a Set, a class instance. */
 function plainData(value: object): void {
-  if (Array.isArray(value)) return;
+  if (isArray(value)) return;
   const proto: unknown = Object.getPrototypeOf(value);
   // A plain object's prototype is some realm's Object.prototype (or null).
   if (proto === null || Object.getPrototypeOf(proto) === null) return;
@@ -92,13 +92,7 @@ export function entryLines(entries: readonly unknown[], from: number): string {
 
 /** The log as an array, or a clear `oda-tasks:` error. */
 export function logArray(log: unknown, what = "the log"): readonly unknown[] {
-  let ok = false;
-  try {
-    ok = Array.isArray(log);
-  } catch {
-    ok = false; // a revoked Proxy
-  }
-  if (!ok) throw new TypeError(`oda-tasks: ${what} must be an array of entries (got ${typeName(log)})`);
+  if (!isArray(log)) throw new TypeError(`oda-tasks: ${what} must be an array of entries (got ${typeName(log)})`);
   return log as readonly unknown[];
 }
 
@@ -138,17 +132,43 @@ export function describeError(e: unknown): string {
 
 export function typeName(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
+  if (isArray(value)) return "an array";
   return typeof value;
 }
 
-/** Options of a host call: `undefined`/`null` → none; otherwise a plain object. */
+/** `Array.isArray` that never throws (it does on a revoked Proxy). */
+function isArray(value: unknown): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Options of a host call, copied into a plain object of own data properties:
+ * `undefined`/`null` → none; a getter that throws or a Proxy is the host's
+ * error, thrown here as an `oda-tasks:` TypeError.
+ */
 export function optionsObject(call: string, options: unknown): Record<string, unknown> {
   if (options === undefined || options === null) return {};
-  if (typeof options !== "object" || Array.isArray(options)) {
+  if (typeof options !== "object" || isArray(options)) {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: options must be an object (got ${typeName(options)})`);
   }
-  return options as Record<string, unknown>;
+  try {
+    return { ...(options as Record<string, unknown>) };
+  } catch (e) {
+    throw new TypeError(`oda-tasks: invalid arguments of ${call}: reading the options threw ${describeError(e)}`);
+  }
+}
+
+/** A record argument (a Start request): `undefined`/`null` → none; an array or another kind throws. */
+export function recordArgument(call: string, name: string, value: unknown): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "object" || isArray(value)) {
+    throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`${name}\` must be an object (got ${typeName(value)})`);
+  }
+  return value as Record<string, unknown>;
 }
 
 /** The model-input size limit from host options, checked. */

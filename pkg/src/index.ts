@@ -9,3 +9,4 @@ export type { ChatStateCacheOptions, ChatStateLease } from "./state-cache.js";
 export { MAX_ATTEMPTS } from "./append-loop.js";
 export * from "./run.js";
 export * from "./service.js";
+export * from "./sdk-tools.js";

@@ -7,33 +7,111 @@ import * as glue from "../wasm/oda_tasks.js";
 export const NOT_INITIALISED =
   "oda-tasks: the WebAssembly core is not initialised; call `await init()` once before using it (Node initialises it on import)";
 
+/**
+ * Where {@link init} loads the core from: a URL (string or `URL`), a `Request`
+ * or fetch `Response`, the `.wasm` bytes, or a compiled `WebAssembly.Module`.
+ * Typed without DOM names, so a Node-only TypeScript project type-checks.
+ *
+ * @example
+ * const source: WasmSource = new URL("/assets/oda_tasks_bg.wasm", location.href);
+ */
+export type WasmSource = glue.InitInput;
+
+/**
+ * What {@link initSync} takes: the `.wasm` bytes or a compiled module.
+ *
+ * @example
+ * const bytes: WasmBytes = readFileSync(wasmPath);
+ */
+export type WasmBytes = glue.SyncInitInput;
+
 let ready = false;
-let loading: Promise<unknown> | undefined;
+let loading: Promise<void> | undefined;
+/** Why the core is not loaded when the entry tried and failed (Node, bundled without the `.wasm`). */
+let failure: string | undefined;
 
 /**
  * Loads the WebAssembly core. Node does this on import; in a browser call it
- * once before anything else. Repeated calls share the first load.
+ * once before anything else. With no argument it fetches `oda_tasks_bg.wasm`
+ * beside the package's files; a bundler that does not copy it needs its URL
+ * passed in. Repeated calls share the first load; a failed load can be retried.
  *
  * @example
  * import { init, todoWrite } from "oda-tasks";
  * await init();
  */
-export async function init(module?: glue.InitInput | Promise<glue.InitInput>): Promise<void> {
-  if (!ready) {
-    await (loading ??= glue.default(module === undefined ? undefined : { module_or_path: module }));
-    ready = true;
+export async function init(source?: WasmSource | Promise<WasmSource>): Promise<void> {
+  if (ready) return;
+  loading ??= load(source).then(
+    () => {
+      ready = true;
+      failure = undefined;
+    },
+    (e: unknown) => {
+      loading = undefined;
+      throw e;
+    },
+  );
+  return loading;
+}
+
+async function load(source: WasmSource | Promise<WasmSource> | undefined): Promise<void> {
+  if (source !== undefined) {
+    await glue.default({ module_or_path: source });
+    return;
+  }
+  const url = defaultLocation();
+  try {
+    await glue.default({ module_or_path: url });
+  } catch (e) {
+    throw new Error(
+      `oda-tasks: could not load the WebAssembly core from ${url} (${e instanceof Error ? e.message : String(e)}). ` +
+        "A bundler that moved the package's files needs the .wasm's URL: " +
+        '`import wasmUrl from "oda-tasks/oda_tasks_bg.wasm?url"` (Vite) or with a file loader (esbuild), ' +
+        "then `await init(wasmUrl)`; with Vite's dev server, `optimizeDeps: { exclude: [\"oda-tasks\"] }` also works",
+      { cause: e },
+    );
   }
 }
 
-/** Initialises the core from the `.wasm` bytes at once (Node's entry uses this). */
-export function initSync(bytes: BufferSource | WebAssembly.Module): void {
+/**
+ * The `.wasm` beside the package's files. Vite 5 and 6 dev servers serve the
+ * package pre-bundled from `node_modules/.vite/deps/`, where nothing sits
+ * beside it; that folder is two levels below `node_modules` like `dist/`
+ * is, so the package's own folder is `../../oda-tasks/`. Both are literal
+ * `new URL(..., import.meta.url)`s, which bundlers rewrite to the file's URL.
+ */
+function defaultLocation(): string {
+  return import.meta.url.includes("/node_modules/.vite/deps/")
+    ? new URL("../../oda-tasks/wasm/oda_tasks_bg.wasm", import.meta.url).href
+    : new URL("../wasm/oda_tasks_bg.wasm", import.meta.url).href;
+}
+
+/**
+ * Initialises the core from the `.wasm` bytes at once (Node's entry uses this).
+ *
+ * @example
+ * initSync(readFileSync(new URL("./oda_tasks_bg.wasm", import.meta.url)));
+ */
+export function initSync(bytes: WasmBytes): void {
   if (!ready) {
     glue.initSync({ module: bytes });
     ready = true;
+    failure = undefined;
   }
 }
 
-/** Throws the not-initialised error unless the core is loaded. */
+/** Whether the core is loaded. */
+export function isReady(): boolean {
+  return ready;
+}
+
+/** Records why an entry could not load the core, for the error a later call throws. */
+export function loadFailed(reason: string): void {
+  if (!ready) failure = reason;
+}
+
+/** Throws the not-initialised error (or why loading failed) unless the core is loaded. */
 export function assertReady(): void {
-  if (!ready) throw new Error(NOT_INITIALISED);
+  if (!ready) throw new Error(failure ?? NOT_INITIALISED);
 }

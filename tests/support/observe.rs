@@ -26,7 +26,7 @@ pub struct Answers {
     pub open: usize,
     pub next_id: String,
     pub person_spoke: bool,
-    pub briefs: Vec<(String, String)>,
+    pub briefs: Vec<String>,
     pub suggest: Result<SuggestTask, SuggestError>,
     pub goal: Result<(), GoalError>,
     pub decisions: Vec<(String, IdDecisions)>,
@@ -75,11 +75,7 @@ pub fn answers(chat: &Chat) -> Answers {
             (id, d)
         })
         .collect();
-    let mut briefs: Vec<(String, String)> = chat
-        .briefs
-        .iter()
-        .map(|o| (o.chat_id.clone(), o.suggestion_id.clone()))
-        .collect();
+    let mut briefs: Vec<String> = chat.briefs.keys().map(str::to_string).collect();
     briefs.sort();
     Answers {
         len: chat.len,

@@ -10,18 +10,20 @@ import { chromium } from "playwright-core";
 export const root = fileURLToPath(new URL("../../../", import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
+  ".json": "application/json", ".css": "text/css" };
 
-/** Serves the repository read-only on 127.0.0.1; `pages` maps a path to inline HTML. */
-export async function serve(pages = {}) {
+/** Serves the repository (or `base`) read-only on 127.0.0.1; `pages` maps a path to inline HTML. */
+export async function serve(pages = {}, base = root) {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
     if (pages[path] !== undefined) {
       res.writeHead(200, { "content-type": "text/html" }).end(pages[path]);
       return;
     }
-    const file = normalize(join(root, path));
-    if (!file.startsWith(root) || file.split(sep).includes("..")) return res.writeHead(403).end();
+    const dir = normalize(base + sep);
+    const file = normalize(join(dir, path.endsWith("/") ? path + "index.html" : path));
+    if (!file.startsWith(dir) || file.split(sep).includes("..")) return res.writeHead(403).end();
     try {
       if (!statSync(file).isFile()) throw new Error("not a file");
       res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));

@@ -1,8 +1,5 @@
-//! Reading JSON text safely: strings that must be well-formed Unicode, model
-//! input with a depth limit, and quoting untrusted text in messages.
-//!
-//! Values reach the core as JSON text (the host serialises them), so nothing
-//! here runs the host's code, and every limit is checked while parsing.
+//! The oracle: how this module read JSON when serde_json did it (the code as
+//! it was, test-only), and differential tests of the new reader against it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,51 +8,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// Deepest nesting of arrays and objects a value may have (serde_json's own
-/// recursion limit, which also bounds the core's stack use).
-pub const MAX_DEPTH: usize = 128;
-
-/// Longest piece of the model's (or a stored) text quoted in a message, in
-/// characters; longer text is cut and ends with `…`.
-pub const MAX_QUOTE: usize = 200;
-
-/// `text`, cut to [`MAX_QUOTE`] characters (with `…` when cut), so a refusal
-/// can never echo megabytes back.
-pub fn quote(text: &str) -> Cow<'_, str> {
-    match text.char_indices().nth(MAX_QUOTE) {
-        None => Cow::Borrowed(text),
-        Some((at, _)) => Cow::Owned(format!("{}…", text.get(..at).unwrap_or_default())),
-    }
-}
-
-/// A short name of a JSON value's kind, for messages (never its content).
-pub fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The kind of the JSON value `text` holds, from its first byte (for a value
-/// that did not parse into what was expected).
-pub fn kind_of_text(text: &str) -> &'static str {
-    match text.trim_start().bytes().next() {
-        Some(b'{') => "an object",
-        Some(b'[') => "an array",
-        Some(b'"') => "a string",
-        Some(b't' | b'f') => "a boolean",
-        Some(b'n') => "null",
-        Some(b'-' | b'0'..=b'9') => "a number",
-        _ => "not JSON",
-    }
-}
-
-/// The message of a string that is not well-formed Unicode.
-pub const LONE_SURROGATE: &str = "text must be well-formed Unicode (it holds a lone surrogate)";
+use super::{quote, LONE_SURROGATE, MAX_DEPTH};
 
 /// A JSON string that must be well-formed Unicode. serde_json hands over a
 /// string with a lone surrogate escape (`"\ud800"`) only as bytes (WTF-8),
@@ -121,45 +74,21 @@ impl<'de> Deserialize<'de> for OwnedText {
     }
 }
 
-/// Parses one stored JSON value that must be well-formed (a setting copied as
-/// it is): depth-limited by serde_json, lone surrogates refused.
-pub fn parse_value(text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|e| e.to_string())
-}
-
-/// A model's tool input as the core receives it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Input {
-    /// Well-formed JSON data.
-    Json(Value),
-    /// Input that cannot be read as JSON data, and why (the host could not
-    /// serialise it, it is too large or too deep, or it is not well-formed
-    /// Unicode). Refused at the input-shape check, in each tool's own words.
-    Unreadable(String),
-}
-
-impl From<Value> for Input {
-    fn from(value: Value) -> Self {
-        Input::Json(value)
-    }
-}
-
-impl Input {
-    /// Reads input JSON text: nesting beyond [`MAX_DEPTH`] and lone
-    /// surrogates are refused, the latter naming where they are.
-    pub fn parse(text: &str) -> Input {
+/// The old `Input::parse`: `Ok` holds the value read.
+pub fn old_input(text: &str) -> Result<Value, String> {
+    {
         match serde_json::from_str::<Value>(text) {
-            Ok(value) => Input::Json(value),
+            Ok(value) => Ok(value),
             Err(e) if e.to_string().contains("recursion limit") => {
-                Input::Unreadable(format!("it is nested deeper than {MAX_DEPTH} levels"))
+                Err(format!("it is nested deeper than {MAX_DEPTH} levels"))
             }
             // serde_json words a lone surrogate several ways: look for one.
             Err(e) => match lone_surrogate_path(text) {
-                Some(path) => Input::Unreadable(format!(
+                Some(path) => Err(format!(
                     "{} holds a lone surrogate; text must be well-formed Unicode",
                     quote(&path)
                 )),
-                None => Input::Unreadable(format!("it is not JSON ({})", quote(&e.to_string()))),
+                None => Err(format!("it is not JSON ({})", quote(&e.to_string()))),
             },
         }
     }
@@ -270,52 +199,128 @@ fn find_marker(value: &Value, marker: char, path: &mut String) -> bool {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+// ---- differential tests ----------------------------------------------------
 
-    #[test]
-    fn quote_cuts_long_text_by_characters() {
-        assert_eq!(quote("abc"), "abc");
-        let long = "é".repeat(MAX_QUOTE + 5);
-        let cut = quote(&long);
-        assert_eq!(cut.chars().count(), MAX_QUOTE + 1);
-        assert!(cut.ends_with('…'));
-        assert_eq!(quote(&"x".repeat(MAX_QUOTE)).len(), MAX_QUOTE);
+use crate::testgen::{self, Rng};
+
+/// The new reader's value as serde_json's: its canonical text read back.
+fn as_serde(value: &super::Value) -> Value {
+    serde_json::from_str(&super::ToJson::to_json(value)).expect("the writer writes JSON")
+}
+
+/// serde_json's `$serde_json::private::RawValue` key turns an object into
+/// parsed text (an internal of serde_json the new reader does not copy).
+fn has_raw_value_key(text: &str) -> bool {
+    text.contains("$serde_json")
+}
+
+/// Every number is a whole number serde_json keeps as one (so writes the same).
+fn integers_only(value: &super::Value) -> bool {
+    match value {
+        super::Value::Number(n) => {
+            n.as_ref() != "-0"
+                && n.bytes().all(|b| b == b'-' || b.is_ascii_digit())
+                && (n.parse::<i64>().is_ok() || n.parse::<u64>().is_ok())
+        }
+        super::Value::Array(items) => items.iter().all(integers_only),
+        super::Value::Object(o) => o.0.iter().all(|(_, v)| integers_only(v)),
+        _ => true,
     }
+}
 
-    #[test]
-    fn lone_surrogates_are_named_by_path() {
-        let text = r#"{"todos":[{"content":"ok \ud83d\ude00","status":"pending"},{"content":"bad \ud800","status":"pending"}]}"#;
-        assert_eq!(
-            Input::parse(text),
-            Input::Unreadable("todos[1].content holds a lone surrogate; text must be well-formed Unicode".to_string())
-        );
-        let key = r#"{"a\udc00b":1}"#;
-        assert_eq!(
-            Input::parse(key),
-            Input::Unreadable("(a field name) holds a lone surrogate; text must be well-formed Unicode".to_string())
-        );
-        // An escaped backslash before "ud800" is text, not an escape.
-        assert!(matches!(Input::parse(r#"{"a":"\\ud800"}"#), Input::Json(_)));
+fn check_text(text: &str) {
+    // Checking only (skip): ok, and the same message and position.
+    let old = serde_json::from_str::<de::IgnoredAny>(text)
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    let new = super::validate(text.as_bytes()).map_err(|e| e.to_string());
+    assert_eq!(new, old, "validate {text:?}");
+    if has_raw_value_key(text) {
+        return;
     }
-
-    #[test]
-    fn deep_nesting_is_refused_not_overflowed() {
-        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        assert_eq!(
-            Input::parse(&deep),
-            Input::Unreadable(format!("it is nested deeper than {MAX_DEPTH} levels"))
-        );
+    // Building: the same value, or the same message and position.
+    let old = serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
+    let new = super::parse(text, None)
+        .map(|v| as_serde(&v))
+        .map_err(|e| e.to_string());
+    assert_eq!(new, old, "parse {text:?}");
+    // Writing a copied value: the text serde wrote, numbers aside (they keep their text).
+    if let (Ok(value), Ok(old)) = (super::parse(text, None), &old) {
+        if integers_only(&value) {
+            assert_eq!(super::ToJson::to_json(&value), old.to_string(), "write {text:?}");
+        }
     }
+    // Model input: the same value or the same refusal.
+    let old = old_input(text);
+    let new = match super::Input::parse(text) {
+        super::Input::Json(v) => Ok(as_serde(&v)),
+        super::Input::Unreadable(why) => Err(why),
+    };
+    assert_eq!(new, old, "Input::parse {text:?}");
+}
 
-    #[test]
-    fn text_refuses_lone_surrogates_and_keeps_pairs() {
-        let ok: Text = serde_json::from_str(r#""a\ud83d\ude00""#).unwrap();
-        assert_eq!(ok.as_str(), "a😀");
-        let err = serde_json::from_str::<Text>(r#""a\ud800""#).unwrap_err();
-        assert!(err.to_string().contains(LONE_SURROGATE), "{err}");
-        let borrowed: Text = serde_json::from_str(r#""plain""#).unwrap();
-        assert!(matches!(borrowed.0, Cow::Borrowed("plain")));
+#[test]
+fn reader_agrees_with_serde_json_on_generated_texts() {
+    let mut rng = Rng::new(8);
+    for _ in 0..60_000 {
+        check_text(&testgen::text(&mut rng));
+    }
+}
+
+#[test]
+fn reader_agrees_with_serde_json_on_edge_cases() {
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let cases: Vec<String> = vec![
+        String::new(),
+        " ".into(),
+        "\u{feff}{}".into(), // a byte order mark is not JSON
+        "{}".into(),
+        "[]".into(),
+        "{} x".into(),
+        "{}\n".into(),
+        "[1,]".into(),
+        "{\"a\":1,}".into(),
+        "{\"a\" 1}".into(),
+        "{1:2}".into(),
+        "\"\\ud800\"".into(),
+        "\"\\udc00\"".into(),
+        "\"\\ude00\\ud83d\"".into(),
+        "\"\\ud83d\\ude00\"".into(),
+        "\"\\\\ud800\"".into(),
+        "\"\\ud800\\\"".into(),
+        "\"\\ud800\\".into(),
+        "\"\\ud800".into(),
+        "\"\\ud80".into(),
+        "\"a\u{1}b\"".into(),
+        "\"a\u{7f}b\"".into(),
+        deep(127),
+        deep(128),
+        deep(10_000),
+        format!("{}1{}", "[".repeat(127), "]".repeat(127)),
+        format!("{{\"a\":{}}}", deep(126)),
+        format!("{{\"a\":{}}}", deep(127)),
+        "1e309".into(),
+        "-1e309".into(),
+        "[1e308, 1.7976931348623157e308, 1.7976931348623158e308, 1.797693134862315807937e308]".into(),
+        "17976931348623157081452742373170435679807056752584499659891747680315726078002853876058955863276687817154045895351438246423432132688946418276846754670353751698604991057655128207624549009038932894407586850845513394230458323690322294816580855933212334827479782620414472316873817718091929988125040402618412485836".into(),
+        "1.00000000000000000000000000000000000000001".into(),
+        "0.000000000000000000000000000000000000000000001e330".into(),
+        "{\"todos\":[{\"content\":\"bad \\ud800\",\"status\":\"pending\"}]}".into(),
+        "{\"b\":\"\\ud800\",\"a\":\"\\udc00\"}".into(),
+        "{\"a\":\"\\ud800\",\"a\":\"ok\"}".into(),
+        "{\"a\\udc00b\":1}".into(),
+        "[\"\\ud800\", {\"x\": [\"\\udfff\"]}]".into(),
+        "{\"x\":\"\\ud800\"} trailing".into(),
+        "\"\u{10FFFF}\\ud800\u{10FFFE}\\uffff\u{FFFE}\"".into(),
+        "\"\\udbff\\udfff\\ud800\"".into(),
+        // The texts the unit tests name, so their expected messages are serde_json's.
+        "01".into(), "1.".into(), "1.x".into(), ".5".into(), "1e".into(), "1e+".into(), "+1".into(), "-".into(),
+        "0x10".into(), "Infinity".into(), "NaN".into(), "[-1e400]".into(), "\"\\x\"".into(), "\"\\u12\"".into(),
+        "\"\\u12".into(), "\"open".into(), "\"a\tb\"".into(), "\"\\ud800\\u0041\"".into(),
+        "\"\\ud800\\n\"".into(), "\u{a0}1".into(), "\u{c}1".into(), "[1 2]".into(), "{\"a\":1\n\"b\":2}".into(),
+        "tru".into(), "trux".into(), " \t\r\n[ 1 ,\n2 ] \n".into(), "{\"b\":\"\\ud800\",\"a\":[\"x\",\"\\udfff\"]}".into(),
+    ];
+    for text in &cases {
+        check_text(text);
     }
 }

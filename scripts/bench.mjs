@@ -1,0 +1,357 @@
+// `npm run bench`: how fast the built package replays logs and answers tool
+// calls, next to V8's JSON.parse and a plain-JavaScript replay of the same
+// rules. Prints a table for people, then, as its last line, one JSON object
+// for tools. Medians over repeated runs and ratios; it asserts no timing.
+// Usage: npm run bench [-- --quick] [-- --only=replay,calls,memory]   (--quick: fewer repeats, no 1M log)
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { ChatState, ChatStateCache, MemoryStore, replaySuggestions, replayTodos, runTool } from "oda-tasks";
+import { JsonlStore } from "oda-tasks/node";
+import { chatEntries, chatJsonl, writeChatJsonl } from "./bench/generate.mjs";
+import { referenceReplayJsonl } from "./bench/reference.mjs";
+import { wasmSizeProfile } from "./bench/wasm-size.mjs";
+
+const quick = process.argv.includes("--quick");
+// `--only=replay,calls,memory`: run only those parts (sizes are always printed).
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const part = (name) => only === undefined || only.includes(name);
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "oda-bench-"));
+const MB = 1024 * 1024;
+const rows = [];
+const out = {};
+
+try {
+  sizes();
+  const logs = {};
+  for (const [name, count] of [["1k", 1_000], ["10k", 10_000], ["100k", 100_000]]) {
+    logs[name] = chatJsonl(count, { seed: count });
+  }
+  if (part("replay")) replays(logs);
+  if (part("calls")) await calls();
+  if (part("memory")) await memory(logs);
+  printTable();
+  console.log(JSON.stringify(out));
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------
+
+function sizes() {
+  const wasm = readFileSync(join(root, "pkg/wasm/oda_tasks_bg.wasm"));
+  out.wasm_bytes = wasm.length;
+  out.wasm_gzip_bytes = gzipSync(wasm, { level: 9 }).length;
+  rows.push(["size", "pkg/wasm/oda_tasks_bg.wasm", `${wasm.length} B`, `gzip -9: ${out.wasm_gzip_bytes} B`, ""]);
+  // Where the bytes go, from cargo's module before wasm-bindgen and wasm-opt (it still has names).
+  let profile;
+  try {
+    profile = wasmSizeProfile(join(root, "target/wasm32-unknown-unknown/release/oda_tasks.wasm"));
+  } catch {
+    return; // not built here
+  }
+  const share = (b) => `${((100 * b) / profile.code).toFixed(1)}% of code`;
+  rows.push(["size", "cargo's .wasm before wasm-opt: code / data / names and the rest", `${profile.code} B`, `${profile.data} B`,
+    `${profile.total - profile.code - profile.data} B`]);
+  for (const [crate, b] of profile.byCrate.slice(0, 6)) rows.push(["size", `  code of crate ${crate}`, `${b} B`, share(b), ""]);
+  for (const [module, b] of profile.byModule.slice(0, 8)) rows.push(["size", `  code of ${module}`, `${b} B`, share(b), ""]);
+}
+
+function progress(what) {
+  process.stderr.write(`bench: ${what}\n`);
+}
+
+/**
+ * Median time in ms of each function of `fns` over `runs` rounds, after one
+ * warm-up round. Each round runs every function once, in turn, so a noisy
+ * neighbour slows all of them alike and their ratios hold.
+ */
+function medians(runs, fns) {
+  const times = fns.map(() => []);
+  for (let round = -1; round < runs; round++) {
+    fns.forEach((fn, i) => {
+      const t = performance.now();
+      fn();
+      if (round >= 0) times[i].push(performance.now() - t);
+    });
+  }
+  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
+}
+
+function jsonParseLines(bytes) {
+  const text = bytes.toString("utf8");
+  let start = 0;
+  let n = 0;
+  for (;;) {
+    const end = text.indexOf("\n", start);
+    if (end < 0) break;
+    if (end > start) {
+      JSON.parse(text.slice(start, end));
+      n++;
+    }
+    start = end + 1;
+  }
+  return n;
+}
+
+function parsedLog(bytes) {
+  const text = bytes.toString("utf8");
+  const log = [];
+  let start = 0;
+  for (;;) {
+    const end = text.indexOf("\n", start);
+    if (end < 0) break;
+    if (end > start) log.push(JSON.parse(text.slice(start, end)));
+    start = end + 1;
+  }
+  return log;
+}
+
+function chunks(bytes, size) {
+  const list = [];
+  for (let at = 0; at < bytes.length; at += size) list.push(bytes.subarray(at, at + size));
+  return list;
+}
+
+function replays(logs) {
+  const runsOf = { "1k": quick ? 9 : 31, "10k": quick ? 5 : 15, "100k": quick ? 3 : 9 };
+  for (const [name, bytes] of Object.entries(logs)) {
+    progress(`replaying the ${name} log`);
+    const runs = runsOf[name];
+    const mb = bytes.length / MB;
+    const rate = (ms) => mb / (ms / 1000);
+    const pieces = chunks(bytes, 64 * 1024);
+    const log = parsedLog(bytes);
+    const state = ChatState.fromJsonl(bytes);
+    const answerBytes = JSON.stringify(state.replayTodos()).length;
+    const fullReplay = (input) => () => {
+      const s = ChatState.fromJsonl(input);
+      s.replayTodos();
+      s.replaySuggestions();
+      s.free();
+    };
+    const [parseMs, referenceMs, wholeMs, chunkedMs, foldMs, todosMs, noCardsMs, pureMs] = medians(runs, [
+      () => jsonParseLines(bytes),
+      () => referenceReplayJsonl(bytes),
+      fullReplay(bytes),
+      fullReplay(pieces),
+      // Where the time goes: folding the bytes, and turning the answer into JS objects.
+      () => ChatState.fromJsonl(bytes).free(),
+      () => state.replayTodos(),
+      () => {
+        const s = ChatState.fromJsonl(bytes, { cards: false });
+        s.replaySuggestions();
+        s.free();
+      },
+      () => {
+        replayTodos(log);
+        replaySuggestions(log);
+      },
+    ]);
+    state.free();
+    const row = (what, ms) => rows.push(["replay " + name, what, `${ms.toFixed(2)} ms`, `${rate(ms).toFixed(1)} MB/s`,
+      `${(parseMs / ms).toFixed(2)}× JSON.parse`]);
+    row("V8 JSON.parse, line by line (decode + split + parse)", parseMs);
+    row("plain JS: JSON.parse + the same fold (list, cards, plan, offers)", referenceMs);
+    row("ChatState.fromJsonl(bytes) + replayTodos() + replaySuggestions()", wholeMs);
+    row("  the same, bytes in 64 KiB chunks", chunkedMs);
+    row("  of which: the fold alone (fromJsonl, cards kept)", foldMs);
+    row(`  of which: replayTodos() answer (${(answerBytes / MB).toFixed(1)} MB of JSON: serialise + JSON.parse)`, todosMs);
+    row("ChatState.fromJsonl(bytes, { cards: false }) + replaySuggestions() (decisions only)", noCardsMs);
+    row("pure replayTodos(log) + replaySuggestions(log) on parsed entries (parse not counted)", pureMs);
+    if (name === "100k") {
+      const best = Math.min(wholeMs, chunkedMs);
+      out.log_bytes_100k = bytes.length;
+      out.json_parse_mb_s = round(rate(parseMs));
+      out.reference_js_mb_s = round(rate(referenceMs));
+      out.replay_mb_s = round(rate(best));
+      out.replay_method = best === wholeMs ? "ChatState.fromJsonl(bytes)" : "ChatState.fromJsonl(64 KiB chunks)";
+      out.replay_vs_json_parse = round(parseMs / best, 3);
+      out.replay_vs_reference_js = round(referenceMs / best, 3);
+      out.fold_mb_s = round(rate(foldMs));
+      out.replay_todos_answer_ms = round(todosMs);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+/** A 20-item list for the n-th call, so each call changes something. */
+function twentyItems(n) {
+  return {
+    todos: Array.from({ length: 20 }, (_, i) => ({
+      content: `Step ${i + 1} of the bench plan, round ${n}`,
+      status: i < n % 20 ? "completed" : i === n % 20 ? "in_progress" : "pending",
+    })),
+  };
+}
+
+function offer(n) {
+  return {
+    title: `Follow-up ${n}: add retries to uploads`,
+    tldr: "Uploads fail on flaky networks; retries with backoff would fix most of them.",
+    brief: "In src/upload.ts, wrap the PUT in a retry loop with exponential backoff (3 tries). ".repeat(8),
+  };
+}
+
+/**
+ * Times `runTool` calls on warm chats of 10 and 100k entries. Every timed
+ * call is accepted and appends. A chat allows 10 offers in its life, so
+ * `suggest_task` rounds use several copies of each chat; between two offers
+ * the host (untimed) dismisses the last one and starts a new turn, as a
+ * chat does between turns, and the next call reads those entries.
+ */
+async function calls() {
+  const copies = quick ? 1 : 3;
+  const perCopy = 10;
+  for (const [label, makeStore] of [["JsonlStore", (dir) => new JsonlStore(dir)], ["MemoryStore", () => new MemoryStore()]]) {
+    const results = {};
+    for (const [sizeName, count] of [["10", 10], ["100k", 100_000]]) {
+      progress(`runTool calls on ${label}, chats of ${sizeName} entries`);
+      const dir = join(tmp, `calls-${label}-${sizeName}`);
+      const store = makeStore(dir);
+      const cache = new ChatStateCache(store, { size: 8 });
+      const base = [...chatEntries(count, { seed: 42, maxOffers: 0 })];
+      const times = { todo_write: [], suggest_task: [] };
+      for (let c = 0; c < copies; c++) {
+        const chatId = `chat-${sizeName}-${c}`;
+        await store.create(chatId, base);
+        let length = base.length;
+        // Warm up: the first call reads the whole chat into the cache (untimed).
+        const warm = await runTool(store, chatId, { name: "todo_write", input: twentyItems(0) }, { cache });
+        if (!warm.ok) throw new Error(warm.error);
+        length++;
+        for (let n = 1; n <= perCopy; n++) {
+          length = await store.append(chatId, [
+            ...(n > 1 ? [{ type: "suggestion_settled", v: 1, id: `s${n - 1}`, outcome: "dismissed" }] : []),
+            { type: "turn_ended" }, { type: "turn_started" },
+          ], length);
+          for (const [tool, input] of [["todo_write", twentyItems(n)], ["suggest_task", offer(n)]]) {
+            const t = performance.now();
+            const r = await runTool(store, chatId, { name: tool, input }, { cache });
+            times[tool].push((performance.now() - t) * 1000);
+            if (!r.ok) throw new Error(`${tool} on ${chatId} refused: ${r.error}`);
+            length++;
+          }
+        }
+      }
+      results[sizeName] = times;
+      // One call on a cold cache, for comparison: it reads the whole chat.
+      const coldCache = new ChatStateCache(store, { size: 1 });
+      const t = performance.now();
+      await runTool(store, `chat-${sizeName}-0`, { name: "todo_write", input: twentyItems(99) }, { cache: coldCache });
+      results[sizeName].cold = (performance.now() - t) * 1000;
+      coldCache.clear();
+      cache.clear();
+    }
+    let worst = null;
+    for (const tool of ["todo_write", "suggest_task"]) {
+      const p50 = {};
+      for (const sizeName of ["10", "100k"]) {
+        const sorted = [...results[sizeName][tool]].sort((a, b) => a - b);
+        p50[sizeName] = sorted[Math.floor(sorted.length / 2)];
+        const p90 = sorted[Math.floor(sorted.length * 0.9)];
+        rows.push([`call ${label}`, `${tool}, warm chat of ${sizeName} entries`, `p50 ${fmtUs(p50[sizeName])}`, `p90 ${fmtUs(p90)}`,
+          `${sorted.length} calls`]);
+      }
+      const ratio = p50["100k"] / p50["10"];
+      rows.push([`call ${label}`, `${tool}: 100k vs 10`, `ratio ${ratio.toFixed(2)}`, "", ""]);
+      if (label === "JsonlStore") {
+        out[`call_us_p50_10_${tool}`] = round(p50["10"]);
+        out[`call_us_p50_100k_${tool}`] = round(p50["100k"]);
+        out[`call_ratio_${tool}`] = round(ratio, 3);
+        if (worst === null || ratio > worst.ratio) worst = { ratio, p50, tool };
+      } else {
+        out[`memory_store_call_ratio_${tool}`] = round(ratio, 3);
+      }
+    }
+    for (const sizeName of ["10", "100k"]) {
+      rows.push([`call ${label}`, `todo_write, cold cache, chat of ${sizeName} entries`, fmtUs(results[sizeName].cold), "", "1 call"]);
+    }
+    if (worst !== null) {
+      out.call_us_p50_10 = round(worst.p50["10"]);
+      out.call_us_p50_100k = round(worst.p50["100k"]);
+      out.call_ratio_100k_vs_10 = round(worst.ratio, 3);
+      out.call_ratio_tool = worst.tool;
+    }
+  }
+}
+
+function fmtUs(us) {
+  return us >= 10_000 ? `${(us / 1000).toFixed(1)} ms` : `${us.toFixed(0)} µs`;
+}
+
+// ---------------------------------------------------------------------------
+
+/** Peak memory of a streamed replay, each in a fresh child process. */
+async function memory(logs) {
+  const file10k = join(tmp, "chat-10k.jsonl");
+  writeFileSync(file10k, logs["10k"]);
+  const files = [["10k", file10k]];
+  if (!quick) {
+    const file1m = join(tmp, "chat-1m.jsonl");
+    progress("writing the 1M log");
+    const t = performance.now();
+    await writeChatJsonl(file1m, 1_000_000, { seed: 1_000_000 });
+    rows.push(["generate", "1M entries, streamed to a temp file", `${((performance.now() - t) / 1000).toFixed(1)} s`,
+      `${(statSync(file1m).size / MB).toFixed(0)} MB`, ""]);
+    files.push(["1m", file1m]);
+  }
+  const child = (file, mode) => {
+    const text = execFileSync(process.execPath, [join(root, "scripts/bench/stream-replay.mjs"), file, mode], { encoding: "utf8" });
+    return JSON.parse(text.trim().split("\n").pop());
+  };
+  const floor = child(file10k, "none");
+  rows.push(["stream RSS", "node + the package loaded, no replay", `${floor.maxRssMb.toFixed(1)} MB`, "", ""]);
+  for (const [name, file] of files) {
+    const mb = statSync(file).size / MB;
+    progress(`streamed replay of the ${name} log in child processes`);
+    for (const mode of ["false", "true"]) {
+      const t = performance.now();
+      const r = child(file, mode);
+      const secs = (performance.now() - t) / 1000;
+      rows.push(["stream RSS", `${name}: createReadStream → ingestJsonl, cards: ${mode}`, `peak ${r.maxRssMb.toFixed(1)} MB`,
+        `${mb.toFixed(0)} MB file`, `${(mb / secs).toFixed(0)} MB/s incl. process start`]);
+      if (mode === "false") out[`stream_peak_rss_mb_${name}`] = round(r.maxRssMb);
+      else out[`stream_peak_rss_mb_${name}_cards`] = round(r.maxRssMb);
+    }
+  }
+  if (out.stream_peak_rss_mb_1m !== undefined) {
+    out.stream_rss_ratio_1m_vs_10k = round(out.stream_peak_rss_mb_1m / out.stream_peak_rss_mb_10k, 3);
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+function round(x, digits = 1) {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+function printTable() {
+  out.date = new Date().toISOString();
+  out.node = process.version;
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  let group = "";
+  for (const r of rows) {
+    if (r[0] !== group) {
+      console.log("");
+      group = r[0];
+    }
+    console.log(r.map((cell, i) => String(cell).padEnd(widths[i])).join("  ").trimEnd());
+  }
+  console.log("");
+  const measured = (...keys) => keys.every((k) => out[k] !== undefined);
+  const targets = [
+    ["replay_vs_json_parse >= 1.0", measured("replay_vs_json_parse") ? out.replay_vs_json_parse >= 1.0 : null],
+    ["call_ratio_100k_vs_10 <= 1.2", measured("call_ratio_100k_vs_10") ? out.call_ratio_100k_vs_10 <= 1.2 : null],
+    ["wasm_gzip_bytes <= 40000", out.wasm_gzip_bytes <= 40_000],
+    ["stream_peak_rss_mb_1m <= 1.5 × stream_peak_rss_mb_10k", measured("stream_peak_rss_mb_1m", "stream_peak_rss_mb_10k")
+      ? out.stream_peak_rss_mb_1m <= 1.5 * out.stream_peak_rss_mb_10k : null],
+  ];
+  for (const [what, met] of targets) console.log(`target ${what}: ${met === null ? "not measured in this run" : met ? "met" : "NOT met"}`);
+}

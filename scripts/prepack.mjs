@@ -1,0 +1,19 @@
+// `npm pack` / `npm publish` in pkg/ run this first: build what the package
+// ships (pkg/wasm, pkg/dist; a fresh clone has neither) and copy the
+// repository's README and LICENSE in, so every tarball is complete.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+// npm passes its command's flags on as npm_config_* variables; `npm pack --json`
+// or `--dry-run` must not reach the `npm ci` inside setup.sh.
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(json|dry_run|pack_destination)$/i.test(k)));
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, env, stdio: ["ignore", process.stderr, process.stderr] });
+
+run("bash", ["scripts/setup.sh"]);
+run(process.execPath, ["scripts/build.mjs"]);
+for (const file of ["README.md", "LICENSE"]) copyFileSync(new URL(`../${file}`, import.meta.url), new URL(`../pkg/${file}`, import.meta.url));
+for (const file of ["dist/index.js", "dist/index.node.js", "dist/cli.js", "wasm/oda_tasks_bg.wasm"]) {
+  if (!existsSync(new URL(`../pkg/${file}`, import.meta.url))) throw new Error(`prepack: pkg/${file} was not built`);
+}

@@ -1,0 +1,104 @@
+// `npm run preview [-- path/to/chat.jsonl] [--port N]`: builds the package if
+// it is missing or older than its sources, then serves the preview page
+// (www/) and the built package (pkg/dist, pkg/wasm) on 127.0.0.1. The page
+// opens on the given chat, or on the bundled example. Nothing from a CDN.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { basename, extname, join, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const DEFAULT_PORT = 4178;
+
+const usage = "usage: npm run preview [-- path/to/chat.jsonl] [--port N]";
+const args = process.argv.slice(2);
+let port;
+let chatPath;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--port") port = Number(args[++i]);
+  else if (args[i] === "-h" || args[i] === "--help") {
+    process.stdout.write(usage + "\n");
+    process.exit(0);
+  } else if (!args[i].startsWith("-") && chatPath === undefined) chatPath = args[i];
+  else fail(`unknown argument ${args[i]}\n${usage}`);
+}
+if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) fail(`--port needs a port number\n${usage}`);
+
+// npm runs scripts in the repository root; a relative path means where npm was called.
+const chatFile = chatPath === undefined
+  ? join(root, "pkg/example/chat.jsonl")
+  : resolve(process.env.INIT_CWD ?? process.cwd(), chatPath);
+let chatText;
+try {
+  chatText = readFileSync(chatFile, "utf8");
+} catch (e) {
+  fail(`cannot read ${chatFile}: ${e.message}`);
+}
+
+buildIfStale();
+
+/** Where each URL prefix is served from; nothing else in the repository is. */
+const mounts = [
+  ["/pkg/dist/", join(root, "pkg/dist")],
+  ["/pkg/wasm/", join(root, "pkg/wasm")],
+  ["/", join(root, "www")],
+];
+const types = {
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm", ".json": "application/json", ".svg": "image/svg+xml", ".jsonl": "application/jsonl",
+};
+const opening = JSON.stringify({ name: basename(chatFile), url: "/opening-chat.jsonl" });
+
+const server = createServer((req, res) => {
+  const path = decodeURIComponent(new URL(req.url ?? "/", "http://localhost").pathname);
+  const send = (status, type, body) =>
+    res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" }).end(body);
+  if (req.method !== "GET" && req.method !== "HEAD") return send(405, "text/plain", "method not allowed");
+  if (path === "/opening.json") return send(200, types[".json"], opening);
+  if (path === "/opening-chat.jsonl") return send(200, types[".jsonl"], chatText);
+  const [prefix, dir] = mounts.find(([p]) => path.startsWith(p));
+  const file = normalize(join(dir, path.slice(prefix.length) || "index.html"));
+  if (!file.startsWith(dir + sep)) return send(403, "text/plain", "forbidden");
+  try {
+    if (!statSync(file).isFile()) throw new Error("not a file");
+    send(200, types[extname(file)] ?? "application/octet-stream", readFileSync(file));
+  } catch {
+    send(404, "text/plain", "not found");
+  }
+});
+
+listen(port ?? DEFAULT_PORT, port === undefined ? 20 : 0);
+
+/** Listens on 127.0.0.1; with the default port, tries the next ones while they are taken. */
+function listen(at, retries) {
+  server.once("error", (e) => {
+    if (e.code === "EADDRINUSE" && retries > 0) return listen(at + 1, retries - 1);
+    fail(`cannot listen on 127.0.0.1:${at}: ${e.message}`);
+  });
+  server.listen(at, "127.0.0.1", () => {
+    process.stdout.write(`Serving ${chatFile} and the package\nPreview: http://127.0.0.1:${server.address().port}/\n`);
+  });
+}
+
+/** Runs the build when the package is missing or older than a source it is built from. */
+function buildIfStale() {
+  const built = ["pkg/dist/index.js", "pkg/dist/browser.js", "pkg/wasm/oda_tasks_bg.wasm"].map((f) => join(root, f));
+  const oldest = Math.min(...built.map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0)));
+  const newest = Math.max(...["src", "pkg/src", "Cargo.toml", "scripts/build.mjs"].map((f) => newestIn(join(root, f))));
+  if (oldest > newest) return;
+  process.stderr.write("preview: building the package first\n");
+  execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
+}
+
+function newestIn(path) {
+  if (!existsSync(path)) return 0;
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(s.mtimeMs, ...readdirSync(path).filter((n) => n !== "gen").map((n) => newestIn(join(path, n))));
+}
+
+function fail(message) {
+  process.stderr.write(`preview: ${message}\n`);
+  process.exit(1);
+}

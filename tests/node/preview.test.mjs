@@ -1,0 +1,272 @@
+// The preview page (www/) served by `npm run preview`, in real Chromium with
+// real IndexedDB: what it shows and what its panel does. Screenshots of the
+// example chat go to test-artifacts/ (git-ignored).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launch, root } from "./helpers/browser.mjs";
+import { startServer } from "./helpers/consumer.mjs";
+
+const READY = /^Preview: (http:\/\/127\.0\.0\.1:\d+\/)$/m;
+const example = readFileSync(join(root, "pkg/example/chat.jsonl"), "utf8");
+
+/** Starts the preview server (on any free port) and a fresh Chromium; resolves to a function opening a tab. */
+async function preview(t, ...args) {
+  const server = await startServer(t, root, process.execPath, [join(root, "scripts/preview.mjs"), "--port", "0", ...args], READY);
+  const browser = await launch();
+  t.after(() => browser.close());
+  const errors = [];
+  const tab = async (width = 1280) => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width, height: 900 });
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.__preview?.ready === true, null, { timeout: 30_000 });
+    return page;
+  };
+  return { url: server.url, tab, errors, browser };
+}
+
+const cards = (page) => page.getByRole("article", { name: "Update to-do list" });
+const planState = (page) => page.locator("#plan .plan-state");
+const said = (page) => page.locator("#call-result .said");
+
+async function send(page, tool, input) {
+  await page.getByRole("radio", { name: tool }).check();
+  await page.getByLabel("Input (JSON)").fill(typeof input === "string" ? input : JSON.stringify(input));
+  await page.getByRole("button", { name: "Send call" }).click();
+}
+
+test("npm run preview -- chat.jsonl: the last start-up line is the URL; the page opens on that chat and lists skipped entries", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "oda-preview-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, "mine.jsonl"), [
+    { type: "session", v: 1, chatId: "mine-1", title: "My own chat", workspace: "/w", agent: "top-level", settings: { model: "m1" } },
+    { type: "turn_started" },
+    { type: "todo_update", v: 1, todos: "not a list" },
+    { type: "todo_update", v: 1, todos: [{ content: "Only step", status: "in_progress" }] },
+    { type: "suggestion_offered", v: 99, id: "s1", title: "From the future", tldr: "t", brief: "b" },
+  ].map((e) => JSON.stringify(e) + "\n").join(""));
+  const server = await startServer(t, root, "npm", ["run", "preview", "--", "--port", "0", join(dir, "mine.jsonl")], READY);
+  assert.ok(server.output().endsWith(`Preview: ${server.url}\n`), `the URL is the last line:\n${server.output()}`);
+
+  const browser = await launch();
+  t.after(() => browser.close());
+  const page = await browser.context.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.__preview?.ready === true, null, { timeout: 30_000 });
+  assert.equal(await page.locator("#chat-title").textContent(), "My own chat");
+  assert.equal(await cards(page).count(), 1);
+  assert.equal(await planState(page).textContent(), "Running · turn 1");
+  const skipped = page.getByRole("region", { name: /2 entries skipped by replay/ });
+  await skipped.waitFor();
+  const items = await skipped.getByRole("listitem").allTextContents();
+  assert.equal(items.length, 2);
+  assert.match(items[0], /^Entry 2 \(todo_update\): .+/);
+  assert.match(items[1], /^Entry 4 \(suggestion_offered\): .+/);
+  assert.match(await page.locator("#entries li[data-index='2']").textContent(), /todo_update skipped: /);
+  assert.equal(server.output().trimEnd().split("\n").at(-1), `Preview: ${server.url}`, "nothing printed after it");
+});
+
+test("the example chat: cards with their changes, the finished plan, the chips; screenshots at 1280 and 390 px", async (t) => {
+  const { tab, errors } = await preview(t);
+  const page = await tab(1280);
+  assert.equal(await page.locator("#chat-title").textContent(), "Fix flaky upload retries");
+  assert.equal(await cards(page).count(), 4);
+  const third = cards(page).nth(2);
+  assert.match(await third.textContent(), /1 added, 2 state changed, 1 moved/);
+  assert.equal(await third.getByRole("listitem").filter({ hasText: "Check the other callers of retry()" }).locator(".mark").textContent(), "Added");
+  assert.deepEqual(await third.getByRole("listitem").filter({ hasText: "Add a regression test" }).locator(".mark").allTextContents(),
+    ["Pending → In progress", "Moved from 4 to 3"]);
+  const last = cards(page).nth(3);
+  assert.deepEqual(await last.locator(".todo.removed").allTextContents(), ["Removed: Check the other callers of retry()Removed"]);
+  // States are words for screen readers and icons for the eye, not only colour.
+  assert.equal(await last.locator(".todo.s-completed .visually-hidden").first().textContent(), "Completed: ");
+  assert.equal(await last.locator(".todo.s-completed use").first().getAttribute("href"), "#i-completed");
+
+  assert.equal(await planState(page).textContent(), "Finished · turn 2");
+  assert.equal(await page.getByRole("list", { name: "Plan items" }).getByRole("listitem").count(), 4);
+  const open = page.getByRole("list", { name: "Open suggestions" }).getByRole("listitem");
+  assert.equal(await open.count(), 1);
+  for (const name of ["Start: Add upload metrics", "Draft: Add upload metrics", "Dismiss: Add upload metrics"]) {
+    assert.ok(await page.getByRole("button", { name }).isVisible(), name);
+  }
+  const settled = page.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem");
+  assert.equal(await settled.textContent(), "DismissedMove upload retries into a shared helperRestore");
+  assert.ok(await page.getByRole("button", { name: "Restore: Move upload retries into a shared helper" }).isVisible());
+
+  mkdirSync(join(root, "test-artifacts"), { recursive: true });
+  await page.screenshot({ path: join(root, "test-artifacts/preview-1280.png"), fullPage: true });
+  const phone = await tab(390);
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 390, "nothing wider than the phone");
+  assert.ok(await phone.getByRole("button", { name: "Start: Add upload metrics" }).isVisible());
+  await phone.screenshot({ path: join(root, "test-artifacts/preview-390.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test("the panel: updates and offers add cards and chips, refusals show their exact texts, the plan clears on the next turn", async (t) => {
+  const { tab, errors } = await preview(t);
+  const page = await tab();
+  await page.getByRole("button", { name: "Start turn" }).click();
+  await page.getByRole("status").filter({ hasText: "Turn 3 is running" }).waitFor();
+  assert.equal(await planState(page).textContent(), "Cleared: a new turn started");
+  assert.equal(await page.getByRole("list", { name: "Plan items" }).count(), 0);
+
+  const two = { todos: [{ content: "Add metrics", status: "in_progress" }, { content: "Write docs", status: "in_progress" }] };
+  await send(page, "todo_write", two);
+  assert.equal(await said(page).textContent(), "Error: invalid todos: at most one task may be in_progress (got 2)");
+  assert.equal(await cards(page).count(), 4, "a refusal records nothing");
+
+  await page.getByRole("switch", { name: /one-active rule/ }).uncheck();
+  await send(page, "todo_write", two);
+  assert.equal(await said(page).textContent(), "Updated todo list: 0 pending, 2 in progress, 0 completed");
+  await cards(page).nth(4).waitFor();
+  assert.match(await cards(page).nth(4).textContent(), /2 added, 4 removed/);
+  assert.equal(await planState(page).textContent(), "Running · turn 3");
+
+  await send(page, "todo_write", "{ not json");
+  assert.match(await page.locator("#call-result").textContent(), /^Not sent: the input is not JSON/);
+
+  await send(page, "suggest_task", { title: "Write a runbook", tldr: "On-call needs it.", brief: "Write docs/runbook.md." });
+  assert.equal(await said(page).textContent(), 'Suggested "Write a runbook". The user decides whether to start it; do not start it yourself.');
+  await page.getByText("2 open · 1 settled").waitFor();
+  const chips = page.getByRole("list", { name: "Open suggestions" }).getByRole("heading");
+  assert.deepEqual(await chips.allTextContents(), ["Write a runbook", "Add upload metrics"], "newest first");
+  await send(page, "suggest_task", { title: "Another", tldr: "t", brief: "b" });
+  assert.equal(await said(page).textContent(), "suggest_task: one suggestion per turn; this turn already offered one");
+  await send(page, "suggest_task", { title: "x".repeat(61), tldr: "t", brief: "b" });
+  assert.equal(await said(page).textContent(), "suggest_task: one suggestion per turn; this turn already offered one");
+  assert.equal(await chips.count(), 2);
+
+  // From the keyboard: end the turn, dismiss an offer.
+  await page.getByRole("button", { name: "End turn" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("status").filter({ hasText: "No turn is running" }).waitFor();
+  assert.equal(await planState(page).textContent(), "Finished · turn 3");
+  await page.getByRole("button", { name: "Dismiss: Write a runbook" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByText("1 open · 2 settled").waitFor();
+  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).locator(".title").allTextContents(),
+    ["Move upload retries into a shared helper", "Write a runbook"], "in offer order");
+  assert.equal(await page.locator("#suggestion-status").textContent(), "Dismissed “Write a runbook”.");
+  // The one-active switch is remembered.
+  await page.reload();
+  await page.waitForFunction(() => window.__preview?.ready === true);
+  assert.equal(await page.getByRole("switch", { name: /one-active rule/ }).isChecked(), false);
+  assert.deepEqual(errors, []);
+});
+
+test("Start from two tabs at the same moment creates one chat; after a reload everything is still there", async (t) => {
+  const { tab, errors } = await preview(t);
+  const tabs = [await tab(), await tab()];
+  // Both buttons are in hand before either is pressed: the first Start re-renders the other tab.
+  const buttons = await Promise.all(tabs.map((p) => p.getByRole("button", { name: "Start: Add upload metrics" }).elementHandle()));
+  await Promise.all(buttons.map((b) => b.evaluate((button) => button.click())));
+  for (const page of tabs) {
+    await page.locator("#chat-title", { hasText: "Add upload metrics" }).waitFor();
+    assert.match(await page.locator(".origin").textContent(), /Started from suggestion s2 of chat chat-7f3a/);
+    assert.deepEqual(await page.getByRole("list", { name: /^Settings/ }).getByRole("listitem").allTextContents(),
+      ["preset engineer", "model oda-large", "permission auto"]);
+    const brief = page.locator(".msg.from-suggestion");
+    assert.equal(await brief.count(), 1);
+    assert.match(await brief.locator(".who").textContent(), /^From the suggestion s2 of chat chat-7f3a$/);
+    assert.match(await brief.locator(".body").textContent(), /^Add a counter for upload retries/);
+  }
+  for (const page of tabs) {
+    await page.reload();
+    await page.waitForFunction(() => window.__preview?.ready === true);
+    assert.equal(await page.locator("#chat-title").textContent(), "Add upload metrics");
+    assert.deepEqual(await page.locator("#chat-list .id").allTextContents(), ["chat-7f3a", "chat-7f3a.s2"]);
+  }
+  // What is stored, read through the package in the page: one started settlement, one brief.
+  const stored = await tabs[0].evaluate(async () => {
+    const { IndexedDbStore } = await import("oda-tasks/browser");
+    const store = new IndexedDbStore("oda-tasks-preview");
+    const offering = await store.read("chat-7f3a");
+    const started = await store.read("chat-7f3a.s2");
+    return { settlements: offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started").length,
+      types: started.map((e) => e.type) };
+  });
+  assert.deepEqual(stored, { settlements: 1, types: ["session", "message"] });
+  await tabs[1].getByRole("button", { name: "chat-7f3a", exact: false }).first().click();
+  await tabs[1].locator("#chat-title", { hasText: "Fix flaky upload retries" }).waitFor();
+  assert.equal(await tabs[1].getByRole("list", { name: "Settled suggestions" }).locator(".o-started .title").textContent(), "Add upload metrics");
+  assert.deepEqual(errors, []);
+});
+
+test("import and export: an invalid JSONL changes nothing and says why; a dropped file becomes a chat; export gives the log", async (t) => {
+  const { tab, errors } = await preview(t);
+  const page = await tab();
+  const before = { chats: await page.locator("#chat-list li").count(), title: await page.locator("#chat-title").textContent() };
+  const importFile = (name, text) => page.locator("#import").setInputFiles({ name, mimeType: "application/jsonl", buffer: Buffer.from(text) });
+
+  await importFile("bad.jsonl", '{"type":"session","chatId":"x"}\n{not json\n');
+  await page.getByRole("alert").waitFor();
+  assert.match(await page.getByRole("alert").textContent(), /^Nothing was imported: bad\.jsonl: line 2 is not JSON \(.+\)\.Close$/);
+  await importFile("odd.jsonl", '{"type":"turn_started"}\n[1,2]\n');
+  await page.getByRole("alert").filter({ hasText: "odd.jsonl" }).waitFor();
+  assert.equal(await page.getByRole("alert").textContent(),
+    'Nothing was imported: odd.jsonl: line 2 is not a log entry: an entry is a JSON object with a string "type".Close');
+  assert.deepEqual({ chats: await page.locator("#chat-list li").count(), title: await page.locator("#chat-title").textContent() }, before);
+  const ids = await page.evaluate(async () => {
+    const { IndexedDbStore } = await import("oda-tasks/browser");
+    const store = new IndexedDbStore("oda-tasks-preview");
+    return [await store.read("x"), await store.read("bad")];
+  });
+  assert.deepEqual(ids, [null, null], "nothing stored");
+
+  const dropped = example.replace('"chatId":"chat-7f3a","title":"Fix flaky upload retries"', '"chatId":"dropped","title":"A dropped chat"');
+  const dataTransfer = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], "dropped.jsonl", { type: "application/jsonl" }));
+    return dt;
+  }, dropped);
+  await page.dispatchEvent("body", "dragenter", { dataTransfer });
+  assert.equal(await page.locator("#drop").isVisible(), true);
+  await page.dispatchEvent("body", "drop", { dataTransfer });
+  await page.locator("#chat-title", { hasText: "A dropped chat" }).waitFor();
+  assert.equal(await page.getByRole("alert").isVisible(), false, "the old message is gone");
+  assert.equal(await page.locator("#chat-list li").count(), before.chats + 1);
+  assert.equal(await cards(page).count(), 4);
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export .jsonl" }).click()]);
+  assert.equal(download.suggestedFilename(), "dropped.jsonl");
+  assert.equal(readFileSync(await download.path(), "utf8"), dropped);
+  assert.deepEqual(errors, []);
+});
+
+test("Draft and Restore from the chips; the service's refusal shows with its code and exact message", async (t) => {
+  const { tab, errors } = await preview(t);
+  const page = await tab();
+  const offer = (id, title) => ({ type: "suggestion_offered", v: 1, id, title, tldr: `Why ${id}`, brief: `Do ${id}.` });
+  const chat = [
+    { type: "session", v: 1, chatId: "offers", title: "Four offers", workspace: "/w", agent: "top-level", settings: { permission: "ask" } },
+    { type: "message", role: "user", text: "Go." },
+    { type: "turn_started" }, offer("s1", "First"), { type: "turn_ended" },
+    { type: "turn_started" }, offer("s2", "Second"), { type: "turn_ended" },
+    { type: "turn_started" }, offer("s3", "Third"), { type: "turn_ended" },
+    { type: "turn_started" }, offer("s4", "Fourth"), { type: "turn_ended" },
+    { type: "suggestion_settled", v: 1, id: "s1", outcome: "dismissed" },
+  ].map((e) => JSON.stringify(e) + "\n").join("");
+  await page.locator("#import").setInputFiles({ name: "offers.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(chat) });
+  await page.locator("#chat-title", { hasText: "Four offers" }).waitFor();
+  const open = page.getByRole("list", { name: "Open suggestions" }).getByRole("heading");
+  assert.deepEqual(await open.allTextContents(), ["Fourth", "Third", "Second"]);
+
+  await page.getByRole("button", { name: "Restore: First" }).click();
+  await page.locator("#suggestion-status", { hasText: "task-suggestion/" }).waitFor();
+  assert.equal(await page.locator("#suggestion-status").textContent(), "task-suggestion/open-limit: 3 suggestions are already open");
+  assert.deepEqual(await open.allTextContents(), ["Fourth", "Third", "Second"], "nothing changed");
+
+  await page.getByRole("button", { name: "Draft: Third" }).click();
+  await page.getByText("2 open · 2 settled").waitFor();
+  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem").allTextContents(),
+    ["DismissedFirstRestore", "DraftedThird"]);
+  await page.getByRole("button", { name: "Restore: First" }).click();
+  await page.getByText("3 open · 1 settled").waitFor();
+  assert.deepEqual(await open.allTextContents(), ["Fourth", "Second", "First"], "a restored offer takes its place by when it was offered");
+  assert.equal(await page.locator("#suggestion-status").textContent(), "Restored “First”.");
+  assert.deepEqual(errors, []);
+});
