@@ -51,7 +51,11 @@ fuzz_target!(|log: Log| {
         let asked = answers(&chat);
         // With no point inside, the fold at the end is the whole fold itself.
         if !points.is_empty() {
-            assert_eq!(asked, answers(&fold(&texts[..point])), "incremental != whole at {point}");
+            assert_eq!(
+                asked,
+                answers(&fold(&texts[..point])),
+                "incremental != whole at {point}"
+            );
         }
     }
 
@@ -84,6 +88,10 @@ fuzz_target!(|log: Log| {
     }
     reader.finish(&mut read);
     check_invariants(&read);
-    assert_eq!(answers(&read), answers(&expected), "JSONL in chunks != its lines as text");
+    assert_eq!(
+        answers(&read),
+        answers(&expected),
+        "JSONL in chunks != its lines as text"
+    );
     assert_eq!(reader.unreadable, unreadable);
 });

@@ -93,7 +93,12 @@ fuzz_target!(|data: &[u8]| {
     match (&strict, &loose) {
         (Ok(a), Ok(b)) => assert_eq!(a, b),
         (Err(TodoError::TooManyActive(n)), Ok(b)) => {
-            let active = b.entry.todos.iter().filter(|t| t.status == TodoStatus::InProgress).count();
+            let active = b
+                .entry
+                .todos
+                .iter()
+                .filter(|t| t.status == TodoStatus::InProgress)
+                .count();
             assert_eq!(*n, active);
             assert!(*n > 1);
         }
@@ -105,7 +110,11 @@ fuzz_target!(|data: &[u8]| {
         if let Err(e) = result {
             let message = e.to_string();
             assert!(message.starts_with("Error: "), "{message}");
-            assert!(message.chars().count() <= MAX_REFUSAL_CHARS, "a refusal of {} characters", message.chars().count());
+            assert!(
+                message.chars().count() <= MAX_REFUSAL_CHARS,
+                "a refusal of {} characters",
+                message.chars().count()
+            );
         }
     }
 
@@ -134,7 +143,10 @@ fuzz_target!(|data: &[u8]| {
             );
             // The entry, stored and read back, is the same update.
             let stored = serde_json::to_string(&Entry::TodoUpdate(written.entry.clone())).expect("serialises");
-            assert_eq!(read_entry(&stored), Read::Entry(Entry::TodoUpdate(written.entry.clone())));
+            assert_eq!(
+                read_entry(&stored),
+                Read::Entry(Entry::TodoUpdate(written.entry.clone()))
+            );
         }
         (Err(_), None) => {}
         (got, expected) => panic!("todo_write gave {got:?}; the rules say {expected:?}"),
