@@ -8,6 +8,8 @@
 # each run is fuzz/logs/<target>/fuzz-0.log. FUZZ_SANITIZER=address builds with
 # AddressSanitizer (about 13 times slower; the core has no unsafe code, so the
 # default is none). FUZZ_RUNS=<n> also stops each target after n executions.
+# FUZZ_TRACE_COMPARES=0 builds without comparison tracing (about twice the
+# executions per second, coarser guidance; the recorded `replay` run used it).
 # Exits non-zero when a target crashed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +26,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(todo_write suggest_task replay decisions)
 sanitizer=${FUZZ_SANITIZER:-none}
 runs_limit=()
+build_flags=(--sanitizer "$sanitizer")
+[ "${FUZZ_TRACE_COMPARES:-1}" != 0 ] || build_flags+=(--no-trace-compares)
 [ -z "${FUZZ_RUNS:-}" ] || runs_limit=(-runs="$FUZZ_RUNS")
 
 if ! rustup toolchain list | grep -q '^nightly'; then
@@ -40,9 +44,9 @@ for target in "${targets[@]}"; do
   logs="$root/fuzz/logs/$target"
   mkdir -p "$root/fuzz/corpus/$target" "$logs"
   rm -f "$logs/fuzz-0.log"
-  echo "fuzz: $target for ${seconds}s, sanitizer $sanitizer" >&2
+  echo "fuzz: $target for ${seconds}s, ${build_flags[*]}" >&2
   # -jobs=1: one job, its output in fuzz-0.log of the working directory.
-  (cd "$logs" && cargo +nightly fuzz run --fuzz-dir "$root/fuzz" --sanitizer "$sanitizer" "$target" \
+  (cd "$logs" && cargo +nightly fuzz run --fuzz-dir "$root/fuzz" "${build_flags[@]}" "$target" \
     "$root/fuzz/corpus/$target" "$root/fuzz/seeds/$target" -- \
     -jobs=1 -workers=1 -max_total_time="$seconds" -timeout=10 -print_final_stats=1 "${runs_limit[@]}" \
     >"$logs/run.out" 2>&1) || true

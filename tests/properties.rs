@@ -101,7 +101,8 @@ fn leaf() -> BoxedStrategy<Value> {
         any::<u64>().prop_map(Value::from),
         // Eighths: exact in binary, so native serde_json (one ulp off on some long
         // decimals without float_roundtrip) reads back what it wrote. WASM keeps number text as written.
-        any::<i32>().prop_filter_map("finite", |i| serde_json::Number::from_f64(f64::from(i) / 8.0).map(Value::Number)),
+        any::<i32>().prop_filter_map("finite", |i| serde_json::Number::from_f64(f64::from(i) / 8.0)
+            .map(Value::Number)),
         text().prop_map(Value::String),
     ]
     .boxed()

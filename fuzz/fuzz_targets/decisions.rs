@@ -162,13 +162,19 @@ fn check_settle(log: &[Value], chat: &Chat, id: &str, action: Action) {
                 Action::Dismiss => Outcome::Dismissed,
                 Action::Restore => Outcome::Restored,
             };
-            assert_eq!((s.id.as_str(), s.outcome, s.chat_id.as_deref(), s.v), (id, wanted, None, 1));
+            assert_eq!(
+                (s.id.as_str(), s.outcome, s.chat_id.as_deref(), s.v),
+                (id, wanted, None, 1)
+            );
             if s.outcome == Outcome::Restored {
                 assert!(chat.suggestions.open_count() < OPEN_LIMIT);
             }
             // Replay takes it, and the offer stands as the outcome says.
             let after = with(log, &Entry::SuggestionSettled(s.clone()));
-            assert_eq!(after.skipped, chat.skipped, "replay skipped the settlement it was given");
+            assert_eq!(
+                after.skipped, chat.skipped,
+                "replay skipped the settlement it was given"
+            );
             let now = after.suggestions.get(id).map(|t| t.standing.clone());
             let expected = match s.outcome {
                 Outcome::Drafted => Standing::Drafted,
@@ -214,7 +220,10 @@ fn check_start(log: &[Value], chat: &Chat, chat_id: &str, id: &str, request: &St
         source: Some(Source::Suggestion(origin.clone())),
     };
     match plan {
-        Ok(StartPlan::Started { chat_id: started, brief: b }) => {
+        Ok(StartPlan::Started {
+            chat_id: started,
+            brief: b,
+        }) => {
             assert_eq!(tracked.standing, Standing::Started { chat_id: started });
             assert_eq!(b, brief);
         }
@@ -227,7 +236,11 @@ fn check_start(log: &[Value], chat: &Chat, chat_id: &str, id: &str, request: &St
             assert_eq!(tracked.standing, Standing::Open);
             assert!(chat.workspace().is_some() && !chat.in_scheduled_folder());
             assert_eq!(new_id, started_chat_id(chat_id, id));
-            assert!(new_id.len() <= STARTED_ID_MAX, "started chat id of {} bytes", new_id.len());
+            assert!(
+                new_id.len() <= STARTED_ID_MAX,
+                "started chat id of {} bytes",
+                new_id.len()
+            );
             assert_eq!(b, brief);
             assert_eq!(
                 settled,
@@ -256,13 +269,19 @@ fn check_start(log: &[Value], chat: &Chat, chat_id: &str, id: &str, request: &St
                 assert_eq!(session.settings.sandbox, parent.sandbox);
             }
             assert_eq!(session.workspace.as_deref(), chat.workspace());
-            assert_eq!((session.agent.as_str(), session.scheduled_task_folder), (TOP_LEVEL, false));
+            assert_eq!(
+                (session.agent.as_str(), session.scheduled_task_folder),
+                (TOP_LEVEL, false)
+            );
             assert_eq!(session.chat_id.as_deref(), Some(new_id.as_str()));
             assert_eq!(session.origin.as_ref(), Some(&origin));
 
             // Recorded, the Start is found again and names the same chat.
             let after = with(log, &Entry::SuggestionSettled(settled));
-            assert_eq!(after.skipped, chat.skipped, "replay skipped the settlement it was given");
+            assert_eq!(
+                after.skipped, chat.skipped,
+                "replay skipped the settlement it was given"
+            );
             assert_eq!(
                 plan_start(&after, chat_id, id, request, order),
                 Ok(StartPlan::Started {
@@ -270,7 +289,13 @@ fn check_start(log: &[Value], chat: &Chat, chat_id: &str, id: &str, request: &St
                     brief: brief.clone()
                 })
             );
-            assert_eq!(settle(&after, id, Action::Dismiss).map(|_| ()), Err(ServiceError::NotOpen { id: id.to_string(), outcome: "started" }));
+            assert_eq!(
+                settle(&after, id, Action::Dismiss).map(|_| ()),
+                Err(ServiceError::NotOpen {
+                    id: id.to_string(),
+                    outcome: "started"
+                })
+            );
 
             // The started chat, as stored: needs its brief, then is complete; never the person's word.
             let session_text = serde_json::to_string(&Entry::Session(session)).expect("serialises");
@@ -282,7 +307,10 @@ fn check_start(log: &[Value], chat: &Chat, chat_id: &str, id: &str, request: &St
             started.ingest(&brief_text);
             assert_eq!(started_chat(Some(&started), &origin), StartedChatState::Complete);
             assert!(!started.is_helper() && !started.in_scheduled_folder());
-            assert!(matches!(oda_tasks::settle::check_goal(&started, GoalAction::Create), Err(GoalError::NotFromPerson(_))));
+            assert!(matches!(
+                oda_tasks::settle::check_goal(&started, GoalAction::Create),
+                Err(GoalError::NotFromPerson(_))
+            ));
             assert_eq!(started_chat(None, &origin), StartedChatState::Missing);
         }
         Err(ServiceError::NotOpen { outcome, .. }) => {

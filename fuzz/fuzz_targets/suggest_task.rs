@@ -50,7 +50,12 @@ fn fixed() -> &'static [Fixed] {
         let mut ten = vec![TOP.to_string()];
         for _ in 0..10 {
             // Ten offers under one id, each dismissed: the chat's ten are used up, none open.
-            ten.extend([TURN.to_string(), offer("s1"), settled("s1", "dismissed"), END.to_string()]);
+            ten.extend([
+                TURN.to_string(),
+                offer("s1"),
+                settled("s1", "dismissed"),
+                END.to_string(),
+            ]);
         }
         ten.push(TURN.to_string());
         let ten: Vec<&str> = ten.iter().map(String::as_str).collect();
@@ -92,7 +97,9 @@ fn fixed() -> &'static [Fixed] {
             },
             Fixed {
                 // s2 is taken by an offer replay cannot read; s1 repeats.
-                chat: chat(&[TOP, TURN, &s1, END, TURN, unreadable, END, TURN, &s3, &s1, &dismissed, END, TURN]),
+                chat: chat(&[
+                    TOP, TURN, &s1, END, TURN, unreadable, END, TURN, &s3, &s1, &dismissed, END, TURN,
+                ]),
                 refusal: None,
             },
         ]
@@ -138,7 +145,10 @@ fuzz_target!(|data: &[u8]| {
                 assert!(chat.suggestions.get(&o.id).is_none());
                 assert_eq!(
                     offered.output,
-                    format!("Suggested \"{}\". The user decides whether to start it; do not start it yourself.", o.title)
+                    format!(
+                        "Suggested \"{}\". The user decides whether to start it; do not start it yourself.",
+                        o.title
+                    )
                 );
                 // Recorded, it is the newest open offer, read without a skip, and the turn is used.
                 let mut after = chat.clone();
@@ -159,7 +169,11 @@ fuzz_target!(|data: &[u8]| {
             (Err(e), None) => {
                 let message = e.to_string();
                 assert!(message.starts_with("suggest_task"), "{message}");
-                assert!(message.chars().count() <= MAX_REFUSAL_CHARS, "a refusal of {} characters", message.chars().count());
+                assert!(
+                    message.chars().count() <= MAX_REFUSAL_CHARS,
+                    "a refusal of {} characters",
+                    message.chars().count()
+                );
             }
             (got, expected) => panic!("suggest_task gave {got:?}; the rules say {expected:?}"),
         }

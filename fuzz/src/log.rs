@@ -581,7 +581,12 @@ impl Entry {
                 .raw("tldr", "\"W\"")
                 .raw("brief", "\"B\"")
                 .close(),
-            Entry::Settled { v, id, outcome, chat_id } => Object::open(out)
+            Entry::Settled {
+                v,
+                id,
+                outcome,
+                chat_id,
+            } => Object::open(out)
                 .raw("type", "\"suggestion_settled\"")
                 .version(v)
                 .field("id", id)
@@ -685,7 +690,11 @@ impl Layout {
             bytes.extend_from_slice(text.as_bytes());
             let last = i + 1 == texts.len();
             if !last || self.terminated {
-                let end = if text.is_empty() { end_after(&bytes, newline) } else { newline };
+                let end = if text.is_empty() {
+                    end_after(&bytes, newline)
+                } else {
+                    newline
+                };
                 bytes.extend_from_slice(end);
             }
             lines.push(Line {
@@ -703,7 +712,10 @@ impl Layout {
         let mut rest = bytes;
         let mut i = 0;
         while !rest.is_empty() {
-            let size = self.chunks.get(i % self.chunks.len().max(1)).map_or(rest.len(), |s| usize::from(*s) + 1);
+            let size = self
+                .chunks
+                .get(i % self.chunks.len().max(1))
+                .map_or(rest.len(), |s| usize::from(*s) + 1);
             let (chunk, tail) = rest.split_at(size.min(rest.len()));
             out.push(chunk);
             rest = tail;
