@@ -860,11 +860,11 @@ impl<'a> Parser<'a> {
     }
 
     fn try_plain_pair(&mut self, open: &[u8], middle: &[u8]) -> Option<(&'a str, &'a str)> {
-        self.expect(open)?;
+        self.expect(open)?; // ok: the parser's own expect, an Option
         let first = self.plain_str()?;
-        self.expect(middle)?;
+        self.expect(middle)?; // ok: an Option, as above
         let second = self.plain_str()?;
-        self.expect(b"}")?;
+        self.expect(b"}")?; // ok: an Option, as above
         Some((first, second))
     }
 
