@@ -87,6 +87,17 @@ export interface TodoCard {
 /** `running` while the recording turn runs, `finished` after it ends, `none` once the next turn starts. */
 export type PlanState = "none" | "running" | "finished";
 export interface TodoPlan { state: PlanState; todos: TodoItem[]; turn: number | null }
+/** Where a chat's list and turns stand (`ChatState#listState`). */
+export interface ListState {
+  /** The current list. */
+  todos: TodoItem[];
+  /** Turns started so far (the current turn's number). */
+  turns: number;
+  /** A turn has started and not ended. */
+  turnOpen: boolean;
+  /** Turns started since the latest `todo_update` was recorded; `null` before any. */
+  turnsSinceUpdate: number | null;
+}
 export interface TodoReplay { todos: TodoItem[]; cards: TodoCard[]; plan: TodoPlan; skipped: Skipped[] }
 
 /** What the model sends to `suggest_task`. */

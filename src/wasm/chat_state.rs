@@ -132,6 +132,19 @@ impl ChatStateCore {
         })
     }
 
+    /// JSON `{ todos, turns, turnOpen, turnsSinceUpdate }`: where the list and the turns stand, cards or not
+    /// (the host's turn markers and the list's reminder read it).
+    #[wasm_bindgen(js_name = listState)]
+    pub fn list_state(&self) -> String {
+        let turns = &self.chat.turns;
+        object(|out| {
+            out.field("todos", &self.chat.todos.todos);
+            out.field("turns", &turns.started);
+            out.field("turnOpen", &turns.open);
+            out.field("turnsSinceUpdate", &turns.started_at_update.map(|at| turns.started - at));
+        })
+    }
+
     #[wasm_bindgen(js_name = todoWrite)]
     pub fn todo_write(&self, params_text: &str) -> Result<String, JsError> {
         let p = params("todoWrite", crate::params::todo_write(params_text))?;
