@@ -139,5 +139,16 @@ export type GoalCheck = { ok: true } | { ok: false; error: string };
 
 /** A JSON Schema object. */
 export type JsonSchema = { [keyword: string]: JsonValue };
+/**
+ * The top of a tool's input schema: an object schema that admits no other
+ * property, typed (`type: "object"`, `additionalProperties: false`) so the
+ * SDKs that want those literals take it as it is.
+ */
+export type ToolInputSchema = JsonSchema & {
+  type: "object";
+  properties: { [name: string]: JsonSchema };
+  required: string[];
+  additionalProperties: false;
+};
 /** A tool definition for model function-calling. */
-export interface ToolDefinition<N extends string = string> { name: N; description: string; inputSchema: JsonSchema }
+export interface ToolDefinition<N extends string = string> { name: N; description: string; inputSchema: ToolInputSchema }
