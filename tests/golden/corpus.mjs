@@ -89,6 +89,19 @@ const SUGGEST_INPUTS = [
   { a: { b: [{ c: "\udc00" }] } },
 ];
 
+/**
+ * The core's raw answer: its JSON text. Calls that write entries answer
+ * `[answer JSON, entry texts…]`, each entry text exactly the bytes of that
+ * entry inside the answer (checked here), so the answer text alone is recorded.
+ */
+function rawAnswer(parts) {
+  if (!Array.isArray(parts)) return parts;
+  for (const text of parts.slice(1)) {
+    if (!parts[0].includes(text)) throw new Error(`entry text ${text} is not the bytes of the answer's entry`);
+  }
+  return parts[0];
+}
+
 /** Every answer of the corpus, in order: [name, JSON text of the answer or of what was thrown]. */
 export function goldenAnswers() {
   const out = [];
@@ -122,11 +135,11 @@ export function goldenAnswers() {
     const raw = new glue.ChatStateCore(true);
     raw.ingestJsonl(enc(log));
     raw.endJsonl();
-    push(`odd ${i} raw todoWrite`, () => raw.todoWrite('{"input":{"todos":[{"content":"x","status":"pending"}]}}'));
-    push(`odd ${i} raw suggestTask`, () => raw.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}'));
+    push(`odd ${i} raw todoWrite`, () => rawAnswer(raw.todoWrite('{"input":{"todos":[{"content":"x","status":"pending"}]}}')));
+    push(`odd ${i} raw suggestTask`, () => rawAnswer(raw.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}')));
     for (const id of ["s1", "s2", "s4"]) {
-      push(`odd ${i} raw planStart ${id}`, () => raw.planStart(`{"chatId":"p","id":"${id}","request":null,"permissions":null}`));
-      push(`odd ${i} raw settle ${id}`, () => raw.settleSuggestion(`{"id":"${id}","action":"dismiss"}`));
+      push(`odd ${i} raw planStart ${id}`, () => rawAnswer(raw.planStart(`{"chatId":"p","id":"${id}","request":null,"permissions":null}`)));
+      push(`odd ${i} raw settle ${id}`, () => rawAnswer(raw.settleSuggestion(`{"id":"${id}","action":"dismiss"}`)));
     }
     raw.free();
   });
@@ -170,7 +183,7 @@ export function goldenAnswers() {
     checkGoal: ['{}', '{"action":"x"}', '{"action":5}', '{"action":"create","x":1}', '["create"]'],
   };
   for (const [method, list] of Object.entries(PARAMS)) {
-    for (const text of list) push(`params ${method} ${text}`, () => core[method](text));
+    for (const text of list) push(`params ${method} ${text}`, () => rawAnswer(core[method](text)));
   }
   for (const text of ['{}', '{"wanted":"a"}', '{"wanted":"a","ceiling":"b","permissions":null}', '{"x":1}', '["a","b"]', '["a"]']) {
     push(`params clampPermission ${text}`, () => glue.clampPermission(text));
