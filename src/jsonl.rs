@@ -229,10 +229,10 @@ impl LineSplitter {
         if !crate::entry::is_json(body) {
             return Err(tail.len());
         }
+        // An entry, but still an open line: `line_end` stays before it (a writer adds "\n" first).
         self.lines += 1;
-        self.line_end = self.offset;
         let line = self.text_line(text);
-        each(line, self.line_end);
+        each(line, self.offset);
         Ok(())
     }
 }
