@@ -411,7 +411,10 @@ impl TodoLedger {
 
     pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
         if self.with_cards {
-            let items = todos.iter().map(|item| self.intern(&item.content) << 2 | status_bits(item.status)).collect();
+            let items = todos
+                .iter()
+                .map(|item| self.intern(&item.content) << 2 | status_bits(item.status))
+                .collect();
             self.updates.push(Update { index, turn, items });
         }
         self.plan_state = PlanState::Running;
@@ -466,7 +469,11 @@ impl TodoLedger {
             None => &[],
         };
         let show = |bits: &u32| {
-            let text = self.texts.get((bits >> 2) as usize).map(|t| t.to_string()).unwrap_or_default();
+            let text = self
+                .texts
+                .get((bits >> 2) as usize)
+                .map(|t| t.to_string())
+                .unwrap_or_default();
             (text, status_of(*bits))
         };
         let todos: Vec<TodoItem> = update

@@ -30,7 +30,11 @@ impl JsonlLines {
     /// Starts at byte `offset` (0, or just past a line end) with `count` entries before it.
     #[wasm_bindgen(constructor)]
     pub fn new(offset: f64, count: f64, max_line: f64) -> JsonlLines {
-        let max = if max_line.is_finite() && max_line > 0.0 { max_line as usize } else { usize::MAX };
+        let max = if max_line.is_finite() && max_line > 0.0 {
+            max_line as usize
+        } else {
+            usize::MAX
+        };
         JsonlLines {
             split: LineSplitter::new(offset.max(0.0) as u64, max),
             texts: Vec::new(),
@@ -58,7 +62,10 @@ impl JsonlLines {
             Line::TooLong => Some("the line is too long to read".to_string()),
         };
         if let Some(reason) = reason {
-            self.unreadable.push(UnreadableLine { line: self.lines, reason });
+            self.unreadable.push(UnreadableLine {
+                line: self.lines,
+                reason,
+            });
         }
         self.checkpoint_count = self.count;
     }
