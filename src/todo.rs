@@ -8,7 +8,7 @@
 pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -389,8 +389,8 @@ pub struct TodoLedger {
     /// The latest recorded list: the list.
     pub todos: Vec<TodoItem>,
     /// Every text an update held, once (a tree: no hash to collide).
-    texts: Vec<Rc<str>>,
-    text_ids: BTreeMap<Rc<str>, u32>,
+    texts: Vec<Arc<str>>,
+    text_ids: BTreeMap<Arc<str>, u32>,
     updates: Vec<Update>,
     /// The plan's state and turn; its items are always the latest list.
     plan_state: PlanState,
@@ -427,7 +427,7 @@ impl TodoLedger {
             return id;
         }
         let id = self.texts.len() as u32;
-        let text: Rc<str> = Rc::from(text);
+        let text: Arc<str> = Arc::from(text);
         self.texts.push(text.clone());
         self.text_ids.insert(text, id);
         id
