@@ -411,9 +411,19 @@ impl TodoLedger {
 
     pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
         if self.with_cards {
+            // Most updates repeat the previous list's items in place: those need no lookup.
+            let prev = self.updates.last().map(|u| u.items.clone()).unwrap_or_default();
             let items = todos
                 .iter()
-                .map(|item| self.intern(&item.content) << 2 | status_bits(item.status))
+                .enumerate()
+                .map(|(i, item)| {
+                    let same = prev
+                        .get(i)
+                        .map(|bits| bits >> 2)
+                        .filter(|&id| self.texts.get(id as usize).is_some_and(|t| **t == *item.content));
+                    let id = same.unwrap_or_else(|| self.intern(&item.content));
+                    id << 2 | status_bits(item.status)
+                })
                 .collect();
             self.updates.push(Update { index, turn, items });
         }
