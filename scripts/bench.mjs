@@ -14,7 +14,7 @@ import { Bench } from "tinybench";
 import { ChatState, ChatStateCache, MemoryStore, replaySuggestions, replayTodos, runTool, todoWrite } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { chatEntries, chatJsonl, writeChatJsonl } from "./bench/generate.mjs";
-import { referenceFirstScreenJsonl, referenceReplayJsonl } from "./bench/reference.mjs";
+import { forEachEntry, referenceFirstScreenJsonl, referenceReplayJsonl } from "./bench/reference.mjs";
 import { wasmSizeProfile } from "./bench/wasm-size.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -77,31 +77,14 @@ function medians(runs, fns) {
 }
 
 function jsonParseLines(bytes) {
-  const text = bytes.toString("utf8");
-  let start = 0;
   let n = 0;
-  for (;;) {
-    const end = text.indexOf("\n", start);
-    if (end < 0) break;
-    if (end > start) {
-      JSON.parse(text.slice(start, end));
-      n++;
-    }
-    start = end + 1;
-  }
+  forEachEntry(bytes, () => n++);
   return n;
 }
 
 function parsedLog(bytes) {
-  const text = bytes.toString("utf8");
   const log = [];
-  let start = 0;
-  for (;;) {
-    const end = text.indexOf("\n", start);
-    if (end < 0) break;
-    if (end > start) log.push(JSON.parse(text.slice(start, end)));
-    start = end + 1;
-  }
+  forEachEntry(bytes, (entry) => log.push(entry));
   return log;
 }
 

@@ -5,17 +5,21 @@
 
 const NEW_LIST = { pending: 0, inProgress: 0, completed: 0 };
 
-/** Replays JSONL bytes (a Buffer) to `{ todos: {todos, cards, plan}, suggestions: {open, settled} }`. */
-export function referenceReplayJsonl(bytes) {
+/** Calls `each` with every non-empty line of JSONL bytes (a Buffer), parsed by JSON.parse, as plain JS would. */
+export function forEachEntry(bytes, each) {
   const text = bytes.toString("utf8");
-  const fold = new ReferenceFold();
-  let start = 0;
-  for (;;) {
+  for (let start = 0; ; ) {
     const end = text.indexOf("\n", start);
     if (end < 0) break;
-    if (end > start) fold.entry(JSON.parse(text.slice(start, end)));
+    if (end > start) each(JSON.parse(text.slice(start, end)));
     start = end + 1;
   }
+}
+
+/** Replays JSONL bytes (a Buffer) to `{ todos: {todos, cards, plan}, suggestions: {open, settled} }`. */
+export function referenceReplayJsonl(bytes) {
+  const fold = new ReferenceFold();
+  forEachEntry(bytes, (entry) => fold.entry(entry));
   return fold.answers();
 }
 
@@ -24,15 +28,8 @@ export function referenceReplayJsonl(bytes) {
  * update's list, and diffs only the last `n` cards shown.
  */
 export function referenceFirstScreenJsonl(bytes, n) {
-  const text = bytes.toString("utf8");
   const fold = new ReferenceFold({ diffs: false });
-  let start = 0;
-  for (;;) {
-    const end = text.indexOf("\n", start);
-    if (end < 0) break;
-    if (end > start) fold.entry(JSON.parse(text.slice(start, end)));
-    start = end + 1;
-  }
+  forEachEntry(bytes, (entry) => fold.entry(entry));
   const { todos, suggestions } = fold.answers();
   const from = Math.max(0, fold.cards.length - n);
   const cards = fold.cards.slice(from).map((card, k) => {
