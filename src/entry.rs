@@ -532,7 +532,7 @@ fn version(raw: Option<&str>) -> Result<u32, String> {
     let Some(text) = raw else { return Ok(1) };
     let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
     let number = match text.bytes().next() {
-        Some(b'-' | b'0'..=b'9') => text.parse::<f64>().ok().filter(|n| n.is_finite()),
+        Some(b'-' | b'0'..=b'9') => serde_json::from_str::<f64>(text).ok().filter(|n| n.is_finite()),
         _ => None,
     };
     const SAFE: f64 = 9_007_199_254_740_992.0; // 2^53
