@@ -19,6 +19,19 @@ export interface Store {
    */
   readFrom?(chatId: string, from: number): Promise<LogEntry[] | null>;
   /**
+   * Optional: as `readFrom`, the entries' JSON texts exactly as stored (a
+   * file's or a database's text; a store of objects serialises what it holds).
+   */
+  readTextFrom?(chatId: string, from: number): Promise<string[] | null>;
+  /**
+   * Optional, for warm readers: the texts from `from` on and the store's
+   * `mark` of the log read (a file's identity and bytes, a chat's epoch).
+   * Given an earlier answer's mark, rejects with a {@link StoreError}
+   * `store/replaced` when the log is no longer the one that mark was taken
+   * of (read it whole again, with `mark` null).
+   */
+  readSince?(chatId: string, from: number, mark: string | null): Promise<LogRead | null>;
+  /**
    * Appends `entries` atomically (all or none) and resolves to the new length.
    * With `expectedLength`, rejects with a {@link ConflictError} and writes
    * nothing when the log is not that long any more. Rejects with a
@@ -32,11 +45,24 @@ export interface Store {
   create(chatId: string, entries: readonly LogEntry[]): Promise<boolean>;
 }
 
+/**
+ * What {@link Store.readSince} answers: the texts read and where the reader now stands.
+ *
+ * @example
+ * const { texts, mark } = (await store.readSince("chat-1", 0, null)) ?? { texts: [], mark: "" };
+ */
+export interface LogRead {
+  texts: string[];
+  mark: string;
+}
+
 export type StoreErrorCode =
   | "store/conflict"
   | "store/missing-chat"
   | "store/bad-chat-id"
   | "store/truncated"
+  /** The log is not the one a warm reader's mark was taken of (renamed over, rewritten, recreated): read it whole again. */
+  | "store/replaced"
   /** A file store's lock shows no sign of life for the store's lock wait: the message names what to remove. */
   | "store/locked"
   /** Something other than a regular file sits at a chat's path (a directory, a FIFO, a dangling symlink). */
@@ -107,9 +133,11 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
   if (/[\uD800-\uDFFF]/u.test(id)) bad("it is not well-formed Unicode (a lone surrogate)");
 }
 
+const { parse, stringify } = JSON; // as at load: an app's wrapper never sees a store's copies
+
 /** A deep copy as JSON data: what every store keeps and hands out. */
 export function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return parse(stringify(value)) as T;
 }
 
 /**
@@ -139,4 +167,9 @@ export function checkFrom(from: unknown): asserts from is number {
 /** Internal, shared by the stores: the `store/truncated` refusal of a read from past the end. */
 export function truncated(chatId: string, from: number, length: number): StoreError {
   return new StoreError("store/truncated", `chat "${chatId}" has ${length} entries, fewer than the ${from} already read`, chatId);
+}
+
+/** Internal, shared by the stores: the `store/replaced` refusal of a mark that no longer holds. */
+export function replaced(chatId: string): StoreError {
+  return new StoreError("store/replaced", `chat "${chatId}" is not the log that was read before (it was replaced or rewritten): read it whole again`, chatId);
 }

@@ -18,10 +18,12 @@ import { IndexedDbStore } from "oda-tasks/browser";
 import { JsonlStore } from "oda-tasks/node";
 // The store's chunked line reader, for a unit test of lines too long to be strings.
 import { JsonlScanner } from "../../pkg/dist/jsonl.js";
+import { hostKey, plantOwner } from "./helpers/lock-names.mjs";
 
 const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
 const READONLY = new URL("./fixtures/store-jsonl-readonly.mjs", import.meta.url);
 const HOLDER = new URL("./fixtures/lock-holder.mjs", import.meta.url);
+const NS_WRITER = new URL("./fixtures/lock-namespace-writer.mjs", import.meta.url);
 
 async function inTempDir(fn) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-faults-"));
@@ -425,7 +427,7 @@ test("read-only file and read-only directory: reads work, writes are store/read-
 // ---------------------------------------------------------------------------
 // Locks nobody releases (finding 15).
 
-const HOST = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 12);
+const HOST = hostKey();
 const TOKEN = "0123456789abcdef";
 
 test("finding 15: a lock that shows no sign of life is reported after the wait, naming what to remove; nothing is written", { timeout: 60_000 }, async () => {
@@ -437,7 +439,7 @@ test("finding 15: a lock that shows no sign of life is reported after the wait, 
       stray: [(lock) => (fs.mkdirSync(lock), fs.writeFileSync(path.join(lock, ".DS_Store"), "")),
         'it holds ".DS_Store", which is not a lock owner'],
       "stray-beside-a-dead-owner": [(lock) => {
-        fs.mkdirSync(path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`), { recursive: true });
+        plantOwner(lock, dead.pid, TOKEN);
         fs.writeFileSync(path.join(lock, "Thumbs.db"), "");
       }, 'it holds "Thumbs.db", which is not a lock owner'],
       "impossible-pid": [(lock) => fs.mkdirSync(path.join(lock, `99999999999-${HOST}-${TOKEN}`), { recursive: true }),
@@ -447,7 +449,7 @@ test("finding 15: a lock that shows no sign of life is reported after the wait, 
       "reused-pid": [(lock) => fs.mkdirSync(path.join(lock, `${sleeper.pid}-${HOST}-${TOKEN}`), { recursive: true }),
         `its owner, process ${sleeper.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid)`],
       "other-host": [(lock) => fs.mkdirSync(path.join(lock, `${process.pid}-000000000000-${TOKEN}`), { recursive: true }),
-        `its owner, process ${process.pid} on another host (000000000000), has not touched it for the whole wait`],
+        `its owner, process ${process.pid} on another host or in another PID namespace (000000000000), has not touched it for the whole wait`],
       file: [(lock) => fs.writeFileSync(lock, "not a lock"), "it is a regular file, not a lock directory"],
       symlink: [(lock) => fs.symlinkSync("/nonexistent", lock), "it is a symbolic link, not a lock directory"],
       fifo: [(lock) => execFileSync("mkfifo", [lock]), "it is a FIFO, not a lock directory"],

@@ -10,6 +10,7 @@ import { once } from "node:events";
 import { createHash } from "node:crypto";
 import { StoreError } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
+import { plantOwner } from "./helpers/lock-names.mjs";
 import { HOSTILE_IDS, storeContract } from "./fixtures/store-contract.mjs";
 
 const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
@@ -223,8 +224,7 @@ async function deadPid() {
 /** Puts a lock on `chatId` as the store's lock layout has it, owned by `pid`. */
 function plantLock(dir, chatId, pid) {
   const lock = path.join(dir, `${chatId}.jsonl.lock`);
-  const host = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 12);
-  fs.mkdirSync(path.join(lock, `${pid}-${host}-0123456789abcdef`), { recursive: true });
+  plantOwner(lock, pid);
   return lock;
 }
 
