@@ -395,7 +395,7 @@ export class PostgresStore implements Store {
       return withCause(
         new StoreError(
           "store/locked",
-          `chat "${chatId}": another database session held its row for the whole lock timeout (${this.#lockTimeout} ms); nothing was written`,
+          `chat "${chatId}": another database session held a lock this ${what} needs (the chat's row, or a table) for the whole lock timeout (${this.#lockTimeout} ms); nothing was written`,
           chatId,
         ),
         e,
