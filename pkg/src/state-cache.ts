@@ -3,7 +3,7 @@
 import { ChatState } from "./chat-state.js";
 import { entryFromText } from "./entry-text.js";
 import type { LogEntry } from "./types.js";
-import { readFrom, StoreError, type Store } from "./store.js";
+import { readFrom, type Store } from "./store.js";
 
 /** Default number of chats whose state a cache keeps. */
 export const DEFAULT_CACHE_SIZE = 64;
@@ -136,7 +136,8 @@ export class ChatStateCache {
       try {
         fresh = await this.#read(chatId, from, slot.mark);
       } catch (e) {
-        if (!(e instanceof StoreError && READ_AGAIN.has(e.code))) throw e;
+        // By its code: the scanner's read-failed error need not be this module's StoreError class.
+        if (!READ_AGAIN.has(codeOf(e))) throw e;
         fresh = null; // the log was cut, replaced or misread: read it whole again
       }
       if (fresh !== null && slot.state !== null) {
@@ -205,6 +206,11 @@ export class ChatStateCache {
 
 /** Refusals after which a warm state is dropped and the log read whole again. */
 const READ_AGAIN = new Set(["store/truncated", "store/replaced", "store/read-failed"]);
+
+function codeOf(e: unknown): string {
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : "";
+}
 
 /** New entries, as the store's texts or as objects; `mark` where the store keeps marks. */
 type Fresh = ({ texts: string[] } | { entries: LogEntry[] }) & { mark: string | null };

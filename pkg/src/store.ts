@@ -63,6 +63,8 @@ export type StoreErrorCode =
   | "store/truncated"
   /** The log is not the one a warm reader's mark was taken of (renamed over, rewritten, recreated): read it whole again. */
   | "store/replaced"
+  /** A line the store holds could not be read this time (an app-wrapped JSON.parse threw): nothing is counted; read again. */
+  | "store/read-failed"
   /** A file store's lock shows no sign of life for the store's lock wait: the message names what to remove. */
   | "store/locked"
   /** Something other than a regular file sits at a chat's path (a directory, a FIFO, a dangling symlink). */
