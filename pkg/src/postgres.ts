@@ -6,7 +6,7 @@ import { backoffDelay, sleep, type Backoff } from "./backoff.js";
 import type { LogEntry } from "./core.js";
 import { entryFromText, entryTexts } from "./entry-text.js";
 import { missingChat } from "./memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, truncated, type Store } from "./store.js";
+import { ConflictError, StoreError, checkChatId, checkFrom, replaced, truncated, type LogRead, type Store } from "./store.js";
 
 /**
  * The table names (in the first schema of the connection's `search_path`).
@@ -114,9 +114,12 @@ SELECT count(*)::int AS created, pg_current_xact_id()::text AS xid FROM made`;
 
 const LENGTH = `SELECT length::text AS length FROM ${CHATS} WHERE chat_id = $1`;
 
-// One statement, so one snapshot: the length and the entries agree.
+// One statement, so one snapshot: the length and the entries agree. `epoch`
+// is the id of the transaction that wrote the chat's first entry (entries are
+// never updated): a chat deleted and written again (a restore) has another.
 const READ = `
-SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry
+SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry,
+  (SELECT f.xmin::text FROM ${ENTRIES} f WHERE f.chat_id = $1 AND f.seq = 0) AS epoch
 FROM ${CHATS} c LEFT JOIN ${ENTRIES} e ON e.chat_id = c.chat_id AND e.seq >= $2
 WHERE c.chat_id = $1
 ORDER BY e.seq`;
@@ -228,15 +231,15 @@ export class PostgresStore implements Store {
 
   async read(chatId: string): Promise<LogEntry[] | null> {
     checkChatId(chatId);
-    const texts = await this.#read(chatId, 0);
-    return texts === null ? null : texts.map((text) => entryFromText(text) as LogEntry);
+    const read = await this.#read(chatId, 0);
+    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
     checkChatId(chatId);
     checkFrom(from);
-    const texts = await this.#read(chatId, from);
-    return texts === null ? null : texts.map((text) => entryFromText(text) as LogEntry);
+    const read = await this.#read(chatId, from);
+    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
   }
 
   /**
@@ -249,7 +252,30 @@ export class PostgresStore implements Store {
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
     checkFrom(from);
-    return this.#read(chatId, from);
+    const read = await this.#read(chatId, from);
+    return read === null ? null : read.texts;
+  }
+
+  /**
+   * For warm readers: the texts from `from` on and the chat's mark (the id of
+   * the transaction that wrote its first entry); `store/replaced` when the
+   * chat was deleted and written again since `mark` was taken.
+   *
+   * @example
+   * const { texts, mark } = await store.readSince("chat-1", 0, null);
+   */
+  async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    if (mark !== null && typeof mark !== "string") throw new TypeError("oda-tasks: readSince needs a mark string or null");
+    const read = await this.#read(chatId, from);
+    if (read === null) {
+      if (mark !== null) throw replaced(chatId); // it existed when the mark was taken
+      return null;
+    }
+    const now = `p1:${read.epoch}`;
+    if (mark !== null && mark !== now) throw replaced(chatId);
+    return { texts: read.texts, mark: now };
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
@@ -296,10 +322,10 @@ export class PostgresStore implements Store {
     if (this.#owned) await (await this.#pool).end();
   }
 
-  async #read(chatId: string, from: number): Promise<string[] | null> {
+  async #read(chatId: string, from: number): Promise<{ texts: string[]; epoch: string } | null> {
     return this.#retrying(chatId, "read", async (client) => {
       const { rows } = await this.#bounded(client, () => client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] }));
-      const first = rows[0] as { length: string } | undefined;
+      const first = rows[0] as { length: string; epoch: string | null } | undefined;
       if (first === undefined) return null;
       const length = Number(first.length);
       if (length < from) throw truncated(chatId, from, length);
@@ -316,7 +342,7 @@ export class PostgresStore implements Store {
           chatId,
         );
       }
-      return entries;
+      return { texts: entries, epoch: first.epoch ?? "" };
     });
   }
 

@@ -391,3 +391,24 @@ test("14.8/14.12 store side: PostgresStore.readTextFrom gives each entry's text 
     await db.done();
   }
 });
+
+test("14.3: a warm state notices the chat was deleted and written again (a restore) and reads it again", async () => {
+  const db = await fresh();
+  const { ChatState, runTool } = await import("oda-tasks");
+  try {
+    const store = db.store();
+    await store.create("c", [topSession("c"), { type: "turn_started" }]);
+    assert.equal((await runTool(store, "c", todoCall)).ok, true, "warm at 3 entries");
+    await db.sql("DELETE FROM oda_tasks_entries WHERE chat_id = 'c'");
+    await db.sql("DELETE FROM oda_tasks_chats WHERE chat_id = 'c'");
+    const hello = { type: "message", role: "user", text: "hi" };
+    assert.equal(await db.store().create("c", [{ ...topSession("c"), agent: "helper" }, { type: "turn_started" }, hello, hello]), true);
+    const suggest = { name: "suggest_task", input: { title: "Follow up", tldr: "Why", brief: "Do it." } };
+    const fresh = ChatState.fromLog(await store.read("c"), { cards: false }).suggestTask(suggest.input);
+    assert.equal(fresh.ok, false);
+    assert.deepEqual(await runTool(store, "c", suggest), { ok: false, error: fresh.error });
+    assert.equal((await store.read("c")).length, 4, "nothing recorded");
+  } finally {
+    await db.done();
+  }
+});
