@@ -30,7 +30,7 @@
 // never breaks such a lock (the owner might still write); it reports what to
 // remove.
 import { createHash, randomBytes } from "node:crypto";
-import { readlinkSync, utimesSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import { lstat, mkdir, readdir, rename, rm, rmdir, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -112,8 +112,8 @@ export async function acquireLock(dir: string, lockPath: string, wait: number): 
   const claim = claimName();
   const prepared = join(dir, `.lock-${claim.name}.tmp`);
   const ownerPath = join(lockPath, claim.name);
-  // The waiter's own names stay fresh while it waits, so no sweep takes them.
-  const waiting = [keepFresh(prepared), keepFresh(join(prepared, claim.name))];
+  // Once it has to wait, the waiter keeps its own names fresh, so no sweep takes them.
+  const waiting: (() => void)[] = [];
   const stopWaiting = () => waiting.forEach((stop) => stop());
   try {
     await mkdir(join(prepared, claim.name), { recursive: true });
@@ -133,6 +133,7 @@ export async function acquireLock(dir: string, lockPath: string, wait: number): 
           continue;
         }
         if (!LOCK_HELD.has(code)) throw e;
+        if (waiting.length === 0) waiting.push(keepFresh(prepared), keepFresh(join(prepared, claim.name)));
         const found = await inspect(dir, lockPath);
         // Access refused with no lock there: a permission problem, not a lock.
         if (found.kind === "missing" && (code === "EACCES" || code === "EPERM")) throw e;
@@ -196,8 +197,8 @@ let beater: Worker | null | undefined;
 let fallback: ReturnType<typeof setInterval> | undefined;
 
 /**
- * Touches `path` every HEARTBEAT_MS (at once, too) until the returned stop
- * is called; a path that does not exist (yet, or any more) is skipped.
+ * Touches `path` every HEARTBEAT_MS until the returned stop is called; a
+ * path that does not exist (yet, or any more) is skipped.
  *
  * @example
  * const stop = keepFresh(join(lockPath, claim.name));
@@ -205,7 +206,6 @@ let fallback: ReturnType<typeof setInterval> | undefined;
  */
 export function keepFresh(path: string): () => void {
   fresh.set(path, (fresh.get(path) ?? 0) + 1);
-  touchNow(path);
   const worker = heartbeatThread();
   if ((fresh.get(path) ?? 0) === 1) worker?.postMessage({ add: path });
   let stopped = false;
@@ -220,15 +220,6 @@ export function keepFresh(path: string): () => void {
     fresh.delete(path);
     beater?.postMessage({ remove: path });
   };
-}
-
-function touchNow(path: string): void {
-  const now = new Date();
-  try {
-    utimesSync(path, now, now);
-  } catch {
-    // not there yet (a preparation about to be made) or gone: nothing to show
-  }
 }
 
 /** The heartbeat thread, started once; `null` where threads are not to be had (then a timer beats). */
