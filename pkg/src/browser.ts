@@ -3,7 +3,7 @@
 // tests run it over fake-indexeddb.
 import type { LogEntry } from "./core.js";
 import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, checkChatId, checkFrom, replaced, truncated, type LogRead, type Store } from "./store.js";
+import { ConflictError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
 import { queued } from "./queue.js";
 
 /** The database layout's version; an upgrade adds to it. */
@@ -119,15 +119,10 @@ export class IndexedDbStore implements Store {
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);
     checkFrom(from);
-    if (mark !== null && typeof mark !== "string") throw new TypeError("oda-tasks: readSince needs a mark string or null");
+    checkMark(mark);
     const result = await this.#readRecord(chatId, from);
-    if (result === null) {
-      if (mark !== null) throw replaced(chatId); // it existed when the mark was taken
-      return null;
-    }
-    const now = `i1:${result.epoch}`;
-    if (mark !== null && mark !== now) throw replaced(chatId);
-    return { texts: result.entries.map((entry) => stringify(entry)), mark: now };
+    const now = result && { texts: result.entries.map((entry) => stringify(entry)), mark: `i1:${result.epoch}` };
+    return epochRead(chatId, mark, now);
   }
 
   async #readRecord(chatId: string, from: number): Promise<{ entries: LogEntry[]; epoch: string } | null> {

@@ -16,6 +16,7 @@ import {
   StoreError,
   checkChatId,
   checkFrom,
+  checkMark,
   jsonCopy,
   replaced,
   truncated,
@@ -134,7 +135,7 @@ export class JsonlStore implements Store {
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);
     checkFrom(from);
-    if (mark !== null && typeof mark !== "string") throw new TypeError("oda-tasks: readSince needs a mark string or null");
+    checkMark(mark);
     const file = this.file(chatId);
     if (!(await exists(file))) return null;
     return this.#locked(chatId, "read", async () => {

@@ -6,7 +6,7 @@ import { backoffDelay, sleep, type Backoff } from "./backoff.js";
 import type { LogEntry } from "./core.js";
 import { entryFromText, entryTexts } from "./entry-text.js";
 import { missingChat } from "./memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, replaced, truncated, type LogRead, type Store } from "./store.js";
+import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
 
 /**
  * The table names (in the first schema of the connection's `search_path`).
@@ -267,15 +267,9 @@ export class PostgresStore implements Store {
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);
     checkFrom(from);
-    if (mark !== null && typeof mark !== "string") throw new TypeError("oda-tasks: readSince needs a mark string or null");
+    checkMark(mark);
     const read = await this.#read(chatId, from);
-    if (read === null) {
-      if (mark !== null) throw replaced(chatId); // it existed when the mark was taken
-      return null;
-    }
-    const now = `p1:${read.epoch}`;
-    if (mark !== null && mark !== now) throw replaced(chatId);
-    return { texts: read.texts, mark: now };
+    return epochRead(chatId, mark, read && { texts: read.texts, mark: `p1:${read.epoch}` });
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {

@@ -175,3 +175,22 @@ export function truncated(chatId: string, from: number, length: number): StoreEr
 export function replaced(chatId: string): StoreError {
   return new StoreError("store/replaced", `chat "${chatId}" is not the log that was read before (it was replaced or rewritten): read it whole again`, chatId);
 }
+
+/** Internal, shared by the stores: refuses a mark that is neither a string nor null. */
+export function checkMark(mark: unknown): asserts mark is string | null {
+  if (mark !== null && typeof mark !== "string") throw new TypeError("oda-tasks: readSince needs a mark string or null");
+}
+
+/**
+ * Internal, shared by the stores that mark a chat by an epoch (IndexedDB,
+ * PostgreSQL): the answer of `readSince` for what was read now, or
+ * `store/replaced` when `mark` was taken of another epoch (or of a chat that is gone).
+ */
+export function epochRead(chatId: string, mark: string | null, now: { texts: string[]; mark: string } | null): LogRead | null {
+  if (now === null) {
+    if (mark !== null) throw replaced(chatId); // it existed when the mark was taken
+    return null;
+  }
+  if (mark !== null && mark !== now.mark) throw replaced(chatId);
+  return now;
+}
