@@ -3,12 +3,14 @@
 //! Every text the model sees is compared byte for byte with a literal copied
 //! from SPEC.md (or, for the shape errors the SPEC leaves to the developers,
 //! from src/error.rs), never built from the error enums.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
 mod common;
 
 use common::*;
 use oda_tasks::entry::{Entry, FORMAT_VERSION};
-use oda_tasks::suggest::{Listed, SuggestTask, SuggestionReplay};
+use oda_tasks::suggest::{Listed, SuggestTask};
+use oda_tasks::SuggestionReplay;
 use oda_tasks::{replay_suggestions, suggest_task, suggest_task_tool};
 use serde_json::{json, Value};
 

@@ -2,17 +2,17 @@
 // log, so each builds a ChatState, asks it and frees it; a host that answers
 // many calls on one chat keeps a ChatState instead (see state-cache.ts).
 import * as glue from "../wasm/oda_tasks.js";
-import { ChatState, suggestParams, todoParams } from "./chat-state.js";
+import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } from "./chat-state.js";
 import { hostParams, logArray } from "./convert.js";
 import { assertReady } from "./load.js";
 import type {
-  GoalAction, GoalCheck, Log, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
+  GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
   SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
 } from "./types.js";
 
 export type * from "./types.js";
 export { NOT_INITIALISED, init, initSync } from "./load.js";
-export { ChatState, type ChatStateOptions } from "./chat-state.js";
+export { ChatState, RAW_TEXT, type ChatStateOptions } from "./chat-state.js";
 export { DEFAULT_MAX_INPUT_LENGTH } from "./convert.js";
 
 /** Runs `ask` on the state of `log`, then frees it. */
@@ -38,7 +38,7 @@ export function todoWrite(log: Log | null, input: unknown, options?: TodoWriteOp
   assertReady();
   const hasSession = log !== null && log !== undefined;
   if (hasSession) logArray(log);
-  return JSON.parse(glue.todoWriteCall(hasSession, todoParams(input, options))) as TodoWriteResult;
+  return withEntryTexts<TodoWriteResult>(glue.todoWriteCall(hasSession, todoParams(input, options)), toolEntries);
 }
 
 /**
@@ -51,7 +51,7 @@ export function todoWrite(log: Log | null, input: unknown, options?: TodoWriteOp
 export function suggestTask(log: Log | null, input: unknown, options?: ToolCallOptions): SuggestTaskResult {
   assertReady();
   if (log === null || log === undefined) {
-    return JSON.parse(glue.suggestTaskWithoutSession(suggestParams(input, options))) as SuggestTaskResult;
+    return withEntryTexts<SuggestTaskResult>(glue.suggestTaskWithoutSession(suggestParams(input, options)), toolEntries);
   }
   return withState(log, false, (state) => state.suggestTask(input, options));
 }
@@ -133,7 +133,7 @@ export function startedChat(log: Log | null, chatId: string, suggestionId: strin
 export function clampPermission(wanted: string | null, ceiling: string | null, permissions?: readonly string[]): string {
   assertReady();
   const params = hostParams("clampPermission", { wanted, ceiling, permissions: permissions ?? null });
-  return JSON.parse(glue.clampPermission(params)) as string;
+  return JSON.parse(glue.clampPermission(params)) as string; // a string answer
 }
 
 /**
@@ -144,6 +144,44 @@ export function clampPermission(wanted: string | null, ceiling: string | null, p
  * const g = checkGoal(log, "create");
  * if (!g.ok) return g.error;
  */
+/** A JSONL log read by the core's one JSONL reader: its entries, their stored texts, and what was not an entry. */
+export interface JsonlRead extends JsonlReport {
+  entries: LogEntry[];
+  /** Each entry's JSON text exactly as stored, parallel to `entries`. */
+  texts: string[];
+}
+
+/**
+ * Reads JSONL bytes (one chunk or several) by the core's line rules, the same
+ * as `ChatState.fromJsonl` and the JSONL store: for an importer or a viewer.
+ *
+ * @example
+ * const { entries, unreadable, tornBytes } = readJsonl(new Uint8Array(await file.arrayBuffer()));
+ */
+export function readJsonl(bytes: Uint8Array | Iterable<Uint8Array>): JsonlRead {
+  assertReady();
+  const iterable = typeof (bytes as { [Symbol.iterator]?: unknown } | null)?.[Symbol.iterator] === "function";
+  if (!(bytes instanceof Uint8Array) && !iterable) {
+    throw new TypeError("oda-tasks: readJsonl needs a Uint8Array or an iterable of Uint8Array chunks");
+  }
+  const lines = new glue.JsonlLines(0, 0, 0x1fffffe8);
+  try {
+    const texts: string[] = [];
+    const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
+    for (const chunk of chunks) {
+      if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: readJsonl needs Uint8Array chunks");
+      lines.push(chunk);
+      for (const text of lines.texts()) texts.push(text);
+    }
+    lines.end();
+    for (const text of lines.texts()) texts.push(text);
+    const report = JSON.parse(lines.report()) as JsonlReport;
+    return { entries: texts.map((t) => JSON.parse(t) as LogEntry), texts, ...report };
+  } finally {
+    lines.free();
+  }
+}
+
 export function checkGoal(log: Log, action: GoalAction): GoalCheck {
   return withState(log, false, (state) => state.checkGoal(action));
 }
