@@ -174,7 +174,7 @@ export class ChatStateCache {
       const texts = await store.readTextFrom(chatId, from);
       return texts === null ? null : { texts, mark: null };
     }
-    const entries = await readFrom(store, chatId, from);
+    const entries = from === 0 ? await store.read(chatId) : await readFrom(store, chatId, from);
     return entries === null ? null : { entries, mark: null };
   }
 

@@ -807,9 +807,7 @@ test("issue 14.4a: another program appends while the store writes: the store say
     assert.equal(await store.append("c", [c], 7), 8, "the count it remembers is the file's");
   }));
 
-// Until the core's JsonlScanner (branch core) throws store/read-failed for such a line, this one is a todo.
-const scannerReadsFail = typeof JsonlScanner.prototype === "object" && "texts" in new JsonlScanner({ offset: 0, count: 0 }, 0);
-test("issue 14.4b: an app-wrapped JSON.parse that throws once during a scan makes the store read again, never count the line as unreadable", { todo: scannerReadsFail ? false : "needs the core's JsonlScanner (store/read-failed)" }, () =>
+test("issue 14.4b: an app-wrapped JSON.parse that throws once during a scan makes the store read again, never count the line as unreadable", () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
     const file = store.file("c");
@@ -837,4 +835,36 @@ test("issue 14.4b: an app-wrapped JSON.parse that throws once during a scan make
     assert.ok(warm.threw === "store/read-failed" || (warm.ok === false && warm.error === expected.error), JSON.stringify(warm));
     assert.deepEqual(await runTool(store, "c", SUGGEST), expected, "the next call decides on the whole log");
     assert.equal((await store.read("c")).length, 4, "nothing recorded");
+  }));
+
+test("issue 14.8: a line nested 6,000 deep from another program is skipped and reported; runTool and list keep working through JsonlStore", () =>
+  inTempDir(async (dir) => {
+    const { SuggestionService } = await import("oda-tasks");
+    const store = new JsonlStore(dir);
+    await store.create("c", [TOP, OPEN_TURN]);
+    const deep = `{"type":"app","deep":${"[".repeat(6000)}1${"]".repeat(6000)}}`;
+    fs.appendFileSync(store.file("c"), `${deep}\n`);
+    assert.equal((await runTool(store, "c", TODO)).ok, true);
+    const offered = await runTool(store, "c", SUGGEST);
+    assert.equal(offered.ok, true, JSON.stringify(offered));
+    const { open } = await new SuggestionService({ store }).list("c");
+    assert.deepEqual(open.map((s) => s.title), ["Follow up"]);
+    assert.deepEqual(await store.readTextFrom("c", 2), [deep, ...(await store.readTextFrom("c", 3))], "the deep line is kept as it is");
+  }));
+
+test("issue 14.12: through JsonlStore, a Start copies sandbox and approval exactly as the offering chat's file holds them", () =>
+  inTempDir(async (dir) => {
+    const { SuggestionService } = await import("oda-tasks");
+    const store = new JsonlStore(dir);
+    const settings = '{"model":"m","permission":"auto","sandbox":{"limit":1e400,"big":18446744073709551615},"approval":[1.50,-0.0,1E2]}';
+    const session = `{"type":"session","chatId":"c","workspace":"/w","scheduledTaskFolder":false,"agent":"top-level","settings":${settings}}`;
+    fs.writeFileSync(store.file("c"), `${session}\n${J(OPEN_TURN)}\n`);
+    const offered = await runTool(store, "c", SUGGEST);
+    assert.equal(offered.ok, true, JSON.stringify(offered));
+    const id = (await store.read("c")).at(-1).id;
+    const { chatId } = await new SuggestionService({ store }).start("c", id);
+    const [first] = fs.readFileSync(store.file(chatId), "utf8").split("\n");
+    assert.ok(first.includes('"sandbox":{"limit":1e400,"big":18446744073709551615}'), first);
+    assert.ok(first.includes('"approval":[1.50,-0.0,1E2]'), first);
+    assert.deepEqual((await store.readTextFrom("c", 0)).slice(0, 2), [session, J(OPEN_TURN)], "readTextFrom gives the stored text");
   }));
