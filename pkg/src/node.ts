@@ -228,7 +228,8 @@ export class JsonlStore implements Store {
         const end = scan.end + bytes.length;
         const size = Number((await fh.stat({ bigint: true })).size);
         const probe = await probeBefore(fh, end);
-        if (size === end && probe.equals(bytes.subarray(bytes.length - probe.length))) {
+        const tail = Math.min(probe.length, bytes.length); // a short append: the probe also holds bytes before it
+        if (size === end && probe.subarray(probe.length - tail).equals(bytes.subarray(bytes.length - tail))) {
           remember(file, opened.st, { offset: end, count: length + texts.length }, probe);
           return length + texts.length;
         }
