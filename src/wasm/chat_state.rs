@@ -24,7 +24,7 @@ use crate::{decide, jsonl};
 /// JSON.parse(core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}')[0]).ok; // true
 #[wasm_bindgen]
 pub struct ChatStateCore {
-    chat: Chat,
+    pub(super) chat: Chat,
     jsonl: JsonlReader,
 }
 
