@@ -38,18 +38,21 @@ export async function decideAndAppend<T>(
       // The length the decision is made on (`decide` decides before it awaits anything).
       const at = lease.state?.length;
       const step = await decide(lease.state);
-      if ("done" in step) return step.done;
+      // Own properties only: a polluted Object.prototype changes no decision.
+      if (Object.hasOwn(step, "done")) return (step as { done: T }).done;
       if (at === undefined) {
         throw new Error(`oda-tasks: ${what} decided to write to chat "${chatId}", which does not exist`);
       }
+      const { append, then } = step as { append: readonly LogEntry[]; then: T };
+      let length: number;
       try {
-        await cache.store.append(chatId, step.append, at);
+        length = await cache.store.append(chatId, append, at);
       } catch (e) {
         if (isConflict(e)) continue;
         throw e;
       }
-      lease.appended(at, step.append);
-      return step.then;
+      lease.appended(at, append, length);
+      return then;
     } finally {
       lease.release();
     }

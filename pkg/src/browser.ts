@@ -3,7 +3,7 @@
 // tests run it over fake-indexeddb.
 import type { LogEntry } from "./core.js";
 import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, checkChatId, checkFrom, truncated, type Store } from "./store.js";
+import { ConflictError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
 import { queued } from "./queue.js";
 
 /** The database layout's version; an upgrade adds to it. */
@@ -14,7 +14,11 @@ const ENTRIES = "entries";
 /** What the "chats" object store keeps per chat (key: the chat id). */
 interface ChatRecord {
   length: number;
+  /** Random, set when the chat is created: a chat deleted and created again (an import) has another. */
+  epoch?: string;
 }
+
+const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
 /** The part of the Web Locks API the store uses (`navigator.locks`). */
 export interface LockRequester {
@@ -58,15 +62,18 @@ export class IndexedDbStore implements Store {
   #db: Promise<IDBDatabase> | undefined;
 
   constructor(name: string, options: IndexedDbStoreOptions = {}) {
-    const factory = options.indexedDB ?? globalThis.indexedDB;
-    const keyRange = options.IDBKeyRange ?? globalThis.IDBKeyRange;
+    const own = <K extends keyof IndexedDbStoreOptions>(key: K): IndexedDbStoreOptions[K] | undefined =>
+      Object.hasOwn(options, key) ? options[key] : undefined; // never Object.prototype's
+    const factory = own("indexedDB") ?? globalThis.indexedDB;
+    const keyRange = own("IDBKeyRange") ?? globalThis.IDBKeyRange;
     if (factory === undefined || keyRange === undefined) {
       throw new Error("oda-tasks: no IndexedDB here; pass options.indexedDB and options.IDBKeyRange");
     }
     this.name = name;
     this.#factory = factory;
     this.#keyRange = keyRange;
-    this.#locks = options.locks === undefined ? webLocks() : options.locks;
+    const locks = own("locks");
+    this.#locks = locks === undefined ? webLocks() : locks;
   }
 
   async read(chatId: string): Promise<LogEntry[] | null> {
@@ -86,19 +93,53 @@ export class IndexedDbStore implements Store {
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
     checkChatId(chatId);
     checkFrom(from);
+    const result = await this.#readRecord(chatId, from);
+    return result === null ? null : result.entries;
+  }
+
+  /**
+   * As `readFrom`, the entries as JSON texts (serialised from what the database holds).
+   *
+   * @example
+   * const texts = await store.readTextFrom("chat-1", 0);
+   */
+  async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
+    const entries = await this.readFrom(chatId, from);
+    return entries === null ? null : entries.map((entry) => stringify(entry));
+  }
+
+  /**
+   * For warm readers: the texts from `from` on and the chat's mark (its
+   * epoch, new whenever the chat is created again, in this tab or another);
+   * rejects `store/replaced` when `mark` is not the chat's any more.
+   *
+   * @example
+   * const { texts, mark } = await store.readSince("chat-1", 0, null);
+   */
+  async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    checkMark(mark);
+    const result = await this.#readRecord(chatId, from);
+    const now = result && { texts: result.entries.map((entry) => stringify(entry)), mark: `i1:${result.epoch}` };
+    return epochRead(chatId, mark, now);
+  }
+
+  async #readRecord(chatId: string, from: number): Promise<{ entries: LogEntry[]; epoch: string } | null> {
     const db = await this.#open();
     // Only the keys [chatId, from] and up are read; the length comes from the same snapshot.
-    const result = await transaction<{ length: number; entries: LogEntry[] } | null>(db, "readonly", (tx, settle) => {
+    const result = await transaction<{ length: number; entries: LogEntry[]; epoch: string } | null>(db, "readonly", (tx, settle) => {
       const chat = tx.objectStore(CHATS).get(chatId);
       const entries = tx.objectStore(ENTRIES).getAll(this.#range(chatId, from));
       tx.oncomplete = () => {
         const record = chat.result as ChatRecord | undefined;
-        settle(record === undefined ? null : { length: record.length, entries: entries.result as LogEntry[] });
+        const epoch = typeof record?.epoch === "string" ? record.epoch : "";
+        settle(record === undefined ? null : { length: record.length, entries: entries.result as LogEntry[], epoch });
       };
     });
     if (result === null) return null;
     if (result.length < from) throw truncated(chatId, from, result.length);
-    return result.entries;
+    return { entries: result.entries, epoch: result.epoch };
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
@@ -118,7 +159,7 @@ export class IndexedDbStore implements Store {
           const store = tx.objectStore(ENTRIES);
           copies.forEach((entry, i) => store.put(entry, [chatId, record.length + i]));
           const length = record.length + copies.length;
-          chats.put({ length } satisfies ChatRecord, chatId);
+          chats.put({ ...record, length } satisfies ChatRecord, chatId);
           tx.oncomplete = () => settle(length);
         });
       });
@@ -140,7 +181,7 @@ export class IndexedDbStore implements Store {
           }
           const store = tx.objectStore(ENTRIES);
           copies.forEach((entry, i) => store.put(entry, [chatId, i]));
-          chats.put({ length: copies.length } satisfies ChatRecord, chatId);
+          chats.put({ length: copies.length, epoch: newEpoch() } satisfies ChatRecord, chatId);
           tx.oncomplete = () => settle(true);
         });
       });
@@ -242,6 +283,13 @@ function guarded(fail: (error: Error) => void, handler: () => void): () => void 
       fail(e instanceof Error ? e : new Error(String(e)));
     }
   };
+}
+
+/** 96 random bits as hex: a chat's epoch. */
+function newEpoch(): string {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function webLocks(): LockRequester | null {

@@ -11,8 +11,9 @@ import type {
   TodoWriteResult, ToolCallOptions,
 } from "./types.js";
 
-/** The key under which an entry the core wrote carries its exact stored text (shared with the stores' `entryLine`). */
-export const RAW_TEXT: unique symbol = Symbol.for("oda-tasks.rawText") as never;
+// The key under which an entry the core wrote carries its exact stored text: the stores' `entryLine` reads it.
+import { RAW_TEXT } from "./entry-text.js";
+export { RAW_TEXT };
 
 /** `JSON.parse` as it was when the package loaded (an app may wrap it later). */
 const parseJson = JSON.parse;

@@ -173,7 +173,9 @@ export function optionsObject(call: string, options: unknown): Record<string, un
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: options must be an object (got ${typeName(options)})`);
   }
   try {
-    return { ...(options as Record<string, unknown>) };
+    // Own properties into an object without a prototype: a polluted
+    // Object.prototype (`oneActive`, `maxInputLength`) is never read as an option.
+    return Object.assign(Object.create(null) as Record<string, unknown>, { ...(options as Record<string, unknown>) });
   } catch (e) {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: reading the options threw ${describeError(e)}`);
   }

@@ -18,18 +18,33 @@
 // and can never touch a newer owner. An empty lock directory is free (rename
 // replaces it), so a releaser or breaker that dies half-way leaves no lock.
 //
-// A holder touches its owner entry every HEARTBEAT_MS. A waiter gives up
-// only on a lock that shows no change at all (no new owner, no touch) for its
-// `wait`: a stalled or reused pid, another host's dead process, a stray file
-// in the lock, or a file where the lock's directory belongs. It never breaks
-// such a lock (the owner might still write); it reports what to remove.
+// A holder touches its owner entry every HEARTBEAT_MS from a worker thread,
+// so a holder whose event loop is busy (a long synchronous replay) still
+// shows it is alive. An owner is dead only when both hold: its pid is gone
+// in this host's *and this PID namespace's* view (the owner name's host key
+// hashes both, so the containers of one pod never judge each other's pids),
+// and its entry has not been touched for STALE_MS. A waiter gives up only on
+// a lock that shows no change at all (no new owner, no touch) for its
+// `wait`: a stalled or reused pid, another host's or namespace's process, a
+// stray file in the lock, or a file where the lock's directory belongs. It
+// never breaks such a lock (the owner might still write); it reports what to
+// remove.
 import { createHash, randomBytes } from "node:crypto";
-import { lstat, mkdir, readdir, rename, rm, rmdir, stat, utimes } from "node:fs/promises";
+import { readlinkSync } from "node:fs";
+import { lstat, mkdir, readdir, rename, rm, rmdir, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { backoffDelay, sleep, type Backoff } from "./backoff.js";
 
 /** How often a holder touches its owner entry: well below any sane lock wait. */
 export const HEARTBEAT_MS = 250;
+/**
+ * How long an owner whose pid is gone must also have gone untouched before
+ * its lock is broken: eight heartbeats, so that a live owner whose pid only
+ * looks gone (a PID namespace we cannot tell apart) is never taken for dead.
+ */
+export const STALE_MS = 8 * HEARTBEAT_MS;
 
 /** A lock that showed no sign of life for the whole wait; `why` says what is there. */
 export class LockStuckError extends Error {
@@ -55,14 +70,24 @@ const live: Set<string> = ((globalThis as { [LIVE]?: Set<string> })[LIVE] ??= ne
 const LOCK_HELD = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "EBUSY", "ENOTDIR"]);
 const OWNER_NAME = /^(\d+)-([0-9a-f]+)-([0-9a-f]+)$/;
 /**
- * This host, hashed short: pids of another host (a container sharing the
- * directory) mean nothing here. Read on first use, not on import, so importing
- * the module needs no permission to read the host name (Deno's --allow-sys).
+ * This host and PID namespace, hashed short: pids of another host, or of
+ * another PID namespace on this one (a container of the same pod sharing the
+ * directory), mean nothing here. Where there are no PID namespaces (or they
+ * cannot be read) the host name alone. Read on first use, not on import, so
+ * importing the module needs no permission (Deno's --allow-sys=hostname).
  */
 let hostHash: string | undefined;
 function thisHost(): string {
-  hostHash ??= createHash("sha256").update(hostname()).digest("hex").slice(0, 12);
+  hostHash ??= createHash("sha256").update(hostname() + pidNamespace()).digest("hex").slice(0, 12);
   return hostHash;
+}
+
+function pidNamespace(): string {
+  try {
+    return `\0${readlinkSync("/proc/self/ns/pid")}`; // "pid:[4026531836]"
+  } catch {
+    return "";
+  }
 }
 
 /**
@@ -92,6 +117,9 @@ export async function acquireLock(dir: string, lockPath: string, wait: number): 
   const claim = claimName();
   const prepared = join(dir, `.lock-${claim.name}.tmp`);
   const ownerPath = join(lockPath, claim.name);
+  // Once it has to wait, the waiter keeps its own names fresh, so no sweep takes them.
+  const waiting: (() => void)[] = [];
+  const stopWaiting = () => waiting.forEach((stop) => stop());
   try {
     await mkdir(join(prepared, claim.name), { recursive: true });
     let seen = "";
@@ -102,7 +130,15 @@ export async function acquireLock(dir: string, lockPath: string, wait: number): 
         break;
       } catch (e) {
         const code = errorCode(e);
+        if (code === "ENOENT" && (await lstat(prepared).catch(() => null)) === null) {
+          // Our preparation is gone (swept by a process that could not tell
+          // we live): make it again; without `dir`, this fails and says so.
+          await mkdir(prepared);
+          await mkdir(join(prepared, claim.name));
+          continue;
+        }
         if (!LOCK_HELD.has(code)) throw e;
+        if (waiting.length === 0) waiting.push(keepFresh(prepared), keepFresh(join(prepared, claim.name)));
         const found = await inspect(dir, lockPath);
         // Access refused with no lock there: a permission problem, not a lock.
         if (found.kind === "missing" && (code === "EACCES" || code === "EPERM")) throw e;
@@ -111,27 +147,25 @@ export async function acquireLock(dir: string, lockPath: string, wait: number): 
           continue; // a dead owner's lock is gone: try again at once
         }
         const now = Date.now();
-        if (found.signature !== seen) {
+        if (found.signature !== seen || found.kind === "dying") {
           seen = found.signature;
           since = now;
         } else if (now - since >= wait) {
           throw new LockStuckError(lockPath, found.why);
         }
       }
-      await sleep(backoff(attempt));
+      await sleep(backoffDelay(LOCK_BACKOFF, attempt));
     }
   } catch (e) {
+    stopWaiting();
     claim.release();
     await rm(prepared, { recursive: true, force: true }).catch(() => undefined);
     throw e;
   }
-  const heartbeat = setInterval(() => {
-    const now = new Date();
-    utimes(ownerPath, now, now).catch(() => undefined);
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
+  stopWaiting();
+  const stopBeating = keepFresh(ownerPath);
   return async () => {
-    clearInterval(heartbeat);
+    stopBeating();
     try {
       await rmdir(ownerPath);
       await rmdir(lockPath).catch(() => undefined); // someone may already hold it again
@@ -145,10 +179,87 @@ export async function acquireLock(dir: string, lockPath: string, wait: number): 
   };
 }
 
+/** A waiter's retry spacing: 2 ms, growing by half, at most 50 ms, jittered. */
+const LOCK_BACKOFF: Backoff = { first: 2, factor: 1.5, max: 50, jitter: true };
+
+// ---------------------------------------------------------------------------
+// Heartbeats: a worker thread touches every path this process keeps fresh,
+// so a busy event loop never stops them; only a stopped or dead process does.
+
+/** The source of the heartbeat thread (eval'd: no file for a bundler to find). */
+const BEAT_SOURCE = `
+const { parentPort } = require("node:worker_threads");
+const { utimesSync } = require("node:fs");
+const paths = new Set();
+const touch = (p) => { const now = new Date(); try { utimesSync(p, now, now); } catch {} };
+parentPort.on("message", (m) => { if (m.add !== undefined) { paths.add(m.add); touch(m.add); } else paths.delete(m.remove); });
+setInterval(() => { for (const p of paths) touch(p); }, ${HEARTBEAT_MS});
+`;
+
+/** Paths kept fresh, by how many holders ask for each. */
+const fresh = new Map<string, number>();
+let beater: Worker | null | undefined;
+let fallback: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * Touches `path` every HEARTBEAT_MS until the returned stop is called; a
+ * path that does not exist (yet, or any more) is skipped.
+ *
+ * @example
+ * const stop = keepFresh(join(lockPath, claim.name));
+ * try { await work(); } finally { stop(); }
+ */
+export function keepFresh(path: string): () => void {
+  fresh.set(path, (fresh.get(path) ?? 0) + 1);
+  const worker = heartbeatThread();
+  if ((fresh.get(path) ?? 0) === 1) worker?.postMessage({ add: path });
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    const left = (fresh.get(path) ?? 1) - 1;
+    if (left > 0) {
+      fresh.set(path, left);
+      return;
+    }
+    fresh.delete(path);
+    beater?.postMessage({ remove: path });
+  };
+}
+
+/** The heartbeat thread, started once; `null` where threads are not to be had (then a timer beats). */
+function heartbeatThread(): Worker | null {
+  if (beater !== undefined) return beater;
+  try {
+    const worker = new Worker(BEAT_SOURCE, { eval: true });
+    worker.unref();
+    const lost = () => {
+      if (beater !== worker) return;
+      beater = null;
+      beatOnTimer();
+    };
+    worker.on("error", lost);
+    worker.on("exit", lost);
+    beater = worker;
+  } catch {
+    beater = null;
+    beatOnTimer();
+  }
+  return beater;
+}
+
+/** Without a thread: the event loop beats (a busy loop then looks stalled). */
+function beatOnTimer(): void {
+  if (fallback !== undefined) return;
+  fallback = setInterval(() => {
+    const now = new Date();
+    for (const path of fresh.keys()) utimes(path, now, now).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  fallback.unref();
+}
+
 /** What a waiter finds at the lock's path. */
-type Found =
-  | { kind: "missing" | "broken"; signature: string; why: string }
-  | { kind: "held"; signature: string; why: string };
+type Found = { kind: "missing" | "broken" | "held" | "dying"; signature: string; why: string };
 
 /**
  * Looks at a lock that a rename could not replace, and breaks it when its
@@ -178,7 +289,9 @@ async function inspect(dir: string, lockPath: string): Promise<Found> {
   }
   const strays: string[] = [];
   const owners: { name: string; pid: number; host: string; state: OwnerState }[] = [];
+  const times: number[] = [];
   let broken = false;
+  let dying = false;
   for (const name of names) {
     const match = OWNER_NAME.exec(name);
     if (match === null) {
@@ -186,7 +299,15 @@ async function inspect(dir: string, lockPath: string): Promise<Found> {
       continue;
     }
     const [pid, host, id] = [Number(match[1]), match[2] ?? "", match[3] ?? ""];
-    const state = ownerState(pid, host, id);
+    // Heartbeats show as the owner entries' modification times.
+    const touched = await lstat(join(lockPath, name)).then((s) => s.mtimeMs, () => -1);
+    times.push(touched);
+    let state = ownerState(pid, host, id);
+    if (state === "dead" && Date.now() - touched < STALE_MS) {
+      // Its pid is gone here, but it was touched lately: wait until it is stale.
+      state = "alive";
+      dying = true;
+    }
     if (state !== "dead") {
       owners.push({ name, pid, host, state });
       continue;
@@ -206,10 +327,6 @@ async function inspect(dir: string, lockPath: string): Promise<Found> {
     await sweep(dir).catch(() => undefined); // a process died here: clear what else it left
     return { kind: "broken", signature: "broken", why: "its owner died" };
   }
-  // Heartbeats show as the owner entries' modification times.
-  const times = await Promise.all(
-    owners.map((o) => stat(join(lockPath, o.name)).then((s) => s.mtimeMs, () => -1)),
-  );
   const signature = `${names.join("/")} ${times.join("/")}`;
   const owner = owners[0];
   if (strays.length > 0 || owner === undefined) {
@@ -220,9 +337,9 @@ async function inspect(dir: string, lockPath: string): Promise<Found> {
     owner.state === "impossible"
       ? `its owner entry ${JSON.stringify(owner.name)} names pid ${owner.pid}, which no process can have`
       : owner.state === "foreign"
-        ? `its owner, process ${owner.pid} on another host (${owner.host}), has not touched it for the whole wait`
+        ? `its owner, process ${owner.pid} on another host or in another PID namespace (${owner.host}), has not touched it for the whole wait`
         : `its owner, process ${owner.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid)`;
-  return { kind: "held", signature, why };
+  return { kind: dying && strays.length === 0 ? "dying" : "held", signature, why };
 }
 
 /** Names of temp files and lock preparations: `.<kind>-<pid>-<host>-<token>.tmp`. */
@@ -230,7 +347,8 @@ const TEMP_NAME = /^\.(?:lock|create)-(\d+)-([0-9a-f]+)-([0-9a-f]+)\.tmp$/;
 
 /**
  * Removes the temp files and half-taken locks that dead processes of this
- * host left in `dir`.
+ * host and PID namespace left in `dir`: their pid is gone and they have not
+ * been touched for STALE_MS (a live owner keeps its own fresh).
  *
  * @example
  * await sweep("./chats");
@@ -239,6 +357,8 @@ export async function sweep(dir: string): Promise<void> {
   for (const name of await readdir(dir)) {
     const match = TEMP_NAME.exec(name);
     if (match === null || ownerState(Number(match[1]), match[2] ?? "", match[3] ?? "") !== "dead") continue;
+    const touched = await lstat(join(dir, name)).then((s) => s.mtimeMs, () => null);
+    if (touched === null || Date.now() - touched < STALE_MS) continue;
     await rm(join(dir, name), { recursive: true, force: true });
   }
 }
@@ -261,15 +381,6 @@ function ownerState(pid: number, host: string, id: string): OwnerState {
     if (code === "ESRCH") return "dead";
     return code === "EPERM" ? "alive" : "impossible"; // EPERM: alive, owned by another user
   }
-}
-
-function backoff(attempt: number): number {
-  const base = Math.min(2 * 1.5 ** attempt, 50);
-  return base / 2 + Math.random() * base;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The `code` of a Node system error, or "". */

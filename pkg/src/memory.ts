@@ -1,7 +1,10 @@
 // The in-memory store: for tests, previews and single-process servers that
 // keep nothing across restarts.
 import type { LogEntry } from "./core.js";
+import { entryFromText, entryTexts } from "./entry-text.js";
 import { ConflictError, StoreError, checkChatId, checkFrom, jsonCopy, truncated, type Store } from "./store.js";
+
+const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
 /**
  * A {@link Store} held in a `Map`. Each operation runs synchronously from its
@@ -34,6 +37,17 @@ export class MemoryStore implements Store {
     return jsonCopy(log.slice(from));
   }
 
+  /**
+   * As `readFrom`, the entries as JSON texts (serialised from the copies held).
+   *
+   * @example
+   * await store.readTextFrom("chat-1", 0); // ['{"type":"session","workspace":null}', …]
+   */
+  async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
+    const entries = await this.readFrom(chatId, from);
+    return entries === null ? null : entries.map((entry) => stringify(entry));
+  }
+
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     checkChatId(chatId);
     // Copy first: an entry that is not JSON data fails here, before anything is written.
@@ -57,21 +71,13 @@ export class MemoryStore implements Store {
 }
 
 /**
- * Internal, shared by the stores: the entries as a fresh JSON array. Refuses
- * a non-array, and an entry whose JSON form is not an object: a log entry is
- * an object, and in a JSONL file only an object line can never be mistaken
- * for a cut-off longer one (`12` is a prefix of `123`).
+ * Internal, shared by the stores: the entries as fresh JSON objects, read
+ * back from their stored texts ({@link entryTexts}: an object with a string
+ * `type`, on one line; in a JSONL file only an object line can never be
+ * mistaken for a cut-off longer one, `12` being a prefix of `123`).
  */
 export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
-  if (!Array.isArray(entries)) throw new TypeError("oda-tasks: entries must be an array of log entries");
-  const copies = jsonCopy(entries) as unknown[];
-  copies.forEach((entry, i) => {
-    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
-      const what = entry === null ? "null" : Array.isArray(entry) ? "an array" : typeof entry;
-      throw new TypeError(`oda-tasks: entry ${i} is not a JSON object (it is ${what})`);
-    }
-  });
-  return copies as LogEntry[];
+  return entryTexts(entries).map((text) => entryFromText(text) as LogEntry);
 }
 
 /** Internal, shared by the stores: the `store/missing-chat` refusal. */

@@ -7,10 +7,22 @@ import { constants, fsyncSync, mkdirSync, openSync, closeSync, type BigIntStats 
 import { link, lstat, open, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { LogEntry } from "./core.js";
+import { entryTexts } from "./entry-text.js";
 import { JsonlScanner } from "./jsonl.js";
-import { LockStuckError, acquireLock, claimName, errorCode, sweep } from "./lock.js";
-import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, jsonCopy, truncated, type Store } from "./store.js";
+import { LockStuckError, acquireLock, claimName, errorCode, keepFresh, sweep } from "./lock.js";
+import { missingChat } from "./memory.js";
+import {
+  ConflictError,
+  StoreError,
+  checkChatId,
+  checkFrom,
+  checkMark,
+  jsonCopy,
+  replaced,
+  truncated,
+  type LogRead,
+  type Store,
+} from "./store.js";
 import { queued } from "./queue.js";
 
 export interface JsonlStoreOptions {
@@ -87,16 +99,61 @@ export class JsonlStore implements Store {
   }
 
   read(chatId: string): Promise<LogEntry[] | null> {
-    return this.#read(chatId, 0);
+    return this.#read(chatId, 0).then((scan) => scan && scan.entries);
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
     checkChatId(chatId); // the id first, as every store checks it
     checkFrom(from);
-    return this.#read(chatId, from);
+    return this.#read(chatId, from).then((scan) => scan && scan.entries);
   }
 
-  async #read(chatId: string, from: number): Promise<LogEntry[] | null> {
+  /**
+   * The entries from index `from` on as their JSON texts exactly as the
+   * file holds them (numbers and all), or `null` for a missing chat.
+   *
+   * @example
+   * const texts = await store.readTextFrom("chat-1", 0);
+   */
+  async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    return this.#read(chatId, from).then((scan) => scan && scan.texts);
+  }
+
+  /**
+   * What a warm reader needs: the texts from `from` on and the mark of the
+   * log read (the file's identity, its first bytes and the bytes before the
+   * last line end). Given the mark of an earlier read, it reads on from
+   * there, and rejects `store/replaced` when the file is not that one any
+   * more (renamed over, rewritten in place).
+   *
+   * @example
+   * const first = await store.readSince("chat-1", 0, null);
+   * const later = await store.readSince("chat-1", 5, first.mark); // only what is new
+   */
+  async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    checkMark(mark);
+    const file = this.file(chatId);
+    if (!(await exists(file))) return null;
+    return this.#locked(chatId, "read", async () => {
+      const opened = await openChat(chatId, file, "read");
+      if (opened === null) return null;
+      try {
+        const start = mark === null ? undefined : await markedStart(opened, mark, chatId);
+        if (start !== undefined && start.count > from) throw replaced(chatId); // a mark past `from` is not this reader's
+        const scan = await this.#scan(opened, file, from, start);
+        if (scan.count < from) throw truncated(chatId, from, scan.count);
+        return { texts: scan.texts, mark: await markOf(opened, scan.checkpoint) };
+      } finally {
+        await opened.fh.close();
+      }
+    });
+  }
+
+  async #read(chatId: string, from: number): Promise<{ entries: LogEntry[]; texts: string[] } | null> {
     const file = this.file(chatId);
     // Reads of a chat that arrive while another read of it still waits for
     // the lock join that read: it looks at the file after they all began.
@@ -118,7 +175,7 @@ export class JsonlStore implements Store {
         if (opened === null) return null;
         try {
           const scan = await this.#scan(opened, file, keepFrom);
-          return { entries: scan.entries as LogEntry[], count: scan.count, keepFrom, readers: mine.froms.length };
+          return { entries: scan.entries as LogEntry[], texts: scan.texts, count: scan.count, keepFrom, readers: mine.froms.length };
         } finally {
           await opened.fh.close();
         }
@@ -132,14 +189,15 @@ export class JsonlStore implements Store {
     if (scan === null) return null;
     if (scan.count < from) throw truncated(chatId, from, scan.count);
     const entries = scan.entries.slice(from - scan.keepFrom);
+    const texts = scan.texts.slice(from - scan.keepFrom);
     // Every caller gets its own objects.
-    return scan.readers > 1 ? jsonCopy(entries) : entries;
+    return { entries: scan.readers > 1 ? jsonCopy(entries) : entries, texts };
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     const file = this.file(chatId);
-    const copies = copyEntries(entries);
-    const data = Buffer.from(copies.map((entry) => JSON.stringify(entry) + "\n").join(""), "utf8");
+    const texts = entryTexts(entries);
+    const data = Buffer.from(texts.map((text) => `${text}\n`).join(""), "utf8");
     // Chats are never deleted: a chat missing now needs no lock to say so.
     if (!(await exists(file))) throw missingChat(chatId);
     return this.#locked(chatId, "write", async () => {
@@ -152,7 +210,7 @@ export class JsonlStore implements Store {
         if (expectedLength !== undefined && expectedLength !== length) {
           throw new ConflictError(chatId, expectedLength, length);
         }
-        if (copies.length === 0) return length;
+        if (texts.length === 0) return length;
         // A last line without its "\n" (hand-written, or cut off) is ended first.
         const bytes = scan.openLine ? Buffer.concat([NEWLINE, data]) : data;
         try {
@@ -164,9 +222,19 @@ export class JsonlStore implements Store {
           await fh.truncate(scan.end).catch(() => undefined);
           throw e;
         }
+        // Where did the bytes land? Just after what the scan read, unless a
+        // program that takes no lock appended meanwhile: then count again
+        // from the scan's end, and the length says so (the caller reads again).
         const end = scan.end + bytes.length;
-        remember(file, opened.st, { offset: end, count: length + copies.length }, await probeBefore(fh, end));
-        return length + copies.length;
+        const size = Number((await fh.stat({ bigint: true })).size);
+        const probe = await probeBefore(fh, end);
+        const tail = Math.min(probe.length, bytes.length); // a short append: the probe also holds bytes before it
+        if (size === end && probe.subarray(probe.length - tail).equals(bytes.subarray(bytes.length - tail))) {
+          remember(file, opened.st, { offset: end, count: length + texts.length }, probe);
+          return length + texts.length;
+        }
+        const recount = await this.#scan(opened, file, Infinity);
+        return recount.count;
       } finally {
         await fh.close();
       }
@@ -175,13 +243,13 @@ export class JsonlStore implements Store {
 
   async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
     const file = this.file(chatId);
-    const copies = copyEntries(entries);
-    const data = Buffer.from(copies.map((entry) => JSON.stringify(entry) + "\n").join(""), "utf8");
+    const texts = entryTexts(entries);
+    const data = Buffer.from(texts.map((text) => `${text}\n`).join(""), "utf8");
     // Write the whole log aside, then publish it under its name in one step:
     // link() fails when the name exists, so exactly one creator wins and no
     // reader ever sees a half-written chat. The temp name starts with "." and
     // ends with ".tmp", so it can never be a chat's file; it names its owner,
-    // so a temp left by a crash can be swept.
+    // so a temp left by a crash can be swept (never one kept fresh, as here).
     const claim = claimName();
     const temp = join(this.dir, `.create-${claim.name}.tmp`);
     let fh: FileHandle;
@@ -192,6 +260,7 @@ export class JsonlStore implements Store {
       if (READ_ONLY.has(errorCode(e))) throw readOnly(chatId, this.dir, "directory", e);
       throw e;
     }
+    const stopBeating = keepFresh(temp);
     let st: BigIntStats;
     try {
       try {
@@ -207,11 +276,12 @@ export class JsonlStore implements Store {
       await mustBeFile(chatId, file); // a directory or a dangling link is not a chat that exists
       return false;
     } finally {
+      stopBeating();
       await unlink(temp).catch(() => undefined);
       claim.release();
     }
     await syncDir(this.dir);
-    remember(file, st, { offset: data.length, count: copies.length }, Buffer.from(data.subarray(data.length - Math.min(PROBE_BYTES, data.length))));
+    remember(file, st, { offset: data.length, count: texts.length }, Buffer.from(data.subarray(data.length - Math.min(PROBE_BYTES, data.length))));
     return true;
   }
 
@@ -220,10 +290,10 @@ export class JsonlStore implements Store {
    * file (when it is still the same file and at least as long), else from
    * the start; keeps the entries from `keepFrom` on.
    */
-  async #scan(opened: Opened, file: string, keepFrom: number): Promise<Scan> {
+  async #scan(opened: Opened, file: string, keepFrom: number, marked?: { offset: number; count: number }): Promise<Scan> {
     const { fh, st } = opened;
-    let start = { offset: 0, count: 0 };
-    const known = latestBefore(file, keepFrom);
+    let start = marked ?? { offset: 0, count: 0 };
+    const known = marked === undefined ? latestBefore(file, keepFrom) : undefined;
     if (
       known !== undefined &&
       known.dev === st.dev &&
@@ -248,7 +318,7 @@ export class JsonlStore implements Store {
     scanner.end();
     const at = scanner.checkpoint;
     remember(file, st, at, await probeBefore(fh, at.offset), start.offset);
-    return { entries: scanner.entries, count: scanner.count, openLine: scanner.openLine, end };
+    return { entries: scanner.entries, texts: scannedTexts(scanner), count: scanner.count, openLine: scanner.openLine, end, checkpoint: at };
   }
 
   /**
@@ -445,12 +515,61 @@ async function sameBytes(fh: FileHandle, position: number, expected: Buffer): Pr
 }
 
 // ---------------------------------------------------------------------------
+// Marks: where a warm reader stands, checkable against the file as it is.
+
+/** Bytes of the file's start a mark holds a hash of: a replaced first line (the session) shows. */
+const HEAD_BYTES = 4096;
+
+/** The mark of `opened` at `at`: `j1:<dev>:<ino>:<offset>:<count>:<head hash>:<probe>`. */
+async function markOf(opened: Opened, at: { offset: number; count: number }): Promise<string> {
+  const head = await headHash(opened.fh, at.offset);
+  const probe = await probeBefore(opened.fh, at.offset);
+  return `j1:${opened.st.dev}:${opened.st.ino}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
+}
+
+/** The position a mark names, when the file still is the one it was taken of; else `store/replaced`. */
+async function markedStart(opened: Opened, mark: string, chatId: string): Promise<{ offset: number; count: number }> {
+  const [tag, dev, ino, offset, count, head, probe] = mark.split(":");
+  const at = { offset: Number(offset), count: Number(count) };
+  if (tag !== "j1" || !Number.isSafeInteger(at.offset) || !Number.isSafeInteger(at.count) || at.offset < 0 || at.count < 0) {
+    throw new TypeError(`oda-tasks: readSince: ${JSON.stringify(mark.slice(0, 80))} is not a mark of this store`);
+  }
+  const same =
+    String(opened.st.dev) === dev &&
+    String(opened.st.ino) === ino &&
+    at.offset <= Number(opened.st.size) &&
+    (await headHash(opened.fh, at.offset)) === head &&
+    (await sameBytes(opened.fh, at.offset - (probe ?? "").length / 2, Buffer.from(probe ?? "", "hex")));
+  if (!same) throw replaced(chatId);
+  return at;
+}
+
+async function headHash(fh: FileHandle, offset: number): Promise<string> {
+  const head = Buffer.alloc(Math.min(HEAD_BYTES, offset));
+  const { bytesRead } = await fh.read(head, 0, head.length, 0);
+  return createHash("sha256").update(head.subarray(0, bytesRead)).digest("hex").slice(0, 16);
+}
+
+/** The scanner's texts (the core's reader keeps them), or the entries' JSON until it does. */
+function scannedTexts(scanner: JsonlScanner): string[] {
+  const texts = (scanner as { texts?: unknown }).texts;
+  if (Array.isArray(texts)) return texts as string[];
+  return scanner.entries.map((entry) => stringifyEntry(entry));
+}
+
+const stringifyEntry = JSON.stringify as (value: unknown) => string;
+
+// ---------------------------------------------------------------------------
 // Reads waiting for a chat's lock in this process (the queue itself is
 // queue.ts): a read arriving meanwhile joins the waiting one.
 
 interface Scan {
   entries: unknown[];
+  /** The kept entries' JSON texts as stored. */
+  texts: string[];
   count: number;
+  /** Just past the last complete line, and the entries before it. */
+  checkpoint: { offset: number; count: number };
   openLine: boolean;
   /** The offset the scan read up to: the file's size under the lock. */
   end: number;
@@ -458,6 +577,7 @@ interface Scan {
 
 interface SharedScan {
   entries: LogEntry[];
+  texts: string[];
   count: number;
   keepFrom: number;
   readers: number;
@@ -487,7 +607,7 @@ function option(options: JsonlStoreOptions, name: keyof JsonlStoreOptions, fallb
   for (const key of Object.keys(options)) {
     if (key !== "lockWait" && key !== "readChunkBytes") throw new TypeError(`oda-tasks: unknown JsonlStore option "${key}"`);
   }
-  const value = options[name];
+  const value = Object.hasOwn(options, name) ? options[name] : undefined; // never Object.prototype's
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
     throw new TypeError(`oda-tasks: JsonlStore option ${name} must be a whole number >= 1 (got ${String(value)})`);

@@ -2,9 +2,11 @@
 // `oda-tasks/postgres`; `pg` is an optional peer dependency, loaded only when
 // the store is given a connection string instead of a pool.
 import { readFile, readdir } from "node:fs/promises";
+import { backoffDelay, sleep, type Backoff } from "./backoff.js";
 import type { LogEntry } from "./core.js";
-import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, StoreError, checkChatId, truncated, type Store } from "./store.js";
+import { entryFromText, entryTexts } from "./entry-text.js";
+import { missingChat } from "./memory.js";
+import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
 
 /**
  * The table names (in the first schema of the connection's `search_path`).
@@ -57,7 +59,18 @@ export interface PostgresStoreOptions {
    * COMMIT whose answer was lost; default 6, 25 ms apart, doubling to 1 s.
    */
   attempts?: number;
+  /**
+   * How long (ms) a write waits for a chat's row that another database
+   * session holds (`SELECT … FOR UPDATE`, a client idle in a transaction)
+   * before it fails with `store/locked`, writing nothing; default 5 000.
+   */
+  lockTimeout?: number;
+  /** How long (ms) any one statement of the store may run before it fails with `store/unavailable`; default 30 000. */
+  statementTimeout?: number;
 }
+
+const POSTGRES_OPTIONS = ["attempts", "lockTimeout", "statementTimeout"] as const;
+const DEFAULTS = { attempts: 6, lockTimeout: 5_000, statementTimeout: 30_000 };
 
 const { chats: CHATS, entries: ENTRIES, migrations: MIGRATIONS } = POSTGRES_TABLES;
 
@@ -101,15 +114,22 @@ SELECT count(*)::int AS created, pg_current_xact_id()::text AS xid FROM made`;
 
 const LENGTH = `SELECT length::text AS length FROM ${CHATS} WHERE chat_id = $1`;
 
-// One statement, so one snapshot: the length and the entries agree.
+// One statement, so one snapshot: the length and the entries agree. `epoch`
+// is the id of the transaction that wrote the chat's first entry (entries are
+// never updated): a chat deleted and written again (a restore) has another.
 const READ = `
-SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry
+SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry,
+  (SELECT f.xmin::text FROM ${ENTRIES} f WHERE f.chat_id = $1 AND f.seq = 0) AS epoch
 FROM ${CHATS} c LEFT JOIN ${ENTRIES} e ON e.chat_id = c.chat_id AND e.seq >= $2
 WHERE c.chat_id = $1
 ORDER BY e.seq`;
 
 /** SQLSTATEs after which the transaction rolled back and trying again is safe. */
-const RETRYABLE = new Set(["40001", "40P01", "55P03", "53300", "57P01", "57P02", "57P03"]);
+const RETRYABLE = new Set(["40001", "40P01", "53300", "57P01", "57P02", "57P03"]);
+/** lock_not_available: lock_timeout passed waiting for a row another session holds. */
+const LOCK_TIMEOUT = "55P03";
+/** query_canceled: statement_timeout passed (or an operator cancelled the statement). */
+const STATEMENT_TIMEOUT = "57014";
 /** SQLSTATEs of a schema that is not there: the tables were never migrated. */
 const NOT_MIGRATED = new Set(["42P01", "3F000", "42703"]);
 
@@ -134,17 +154,28 @@ export class PostgresStore implements Store {
   readonly #pool: Promise<PgPool>;
   readonly #owned: boolean;
   readonly #attempts: number;
+  readonly #lockTimeout: number;
+  readonly #statementTimeout: number;
 
   /**
    * `pool`: a `pg.Pool` the app owns (it ends it), or a connection string
    * (the store makes a pool with pg's defaults and {@link end} ends it).
    */
   constructor(pool: PgPool | string, options: PostgresStoreOptions = {}) {
-    const attempts = options.attempts ?? 6;
-    if (!Number.isSafeInteger(attempts) || attempts < 1) {
-      throw new TypeError(`oda-tasks: PostgresStore attempts must be a whole number >= 1 (got ${String(attempts)})`);
-    }
-    this.#attempts = attempts;
+    if (options === null || typeof options !== "object") throw new TypeError("oda-tasks: PostgresStore options must be an object");
+    const unknown = Object.keys(options).find((key) => !(POSTGRES_OPTIONS as readonly string[]).includes(key));
+    if (unknown !== undefined) throw new TypeError(`oda-tasks: unknown PostgresStore option "${unknown}"`);
+    const option = (name: (typeof POSTGRES_OPTIONS)[number]): number => {
+      const value = Object.hasOwn(options, name) ? options[name] : undefined; // never Object.prototype's
+      if (value === undefined) return DEFAULTS[name];
+      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+        throw new TypeError(`oda-tasks: PostgresStore ${name} must be a whole number >= 1 (got ${String(value)})`);
+      }
+      return value;
+    };
+    this.#attempts = option("attempts");
+    this.#lockTimeout = option("lockTimeout");
+    this.#statementTimeout = option("statementTimeout");
     if (typeof pool === "string") {
       this.#owned = true;
       this.#pool = poolFor(pool);
@@ -200,25 +231,55 @@ export class PostgresStore implements Store {
 
   async read(chatId: string): Promise<LogEntry[] | null> {
     checkChatId(chatId);
-    return this.#read(chatId, 0);
+    const read = await this.#read(chatId, 0);
+    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
     checkChatId(chatId);
-    if (!Number.isSafeInteger(from) || from < 0) {
-      throw new TypeError(`oda-tasks: readFrom needs a whole number >= 0 (got ${String(from)})`);
-    }
-    return this.#read(chatId, from);
+    checkFrom(from);
+    const read = await this.#read(chatId, from);
+    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
+  }
+
+  /**
+   * As `readFrom`, the entries' JSON texts exactly as stored (a `json`
+   * column keeps its text: numbers, key order, repeated keys).
+   *
+   * @example
+   * const texts = await store.readTextFrom("chat-1", 0);
+   */
+  async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    const read = await this.#read(chatId, from);
+    return read === null ? null : read.texts;
+  }
+
+  /**
+   * For warm readers: the texts from `from` on and the chat's mark (the id of
+   * the transaction that wrote its first entry); `store/replaced` when the
+   * chat was deleted and written again since `mark` was taken.
+   *
+   * @example
+   * const { texts, mark } = await store.readSince("chat-1", 0, null);
+   */
+  async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    checkMark(mark);
+    const read = await this.#read(chatId, from);
+    return epochRead(chatId, mark, read && { texts: read.texts, mark: `p1:${read.epoch}` });
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     checkChatId(chatId);
-    const texts = copyEntries(entries).map((entry) => JSON.stringify(entry));
+    const texts = entryTexts(entries);
     const conditional = expectedLength !== undefined;
     // A length that is not a whole number never matches: a conflict, as in every store.
     const expected = conditional && Number.isSafeInteger(expectedLength) && expectedLength >= 0 ? expectedLength : -1;
     if (texts.length === 0) {
-      const length = await this.#retrying(chatId, "read", (client) => currentLength(client, chatId));
+      const length = await this.#retrying(chatId, "read", (client) => this.#bounded(client, () => currentLength(client, chatId)));
       if (length === null) throw missingChat(chatId);
       if (conditional && length !== expected) throw new ConflictError(chatId, expectedLength as number, length);
       return length;
@@ -242,7 +303,7 @@ export class PostgresStore implements Store {
 
   async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
     checkChatId(chatId);
-    const texts = copyEntries(entries).map((entry) => JSON.stringify(entry));
+    const texts = entryTexts(entries);
     return this.#writing(chatId, async (client) => {
       const { rows } = await client.query({ name: "oda-tasks-create", text: CREATE, values: [chatId, texts, texts.length] });
       const row = rows[0] as { created: number; xid: string };
@@ -255,18 +316,18 @@ export class PostgresStore implements Store {
     if (this.#owned) await (await this.#pool).end();
   }
 
-  async #read(chatId: string, from: number): Promise<LogEntry[] | null> {
+  async #read(chatId: string, from: number): Promise<{ texts: string[]; epoch: string } | null> {
     return this.#retrying(chatId, "read", async (client) => {
-      const { rows } = await client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] });
-      const first = rows[0] as { length: string } | undefined;
+      const { rows } = await this.#bounded(client, () => client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] }));
+      const first = rows[0] as { length: string; epoch: string | null } | undefined;
       if (first === undefined) return null;
       const length = Number(first.length);
       if (length < from) throw truncated(chatId, from, length);
-      const entries: LogEntry[] = [];
+      const entries: string[] = [];
       for (const row of rows as { seq: string | null; entry: string | null }[]) {
         if (row.seq === null || row.entry === null) continue; // the chat's row, joined to no entry
         if (Number(row.seq) !== from + entries.length) break;
-        entries.push(JSON.parse(row.entry) as LogEntry);
+        entries.push(row.entry);
       }
       if (entries.length !== length - from) {
         throw new StoreError(
@@ -275,7 +336,7 @@ export class PostgresStore implements Store {
           chatId,
         );
       }
-      return entries;
+      return { texts: entries, epoch: first.epoch ?? "" };
     });
   }
 
@@ -296,25 +357,25 @@ export class PostgresStore implements Store {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
     let last: unknown;
     for (let attempt = 1; attempt <= this.#attempts; attempt++) {
-      if (attempt > 1) await sleep(backoff(attempt - 1));
+      if (attempt > 1) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 2));
       let client: PgPoolClient;
       try {
         client = await lease(pool);
       } catch (e) {
         last = e;
-        if (!retryable(e)) throw databaseError(chatId, e);
+        if (!retryable(e)) throw this.#refusal(chatId, e);
         continue;
       }
       let done: { value: T; xid: string | null };
       try {
-        await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+        await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${this.#limits()}`);
         done = await work(client);
       } catch (e) {
         // Not committed: roll back (or drop the connection), then refuse or try again.
         await rollback(client, e);
         if (e instanceof StoreError) throw e;
         last = e;
-        if (!retryable(e)) throw databaseError(chatId, e);
+        if (!retryable(e)) throw this.#refusal(chatId, e);
         continue;
       }
       if (done.xid === null) {
@@ -332,7 +393,7 @@ export class PostgresStore implements Store {
         const status = await this.#outcome(pool, done.xid);
         if (status === "committed") return done.value;
         if (status === "aborted") {
-          if (isServerError(e) && !retryable(e)) throw databaseError(chatId, e);
+          if (isServerError(e) && !retryable(e)) throw this.#refusal(chatId, e);
           continue;
         }
         throw withCause(
@@ -348,13 +409,38 @@ export class PostgresStore implements Store {
     throw unavailable(chatId, last, this.#attempts);
   }
 
+  /** A store/* refusal for a bound that passed, or the database's own refusal. */
+  #refusal(chatId: string, e: unknown, what = "write"): Error {
+    if (isServerError(e) && e.code === LOCK_TIMEOUT) {
+      return withCause(
+        new StoreError(
+          "store/locked",
+          `chat "${chatId}": another database session held a lock this ${what} needs (the chat's row, or a table) for the whole lock timeout (${this.#lockTimeout} ms); nothing was written`,
+          chatId,
+        ),
+        e,
+      );
+    }
+    if (isServerError(e) && e.code === STATEMENT_TIMEOUT) {
+      return withCause(
+        new StoreError(
+          "store/unavailable",
+          `the database did not finish the ${what}${chatId === "" ? "" : ` for chat "${chatId}"`} within the statement timeout (${this.#statementTimeout} ms); nothing was written`,
+          chatId,
+        ),
+        e,
+      );
+    }
+    return databaseError(chatId, e, what);
+  }
+
   /**
    * Whether transaction `xid` committed, asked on fresh connections until it
    * is settled; `null` when that is still unknown after `attempts` tries.
    */
   async #outcome(pool: PgPool, xid: string): Promise<"committed" | "aborted" | null> {
     for (let attempt = 0; attempt < this.#attempts; attempt++) {
-      if (attempt > 0) await sleep(backoff(attempt));
+      if (attempt > 0) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 1));
       let client: PgPoolClient;
       try {
         client = await lease(pool);
@@ -374,18 +460,37 @@ export class PostgresStore implements Store {
     return null;
   }
 
+  /** The store's bounds on waiting, for the current transaction only (the app's sessions keep their settings). */
+  #limits(): string {
+    return `SET LOCAL lock_timeout = ${this.#lockTimeout}; SET LOCAL statement_timeout = ${this.#statementTimeout}`;
+  }
+
+  /** Runs reads in one READ ONLY transaction with the store's bounds; the transaction ends either way. */
+  async #bounded<T>(client: PgPoolClient, work: () => Promise<T>): Promise<T> {
+    await client.query(`BEGIN READ ONLY; ${this.#limits()}`);
+    let value: T;
+    try {
+      value = await work();
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+    await client.query("COMMIT");
+    return value;
+  }
+
   /** Runs `work` (reads, or a transaction safe to repeat) with a pooled client, trying again after a retryable failure. */
   async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
     let last: unknown;
     for (let attempt = 1; attempt <= this.#attempts; attempt++) {
-      if (attempt > 1) await sleep(backoff(attempt - 1));
+      if (attempt > 1) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 2));
       let client: PgPoolClient;
       try {
         client = await lease(pool);
       } catch (e) {
         last = e;
-        if (!retryable(e)) throw databaseError(chatId, e, what);
+        if (!retryable(e)) throw this.#refusal(chatId, e, what);
         continue;
       }
       try {
@@ -399,7 +504,7 @@ export class PostgresStore implements Store {
         }
         giveBack(client, isServerError(e) && !isFatal(e) ? undefined : asError(e));
         last = e;
-        if (!retryable(e)) throw databaseError(chatId, e, what);
+        if (!retryable(e)) throw this.#refusal(chatId, e, what);
       }
     }
     throw unavailable(chatId, last, this.#attempts);
@@ -550,11 +655,5 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-/** 25 ms, doubling, at most 1 s. */
-function backoff(retry: number): number {
-  return Math.min(1000, 25 * 2 ** (retry - 1));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/** Retries: 25 ms, doubling, at most 1 s. */
+const RETRY_BACKOFF: Backoff = { first: 25, factor: 2, max: 1000, jitter: false };

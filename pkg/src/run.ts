@@ -84,7 +84,7 @@ export async function runTool(
   const decide = decider(call, opts);
   const cache = opts.cache ?? sharedCache(store);
   if (cache.store !== store) throw new TypeError("oda-tasks: invalid arguments of runTool: the cache belongs to another store");
-  const name = (call as { name: string }).name;
+  const name = String(ownValue(call, "name"));
   return decideAndAppend<ToolResult>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
     const result = decide(state);
     if (!result.ok) return { done: { ok: false, error: result.error } };
@@ -95,8 +95,9 @@ export async function runTool(
 type Decide = (state: ChatState | null) => TodoWriteResult | SuggestTaskResult;
 
 function decider(call: ToolCall, options: RunToolOptions): Decide {
-  const name: unknown = (call as { name?: unknown } | null | undefined)?.name;
-  const input: unknown = (call as { input?: unknown } | null | undefined)?.input;
+  // Own properties only, as of every option: a polluted Object.prototype supplies no part of a call.
+  const name = ownValue(call, "name");
+  const input = ownValue(call, "input");
   const limit = options.maxInputLength === undefined ? {} : { maxInputLength: options.maxInputLength };
   switch (name) {
     case "todo_write": {
@@ -110,4 +111,8 @@ function decider(call: ToolCall, options: RunToolOptions): Decide {
         `oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got ${JSON.stringify(String(name))})`,
       );
   }
+}
+
+function ownValue(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }

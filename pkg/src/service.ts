@@ -49,7 +49,7 @@ export class SuggestionError extends Error {
     this.payload = failure.payload;
     const named: Record<string, unknown> = {};
     for (const key of ["id", "outcome", "limit", "chatId"] as const) {
-      if (key in failure) named[key] = (failure as Record<string, unknown>)[key];
+      if (Object.hasOwn(failure, key)) named[key] = (failure as Record<string, unknown>)[key];
     }
     Object.assign(this, named);
   }
@@ -123,19 +123,25 @@ export class SuggestionService {
   readonly #starting = new Map<string, Promise<StartResult>>();
 
   constructor(options: SuggestionServiceOptions) {
-    if (options === null || typeof options !== "object" || options.store === undefined || options.store === null) {
+    if (options === null || typeof options !== "object") {
       throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
     }
+    // Own properties only: a polluted Object.prototype (`permissions`) is never an option.
+    const own = <K extends keyof SuggestionServiceOptions>(key: K): SuggestionServiceOptions[K] | undefined =>
+      Object.hasOwn(options, key) ? options[key] : undefined;
+    const store = own("store");
+    if (store === undefined || store === null) throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
     const unknown = Object.keys(options).find((key) => !["store", "permissions", "cache"].includes(key));
     if (unknown !== undefined) throw new TypeError(`oda-tasks: new SuggestionService: unknown option \`${unknown}\``);
-    this.#store = options.store;
-    this.#cache = options.cache ?? sharedCache(options.store);
+    this.#store = store;
+    this.#cache = own("cache") ?? sharedCache(store);
     if (this.#cache.store !== this.#store) throw new TypeError("oda-tasks: new SuggestionService: the cache belongs to another store");
-    if (options.permissions !== undefined) {
-      if (!Array.isArray(options.permissions)) {
+    const permissions = own("permissions");
+    if (permissions !== undefined) {
+      if (!Array.isArray(permissions)) {
         throw new TypeError("oda-tasks: new SuggestionService: `permissions` must be an array of strings, lowest first");
       }
-      this.#permissions = [...options.permissions];
+      this.#permissions = [...permissions];
       clampPermission(null, null, this.#permissions); // the core checks the order now, not at the first Start
     }
   }

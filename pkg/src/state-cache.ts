@@ -1,8 +1,9 @@
 // Warm chat states for a store: a bounded LRU of ChatState per chat id, each
 // brought up to date by reading only the entries it has not seen.
 import { ChatState } from "./chat-state.js";
+import { entryFromText } from "./entry-text.js";
 import type { LogEntry } from "./types.js";
-import { readFrom, StoreError, type Store } from "./store.js";
+import { readFrom, type Store } from "./store.js";
 
 /** Default number of chats whose state a cache keeps. */
 export const DEFAULT_CACHE_SIZE = 64;
@@ -20,6 +21,8 @@ export interface ChatStateCacheOptions {
 
 interface Slot {
   state: ChatState | null;
+  /** The store's mark of the log `state` was read from (stores with `readSince`). */
+  mark: string | null;
   /** Leases in use: a busy state is never freed. */
   busy: number;
   evicted: boolean;
@@ -37,8 +40,12 @@ interface Slot {
  */
 export interface ChatStateLease {
   readonly state: ChatState | null;
-  /** Tells the state that `entries` were appended at index `at` (it folds them if it is still there). */
-  appended(at: number, entries: readonly LogEntry[]): void;
+  /**
+   * Tells the state that `entries` were appended at index `at` and the store
+   * answered `length`: it folds them only when they landed right there (else
+   * the next lease reads what is really in the log).
+   */
+  appended(at: number, entries: readonly LogEntry[], length: number): void;
   release(): void;
 }
 
@@ -59,7 +66,7 @@ export class ChatStateCache {
 
   constructor(store: Store, options: ChatStateCacheOptions = {}) {
     if (store === null || typeof store !== "object") throw new TypeError("oda-tasks: a ChatStateCache needs a store");
-    const { size = DEFAULT_CACHE_SIZE } = options;
+    const size = options !== null && typeof options === "object" && Object.hasOwn(options, "size") ? (options.size ?? DEFAULT_CACHE_SIZE) : DEFAULT_CACHE_SIZE;
     if (!Number.isSafeInteger(size) || size < 1) {
       throw new TypeError(`oda-tasks: a ChatStateCache's size must be a whole number >= 1 (got ${String(size)})`);
     }
@@ -81,7 +88,7 @@ export class ChatStateCache {
   async lease(chatId: string): Promise<ChatStateLease> {
     let slot = this.#slots.get(chatId);
     if (slot === undefined) {
-      slot = { state: null, busy: 0, evicted: false, sync: Promise.resolve() };
+      slot = { state: null, mark: null, busy: 0, evicted: false, sync: Promise.resolve() };
     } else {
       this.#slots.delete(chatId); // re-inserted below: most recently used last
     }
@@ -100,8 +107,8 @@ export class ChatStateCache {
     let released = false;
     return {
       state: mine.state,
-      appended: (at, entries) => {
-        if (mine.state !== null && mine.state.length === at) mine.state.ingest(at, entries);
+      appended: (at, entries, length) => {
+        if (mine.state !== null && mine.state.length === at && length === at + entries.length) mine.state.ingest(at, entries);
       },
       release: () => {
         if (!released) {
@@ -125,23 +132,50 @@ export class ChatStateCache {
   async #catchUp(chatId: string, slot: Slot): Promise<void> {
     if (slot.state !== null) {
       const from = slot.state.length;
-      let fresh: LogEntry[] | null;
+      let fresh: Fresh | null;
       try {
-        fresh = await readFrom(this.store, chatId, from);
+        fresh = await this.#read(chatId, from, slot.mark);
       } catch (e) {
-        if (!(e instanceof StoreError && e.code === "store/truncated")) throw e;
-        fresh = null; // the log was cut or replaced: read it whole again
+        // By its code: the scanner's read-failed error need not be this module's StoreError class.
+        if (!READ_AGAIN.has(codeOf(e))) throw e;
+        fresh = null; // the log was cut, replaced or misread: read it whole again
       }
       if (fresh !== null && slot.state !== null) {
         const skip = slot.state.length - from; // folded meanwhile by this process's own appends
-        if (skip < fresh.length) slot.state.ingest(slot.state.length, fresh.slice(skip));
+        feed(slot.state, fresh, skip);
+        slot.mark = fresh.mark;
         return;
       }
       slot.state?.free();
       slot.state = null;
+      slot.mark = null;
     }
-    const log = await this.store.read(chatId);
-    if (log !== null) slot.state = ChatState.fromLog(log, { cards: false });
+    const log = await this.#read(chatId, 0, null);
+    if (log === null) return;
+    const state = ChatState.empty({ cards: false });
+    try {
+      feed(state, log, 0);
+    } catch (e) {
+      state.free();
+      throw e;
+    }
+    slot.state = state;
+    slot.mark = log.mark;
+  }
+
+  /** What is new in the log from `from` on: as stored texts where the store has them, with its mark. */
+  async #read(chatId: string, from: number, mark: string | null): Promise<Fresh | null> {
+    const store = this.store;
+    if (typeof store.readSince === "function") {
+      const read = await store.readSince(chatId, from, mark);
+      return read === null ? null : { texts: read.texts, mark: read.mark };
+    }
+    if (typeof store.readTextFrom === "function") {
+      const texts = await store.readTextFrom(chatId, from);
+      return texts === null ? null : { texts, mark: null };
+    }
+    const entries = from === 0 ? await store.read(chatId) : await readFrom(store, chatId, from);
+    return entries === null ? null : { entries, mark: null };
   }
 
   #release(slot: Slot): void {
@@ -167,6 +201,40 @@ export class ChatStateCache {
       slot.state?.free();
       slot.state = null;
     }
+  }
+}
+
+/** Refusals after which a warm state is dropped and the log read whole again. */
+const READ_AGAIN = new Set(["store/truncated", "store/replaced", "store/read-failed"]);
+
+function codeOf(e: unknown): string {
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : "";
+}
+
+/** New entries, as the store's texts or as objects; `mark` where the store keeps marks. */
+type Fresh = ({ texts: string[] } | { entries: LogEntry[] }) & { mark: string | null };
+
+/** Folds `fresh` (less its first `skip` entries) into `state`, by its texts when the core reads texts. */
+function feed(state: ChatState, fresh: Fresh, skip: number): void {
+  const at = state.length;
+  if ("entries" in fresh) {
+    if (skip < fresh.entries.length) state.ingest(at, fresh.entries.slice(skip));
+    return;
+  }
+  if (skip >= fresh.texts.length) return;
+  const texts = fresh.texts.slice(skip);
+  const withTexts = state as unknown as { ingestTexts?: (from: number, texts: readonly string[]) => void };
+  if (typeof withTexts.ingestTexts === "function") withTexts.ingestTexts(at, texts);
+  else state.ingest(at, texts.map((text) => readText(text)));
+}
+
+/** A stored text as an entry until the core reads texts itself; one that is not JSON stands as null (skipped). */
+function readText(text: string): LogEntry {
+  try {
+    return entryFromText(text) as LogEntry;
+  } catch {
+    return null as unknown as LogEntry;
   }
 }
 

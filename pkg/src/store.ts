@@ -19,6 +19,19 @@ export interface Store {
    */
   readFrom?(chatId: string, from: number): Promise<LogEntry[] | null>;
   /**
+   * Optional: as `readFrom`, the entries' JSON texts exactly as stored (a
+   * file's or a database's text; a store of objects serialises what it holds).
+   */
+  readTextFrom?(chatId: string, from: number): Promise<string[] | null>;
+  /**
+   * Optional, for warm readers: the texts from `from` on and the store's
+   * `mark` of the log read (a file's identity and bytes, a chat's epoch).
+   * Given an earlier answer's mark, rejects with a {@link StoreError}
+   * `store/replaced` when the log is no longer the one that mark was taken
+   * of (read it whole again, with `mark` null).
+   */
+  readSince?(chatId: string, from: number, mark: string | null): Promise<LogRead | null>;
+  /**
    * Appends `entries` atomically (all or none) and resolves to the new length.
    * With `expectedLength`, rejects with a {@link ConflictError} and writes
    * nothing when the log is not that long any more. Rejects with a
@@ -32,11 +45,26 @@ export interface Store {
   create(chatId: string, entries: readonly LogEntry[]): Promise<boolean>;
 }
 
+/**
+ * What {@link Store.readSince} answers: the texts read and where the reader now stands.
+ *
+ * @example
+ * const { texts, mark } = (await store.readSince("chat-1", 0, null)) ?? { texts: [], mark: "" };
+ */
+export interface LogRead {
+  texts: string[];
+  mark: string;
+}
+
 export type StoreErrorCode =
   | "store/conflict"
   | "store/missing-chat"
   | "store/bad-chat-id"
   | "store/truncated"
+  /** The log is not the one a warm reader's mark was taken of (renamed over, rewritten, recreated): read it whole again. */
+  | "store/replaced"
+  /** A line the store holds could not be read this time (an app-wrapped JSON.parse threw): nothing is counted; read again. */
+  | "store/read-failed"
   /** A file store's lock shows no sign of life for the store's lock wait: the message names what to remove. */
   | "store/locked"
   /** Something other than a regular file sits at a chat's path (a directory, a FIFO, a dangling symlink). */
@@ -107,9 +135,11 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
   if (/[\uD800-\uDFFF]/u.test(id)) bad("it is not well-formed Unicode (a lone surrogate)");
 }
 
+const { parse, stringify } = JSON; // as at load: an app's wrapper never sees a store's copies
+
 /** A deep copy as JSON data: what every store keeps and hands out. */
 export function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return parse(stringify(value)) as T;
 }
 
 /**
@@ -139,4 +169,28 @@ export function checkFrom(from: unknown): asserts from is number {
 /** Internal, shared by the stores: the `store/truncated` refusal of a read from past the end. */
 export function truncated(chatId: string, from: number, length: number): StoreError {
   return new StoreError("store/truncated", `chat "${chatId}" has ${length} entries, fewer than the ${from} already read`, chatId);
+}
+
+/** Internal, shared by the stores: the `store/replaced` refusal of a mark that no longer holds. */
+export function replaced(chatId: string): StoreError {
+  return new StoreError("store/replaced", `chat "${chatId}" is not the log that was read before (it was replaced or rewritten): read it whole again`, chatId);
+}
+
+/** Internal, shared by the stores: refuses a mark that is neither a string nor null. */
+export function checkMark(mark: unknown): asserts mark is string | null {
+  if (mark !== null && typeof mark !== "string") throw new TypeError("oda-tasks: readSince needs a mark string or null");
+}
+
+/**
+ * Internal, shared by the stores that mark a chat by an epoch (IndexedDB,
+ * PostgreSQL): the answer of `readSince` for what was read now, or
+ * `store/replaced` when `mark` was taken of another epoch (or of a chat that is gone).
+ */
+export function epochRead(chatId: string, mark: string | null, now: { texts: string[]; mark: string } | null): LogRead | null {
+  if (now === null) {
+    if (mark !== null) throw replaced(chatId); // it existed when the mark was taken
+    return null;
+  }
+  if (mark !== null && mark !== now.mark) throw replaced(chatId);
+  return now;
 }

@@ -693,3 +693,162 @@ test("JSONL: a repeated key reads as JSON.parse reads it (the last wins), so not
     parsed.free();
   }
 });
+
+// ---------------------------------------------------------------------------
+// Issue 14.5: a polluted Object.prototype (a bug elsewhere in the app)
+// changes no decision: every option and step is read as an own property.
+
+/** Runs `fn` with `Object.prototype[key] = value`, removed afterwards whatever happens. */
+async function polluted(pollution, fn) {
+  for (const [key, value] of Object.entries(pollution)) {
+    Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true, enumerable: false });
+  }
+  try {
+    return await fn();
+  } finally {
+    for (const key of Object.keys(pollution)) delete Object.prototype[key];
+  }
+}
+
+test("14.5: Object.prototype.permissions reversed does not reorder SuggestionService's permissions: a Start from a read-only chat stays read-only", async () => {
+  const readOnly = { ...session, settings: { preset: "coder", model: "m", permission: "read-only" } };
+  const store = new MemoryStore();
+  await store.create("c", [readOnly, turn, offerEntry()]);
+  const started = await polluted({ permissions: ["full-access", "auto", "ask", "read-only"] }, async () => {
+    const service = new SuggestionService({ store, cache: new ChatStateCache(store) });
+    return service.start("c", "s1", { permission: "full-access" });
+  });
+  const [first] = await store.read(started.chatId);
+  assert.equal(first.settings.permission, "read-only");
+});
+
+test("14.5: Object.prototype.oneActive = false and maxInputLength do not lift the one-active rule or the 1 MiB limit", async () => {
+  const store = new MemoryStore();
+  await store.create("c", openChat());
+  const twoActive = { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] };
+  const huge = { todos: [{ content: "x".repeat(2 * MiB), status: "pending" }] };
+  const expected = [await runTool(store, "c", { name: "todo_write", input: twoActive }), await runTool(store, "c", { name: "todo_write", input: huge })];
+  assert.equal(expected[0].ok, false);
+  assert.equal(expected[1].ok, false);
+  const got = await polluted({ oneActive: false, maxInputLength: 100 * MiB }, async () => [
+    await runTool(store, "c", { name: "todo_write", input: twoActive }, {}),
+    await runTool(store, "c", { name: "todo_write", input: huge }, {}),
+    ChatState.fromLog(openChat()).todoWrite(twoActive, {}),
+  ]);
+  assert.deepEqual(got.slice(0, 2), expected);
+  assert.equal(got[2].ok, false, "ChatState#todoWrite reads its options as own properties too");
+  assert.equal((await store.read("c")).length, 2, "nothing recorded");
+});
+
+test("14.5: Object.prototype.done = true does not end the write loop: runTool and dismiss record their entries", async () => {
+  const store = new MemoryStore();
+  await store.create("c", offered());
+  const [result] = await polluted({ done: true }, async () => {
+    const r = await runTool(store, "c", { name: "todo_write", input: goodList });
+    await new SuggestionService({ store }).dismiss("c", "s1");
+    return [r];
+  });
+  assert.equal(result.ok, true);
+  assert.equal(typeof result.output, "string");
+  assert.deepEqual((await store.read("c")).slice(3).map((e) => e.type), ["todo_update", "suggestion_settled"]);
+});
+
+test("14.5: polluted store and cache options (size, readChunkBytes, lockWait, attempts, locks) are not read", async () => {
+  const { JsonlStore } = await import("oda-tasks/node");
+  const { IndexedDbStore } = await import("oda-tasks/browser");
+  const { PostgresStore } = await import("oda-tasks/postgres");
+  const { IDBFactory, IDBKeyRange } = await import("fake-indexeddb");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-polluted-"));
+  try {
+    await polluted({ size: 0, readChunkBytes: 0.5, lockWait: "soon", attempts: 0, locks: { request: () => Promise.reject(new Error("polluted lock")) } }, async () => {
+      const cache = new ChatStateCache(new MemoryStore());
+      assert.equal(cache.size, 64);
+      const jsonl = new JsonlStore(dir);
+      assert.equal(await jsonl.create("c", [session]), true);
+      assert.equal(await jsonl.append("c", [turn], 1), 2);
+      const idb = new IndexedDbStore("polluted", { indexedDB: new IDBFactory(), IDBKeyRange });
+      assert.equal(await idb.create("c", [session]), true, "no lock from Object.prototype");
+      idb.close();
+      assert.ok(new PostgresStore({ connect: () => Promise.reject(new Error("unused")), end: async () => {} }));
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("14.5: a SuggestionError carries only its own payload names, never Object.prototype's", async () => {
+  const store = new MemoryStore();
+  await store.create("c", offered());
+  const error = await polluted({ limit: 99, outcome: "started" }, () =>
+    new SuggestionService({ store }).dismiss("c", "nope").then(() => null, (e) => e));
+  assert.ok(error instanceof SuggestionError);
+  assert.equal(error.code, "task-suggestion/not-found");
+  assert.equal(Object.hasOwn(error, "limit"), false);
+  assert.equal(Object.hasOwn(error, "outcome"), false);
+});
+
+// ---------------------------------------------------------------------------
+// Issue 14.11: an app that wraps JSON.stringify (to pretty-print) cannot make
+// an acknowledged write land across lines; every store writes one line of
+// JSON that it checked, by the functions it loaded with.
+
+test("14.11: with JSON.stringify wrapped to pretty-print, every store writes and reads back single-line entries", async () => {
+  const { JsonlStore } = await import("oda-tasks/node");
+  const { IndexedDbStore } = await import("oda-tasks/browser");
+  const { IDBFactory, IDBKeyRange } = await import("fake-indexeddb");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-pretty-"));
+  const stringify = JSON.stringify;
+  const entry = { type: "message", role: "user", text: "hi", nested: { a: [1, 2] } };
+  try {
+    JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
+    const jsonl = new JsonlStore(dir);
+    const stores = [new MemoryStore(), jsonl, new IndexedDbStore("pretty", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null })];
+    for (const store of stores) {
+      assert.equal(await store.create("c", [session]), true);
+      assert.equal(await store.append("c", [entry, turn], 1), 3, store.constructor.name);
+      assert.deepEqual(await store.read("c"), [session, entry, turn], store.constructor.name);
+    }
+    const lines = fs.readFileSync(jsonl.file("c"), "utf8").split("\n");
+    assert.deepEqual(lines, [stringify(session), stringify(entry), stringify(turn), ""], "one line each, as JSON");
+  } finally {
+    JSON.stringify = stringify;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("14.11: entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typed JSON object is a TypeError and nothing is written", async () => {
+  const { RAW_TEXT, entryLine } = await import("../../pkg/dist/entry-text.js");
+  assert.equal(RAW_TEXT, Symbol.for("oda-tasks.rawText"));
+  const exact = '{"type":"start","sandbox":1e400,"approval":18446744073709551615,"ratio":1.50}';
+  const carried = Object.defineProperty({ type: "start" }, RAW_TEXT, { value: exact });
+  assert.equal(entryLine(carried), exact);
+  const store = new MemoryStore();
+  await store.create("c", [session]);
+  for (const [bad, message] of [
+    [Object.defineProperty({ type: "x" }, RAW_TEXT, { value: '{"type":\n"x"}' }), "oda-tasks: entry 0's JSON text is not one line (is JSON.stringify wrapped?); nothing was written"],
+    [Object.defineProperty({ type: "x" }, RAW_TEXT, { value: "[1]" }), "oda-tasks: entry 0 is not a JSON object (it is an array)"],
+    [Object.defineProperty({ type: "x" }, RAW_TEXT, { value: '{"type":1}' }), "oda-tasks: entry 0 has no string `type`"],
+    [Object.defineProperty({ type: "x" }, RAW_TEXT, { value: "{" }), "oda-tasks: entry 0 has a text that is not JSON"],
+    [Object.defineProperty({ type: "x" }, RAW_TEXT, { value: 42 }), "oda-tasks: entry 0 has a RAW_TEXT that is not a string"],
+    [{ type: 7 }, "oda-tasks: entry 0 has no string `type`"],
+  ]) {
+    await assert.rejects(store.append("c", [bad]), (e) => e instanceof TypeError && e.message === message, message);
+  }
+  assert.deepEqual(await store.read("c"), [session], "nothing written");
+  // A copy of the module loaded after the app wrapped JSON.stringify takes the
+  // wrapper: its check refuses what the wrapper makes, rather than write it.
+  const stringify = JSON.stringify;
+  JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
+  try {
+    const late = await import(`../../pkg/dist/entry-text.js?wrapped=${Date.now()}`);
+    assert.throws(() => late.entryLine({ type: "x", a: 1 }), { name: "TypeError", message: "oda-tasks: the entry's JSON text is not one line (is JSON.stringify wrapped?); nothing was written" });
+  } finally {
+    JSON.stringify = stringify;
+  }
+});

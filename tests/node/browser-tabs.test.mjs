@@ -50,3 +50,47 @@ test("two tabs starting one suggestion at once create one chat with one brief", 
   assert.deepEqual(await tabs[0].evaluate(() => window.oda.read("chat-1.s1")), started);
   assert.deepEqual(errors, []);
 });
+
+// Issue 14.3 in a real browser: a warm state in one tab, the database deleted
+// and the chat imported again (now a helper's) in another.
+const importPage = `<!doctype html><meta charset="utf-8"><title>tab</title>
+<script type="module">
+  import { init, runTool } from "/pkg/dist/index.js";
+  import { IndexedDbStore } from "/pkg/dist/browser.js";
+  await init();
+  const store = new IndexedDbStore("oda-import-test");
+  const session = (agent) => ({ type: "session", v: 1, chatId: "chat-1", workspace: "/w", scheduledTaskFolder: false, agent,
+    settings: { preset: "engineer", model: "m", permission: "auto" } });
+  const hello = { type: "message", role: "user", text: "hi" };
+  window.oda = {
+    async warm() {
+      await store.create("chat-1", [session("top-level"), { type: "turn_started" }]);
+      return runTool(store, "chat-1", { name: "todo_write", input: { todos: [{ content: "Read", status: "in_progress" }] } });
+    },
+    async reimport() {
+      store.close();
+      await new Promise((resolve, reject) => {
+        const request = indexedDB.deleteDatabase("oda-import-test");
+        request.onsuccess = resolve;
+        request.onerror = () => reject(request.error);
+      });
+      return store.create("chat-1", [session("helper"), { type: "turn_started" }, hello, hello]);
+    },
+    suggest: () => runTool(store, "chat-1", { name: "suggest_task", input: { title: "Follow up", tldr: "why", brief: "Do it." } }),
+    read: () => store.read("chat-1"),
+  };
+  window.ready = true;
+</script>`;
+
+test("14.3: a tab's warm state notices the database was deleted and the chat imported again in another tab", async (t) => {
+  const { tabs, errors } = await openTabs(t, importPage, 2);
+  for (const tab of tabs) await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
+  assert.equal((await tabs[0].evaluate(() => window.oda.warm())).ok, true, "warm in tab 1");
+  assert.equal(await tabs[1].evaluate(() => window.oda.reimport()), true, "imported again in tab 2, now a helper's chat");
+  assert.deepEqual(await tabs[0].evaluate(() => window.oda.suggest()), {
+    ok: false,
+    error: "suggest_task is only for the top-level agent; report the follow-up in your result instead",
+  });
+  assert.equal((await tabs[1].evaluate(() => window.oda.read())).length, 4, "nothing recorded");
+  assert.deepEqual(errors, []);
+});

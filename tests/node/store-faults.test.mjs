@@ -18,10 +18,12 @@ import { IndexedDbStore } from "oda-tasks/browser";
 import { JsonlStore } from "oda-tasks/node";
 // The store's chunked line reader, for a unit test of lines too long to be strings.
 import { JsonlScanner } from "../../pkg/dist/jsonl.js";
+import { hostKey, plantOwner } from "./helpers/lock-names.mjs";
 
 const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
 const READONLY = new URL("./fixtures/store-jsonl-readonly.mjs", import.meta.url);
 const HOLDER = new URL("./fixtures/lock-holder.mjs", import.meta.url);
+const NS_WRITER = new URL("./fixtures/lock-namespace-writer.mjs", import.meta.url);
 
 async function inTempDir(fn) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-faults-"));
@@ -425,7 +427,7 @@ test("read-only file and read-only directory: reads work, writes are store/read-
 // ---------------------------------------------------------------------------
 // Locks nobody releases (finding 15).
 
-const HOST = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 12);
+const HOST = hostKey();
 const TOKEN = "0123456789abcdef";
 
 test("finding 15: a lock that shows no sign of life is reported after the wait, naming what to remove; nothing is written", { timeout: 60_000 }, async () => {
@@ -437,7 +439,7 @@ test("finding 15: a lock that shows no sign of life is reported after the wait, 
       stray: [(lock) => (fs.mkdirSync(lock), fs.writeFileSync(path.join(lock, ".DS_Store"), "")),
         'it holds ".DS_Store", which is not a lock owner'],
       "stray-beside-a-dead-owner": [(lock) => {
-        fs.mkdirSync(path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`), { recursive: true });
+        plantOwner(lock, dead.pid, TOKEN);
         fs.writeFileSync(path.join(lock, "Thumbs.db"), "");
       }, 'it holds "Thumbs.db", which is not a lock owner'],
       "impossible-pid": [(lock) => fs.mkdirSync(path.join(lock, `99999999999-${HOST}-${TOKEN}`), { recursive: true }),
@@ -447,7 +449,7 @@ test("finding 15: a lock that shows no sign of life is reported after the wait, 
       "reused-pid": [(lock) => fs.mkdirSync(path.join(lock, `${sleeper.pid}-${HOST}-${TOKEN}`), { recursive: true }),
         `its owner, process ${sleeper.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid)`],
       "other-host": [(lock) => fs.mkdirSync(path.join(lock, `${process.pid}-000000000000-${TOKEN}`), { recursive: true }),
-        `its owner, process ${process.pid} on another host (000000000000), has not touched it for the whole wait`],
+        `its owner, process ${process.pid} on another host or in another PID namespace (000000000000), has not touched it for the whole wait`],
       file: [(lock) => fs.writeFileSync(lock, "not a lock"), "it is a regular file, not a lock directory"],
       symlink: [(lock) => fs.symlinkSync("/nonexistent", lock), "it is a symbolic link, not a lock directory"],
       fifo: [(lock) => execFileSync("mkfifo", [lock]), "it is a FIFO, not a lock directory"],
@@ -598,3 +600,271 @@ test("IndexedDbStore: a transaction that aborts half-way leaves the chat as it w
   assert.deepEqual(await store.read("c"), [a, b, c]);
   store.close();
 });
+
+// ---------------------------------------------------------------------------
+// Issue 14: one lock holder in every deployment, warm states that notice a
+// replaced log, counts that never drift from the file.
+
+const TOP = { type: "session", chatId: "c", workspace: "/w", scheduledTaskFolder: false, agent: "top-level", settings: { preset: "coder", model: "m", permission: "auto" } };
+const HELPER = { ...TOP, agent: "helper" };
+const OPEN_TURN = { type: "turn_started" };
+const TODO = { name: "todo_write", input: { todos: [{ content: "Read the code", status: "in_progress" }] } };
+const SUGGEST = { name: "suggest_task", input: { title: "Follow up", tldr: "Why it matters", brief: "Do the follow-up." } };
+const HELLO = { type: "message", role: "user", text: "hi" };
+
+/** What a fresh read of the chat decides on `call` (the reference a warm state must match). */
+async function freshDecision(store, chatId, call) {
+  const state = ChatState.fromLog(await store.read(chatId), { cards: false });
+  try {
+    const r = call.name === "suggest_task" ? state.suggestTask(call.input) : state.todoWrite(call.input);
+    return r.ok ? { ok: true, output: r.output } : { ok: false, error: r.error };
+  } finally {
+    state.free();
+  }
+}
+
+const unshareWorks = (() => {
+  try {
+    execFileSync("unshare", ["--pid", "--fork", "--mount-proc", "true"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** A child in a PID namespace of its own (pid 1 there, as a container's main process); resolves its JSON lines one by one. */
+function inOwnPidNamespace(...args) {
+  const child = spawn("unshare", ["--pid", "--fork", "--mount-proc", process.execPath, new URL(NS_WRITER).pathname, ...args], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = [];
+  const waiting = [];
+  let buffer = "";
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    for (let i; (i = buffer.indexOf("\n")) !== -1; buffer = buffer.slice(i + 1)) {
+      const line = JSON.parse(buffer.slice(0, i));
+      const next = waiting.shift();
+      if (next) next(line);
+      else lines.push(line);
+    }
+  });
+  return { child, next: () => (lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((r) => waiting.push(r))) };
+}
+
+test("issue 14.1: two processes in separate PID namespaces (one pod's containers) never hold a chat's lock at once, nor sweep each other's temp files", { skip: unshareWorks ? false : "needs unshare --pid --fork --mount-proc (root)", timeout: 60_000 }, () =>
+  inTempDir(async (dir) => {
+    await new JsonlStore(dir).create("c", [a]);
+    const holder = inOwnPidNamespace("hold", dir, "c", "2500");
+    try {
+      const held = await holder.next();
+      assert.equal(held.event, "held");
+      const writer = inOwnPidNamespace("append", dir, "c", "1");
+      const appended = await writer.next();
+      assert.equal(held.pid, 1, "the holder is pid 1 in its namespace");
+      assert.equal(appended.pid, 1, "so is the writer in its own: the holder's pid is the writer's own");
+      const tempKept = fs.existsSync(held.temp);
+      const released = await holder.next();
+      assert.deepEqual(
+        { intruded: released.intruded, appendedAfterRelease: appended.at >= released.at, tempKept },
+        { intruded: false, appendedAfterRelease: true, tempKept: true },
+        "nobody wrote the chat while its holder held the lock, and the holder's temp file was not swept from the other namespace",
+      );
+      assert.equal(appended.length, 2);
+      assert.deepEqual(await new JsonlStore(dir).read("c"), [a, { type: "from-another-namespace" }]);
+    } finally {
+      holder.child.stdin.end();
+      await once(holder.child, "exit");
+    }
+    assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"]);
+  }));
+
+test("issue 14.2: a holder whose event loop is blocked far past the lock wait is waited for, not reported: its heartbeat runs on a thread", { timeout: 60_000 }, () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir, { lockWait: 1000 });
+    await store.create("c", [a]);
+    const lock = path.join(dir, "c.jsonl.lock");
+    const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    try {
+      await once(holder, "message");
+      holder.send({ block: 4000 }); // a long synchronous replay: four times the wait
+      const released = once(holder, "message").then(() => Date.now());
+      await sleep(100);
+      const length = await store.append("c", [b], 1);
+      assert.equal(length, 2);
+      assert.ok(Date.now() >= (await released) - 50, "appended once the busy holder was done");
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  }));
+
+test("issue 14.1/14.2: a pid that looks dead is broken only once its entry went untouched for STALE_MS; a fresh one is waited for", { timeout: 30_000 }, () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir, { lockWait: 200 });
+    await store.create("c", [a]);
+    const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    await once(dead, "exit");
+    const lock = path.join(dir, "c.jsonl.lock");
+    const owner = path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`);
+    fs.mkdirSync(owner, { recursive: true }); // touched just now: its pid is gone, but not for long enough
+    const started = Date.now();
+    assert.equal(await store.append("c", [b], 1), 2, "broken once stale, though the wait is shorter (it never counts as stuck)");
+    assert.ok(Date.now() - started >= 1900, `not broken before it went untouched for STALE_MS (took ${Date.now() - started} ms)`);
+    // A dead process's temp file is swept only when it is old, too.
+    const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
+    fs.writeFileSync(temp, "{}\n");
+    const { sweep } = await import("../../pkg/dist/lock.js");
+    await sweep(dir);
+    assert.ok(fs.existsSync(temp), "a fresh temp file stays");
+    const then = new Date(Date.now() - 60_000);
+    fs.utimesSync(temp, then, then);
+    await sweep(dir);
+    assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
+  }));
+
+test("issue 14.3: a warm state notices its file was renamed over or rewritten in place (rsync, a restore) and reads it again", () =>
+  inTempDir(async (dir) => {
+    for (const how of ["renamed over", "rewritten in place"]) {
+      const store = new JsonlStore(dir);
+      const chat = how === "renamed over" ? "c" : "d";
+      const file = store.file(chat);
+      await store.create(chat, [{ ...TOP, chatId: chat }, OPEN_TURN]);
+      assert.equal((await runTool(store, chat, TODO)).ok, true, "warm: the shared cache holds the chat at 3 entries");
+      // The chat is now a helper's, and at least as long as the warm state thinks.
+      const text = [{ ...HELPER, chatId: chat }, OPEN_TURN, HELLO, HELLO].map((e) => `${J(e)}\n`).join("");
+      if (how === "renamed over") {
+        fs.writeFileSync(path.join(dir, "restore.tmp"), text);
+        fs.renameSync(path.join(dir, "restore.tmp"), file);
+      } else {
+        fs.writeFileSync(file, text); // same inode
+      }
+      const expected = await freshDecision(store, chat, SUGGEST);
+      assert.equal(expected.ok, false, "a fresh read refuses: a helper offers nothing");
+      assert.deepEqual(await runTool(store, chat, SUGGEST), expected, how);
+      assert.equal(fs.readFileSync(file, "utf8"), text, `${how}: nothing recorded`);
+    }
+  }));
+
+test("issue 14.3: a warm IndexedDB state notices the database was deleted and the chat imported again in another tab", async () => {
+  const indexedDB = new IDBFactory();
+  const tab1 = new IndexedDbStore("app", { indexedDB, IDBKeyRange, locks: null });
+  await tab1.create("c", [TOP, OPEN_TURN]);
+  assert.equal((await runTool(tab1, "c", TODO)).ok, true, "warm in tab 1");
+  const tab2 = new IndexedDbStore("app", { indexedDB, IDBKeyRange, locks: null });
+  await new Promise((resolve, reject) => {
+    const request = indexedDB.deleteDatabase("app"); // tab 1's connection closes on versionchange
+    request.onsuccess = resolve;
+    request.onerror = () => reject(request.error);
+  });
+  assert.equal(await tab2.create("c", [HELPER, OPEN_TURN, HELLO, HELLO]), true, "imported again, now a helper's chat");
+  const expected = await freshDecision(tab1, "c", SUGGEST);
+  assert.equal(expected.ok, false);
+  assert.deepEqual(await runTool(tab1, "c", SUGGEST), expected);
+  assert.equal((await tab2.read("c")).length, 4, "nothing recorded");
+  tab1.close();
+  tab2.close();
+});
+
+/** Makes the next write through any FileHandle first append `line` to `file` as another program would (no lock). */
+async function appendBeforeNextWrite(file, line) {
+  const fh = await fs.promises.open(file, "r");
+  const proto = Object.getPrototypeOf(fh);
+  await fh.close();
+  const write = proto.write;
+  proto.write = function (...args) {
+    proto.write = write;
+    fs.appendFileSync(file, line);
+    return write.apply(this, args);
+  };
+  return () => (proto.write = write);
+}
+
+test("issue 14.4a: another program appends while the store writes: the store says where its entry landed, and the warm state reads again", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const file = store.file("c");
+    await store.create("c", [TOP, OPEN_TURN]);
+    assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+    let undo = await appendBeforeNextWrite(file, `${J({ type: "turn_ended" })}\n`);
+    try {
+      assert.equal((await runTool(store, "c", TODO)).ok, true);
+    } finally {
+      undo();
+    }
+    const log = await store.read("c");
+    assert.deepEqual(log.map((e) => e.type), ["session", "turn_started", "todo_update", "turn_ended", "todo_update"]);
+    const expected = await freshDecision(store, "c", SUGGEST);
+    assert.equal(expected.ok, false, "outside a turn, a fresh read refuses");
+    assert.deepEqual(await runTool(store, "c", SUGGEST), expected, "and so does the warm state");
+    // The store's own answer: the length the file really has, its entry last.
+    undo = await appendBeforeNextWrite(file, `${J(HELLO)}\n`);
+    try {
+      assert.equal(await store.append("c", [b], 5), 7, "the other program's line and ours");
+    } finally {
+      undo();
+    }
+    assert.deepEqual((await store.readFrom("c", 5)), [HELLO, b]);
+    assert.equal(await store.append("c", [c], 7), 8, "the count it remembers is the file's");
+  }));
+
+test("issue 14.4b: an app-wrapped JSON.parse that throws once during a scan makes the store read again, never count the line as unreadable", () =>
+  inTempDir(async (dir) => {
+    const store = new JsonlStore(dir);
+    const file = store.file("c");
+    await store.create("c", [TOP, OPEN_TURN]);
+    assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+    fs.appendFileSync(file, `${J({ type: "turn_ended" })}\n`); // another program ends the turn
+    const parse = JSON.parse;
+    let failures = 0;
+    JSON.parse = function (text, ...rest) {
+      if (failures === 0 && typeof text === "string" && text.includes('"turn_ended"')) {
+        failures++;
+        throw new SyntaxError("the app's JSON.parse wrapper failed once");
+      }
+      return parse.call(this, text, ...rest);
+    };
+    let warm;
+    try {
+      warm = await runTool(store, "c", SUGGEST).catch((e) => ({ threw: e.code }));
+    } finally {
+      JSON.parse = parse;
+    }
+    const expected = await freshDecision(store, "c", SUGGEST);
+    assert.equal(expected.ok, false, "outside a turn, a fresh read refuses");
+    // Read again (and decided right), or refused with store/read-failed: never accepted on a shifted count.
+    assert.ok(warm.threw === "store/read-failed" || (warm.ok === false && warm.error === expected.error), JSON.stringify(warm));
+    assert.deepEqual(await runTool(store, "c", SUGGEST), expected, "the next call decides on the whole log");
+    assert.equal((await store.read("c")).length, 4, "nothing recorded");
+  }));
+
+test("issue 14.8: a line nested 6,000 deep from another program is skipped and reported; runTool and list keep working through JsonlStore", () =>
+  inTempDir(async (dir) => {
+    const { SuggestionService } = await import("oda-tasks");
+    const store = new JsonlStore(dir);
+    await store.create("c", [TOP, OPEN_TURN]);
+    const deep = `{"type":"app","deep":${"[".repeat(6000)}1${"]".repeat(6000)}}`;
+    fs.appendFileSync(store.file("c"), `${deep}\n`);
+    assert.equal((await runTool(store, "c", TODO)).ok, true);
+    const offered = await runTool(store, "c", SUGGEST);
+    assert.equal(offered.ok, true, JSON.stringify(offered));
+    const { open } = await new SuggestionService({ store }).list("c");
+    assert.deepEqual(open.map((s) => s.title), ["Follow up"]);
+    assert.deepEqual(await store.readTextFrom("c", 2), [deep, ...(await store.readTextFrom("c", 3))], "the deep line is kept as it is");
+  }));
+
+test("issue 14.12: through JsonlStore, a Start copies sandbox and approval exactly as the offering chat's file holds them", () =>
+  inTempDir(async (dir) => {
+    const { SuggestionService } = await import("oda-tasks");
+    const store = new JsonlStore(dir);
+    const settings = '{"model":"m","permission":"auto","sandbox":{"limit":1e400,"big":18446744073709551615},"approval":[1.50,-0.0,1E2]}';
+    const session = `{"type":"session","chatId":"c","workspace":"/w","scheduledTaskFolder":false,"agent":"top-level","settings":${settings}}`;
+    fs.writeFileSync(store.file("c"), `${session}\n${J(OPEN_TURN)}\n`);
+    const offered = await runTool(store, "c", SUGGEST);
+    assert.equal(offered.ok, true, JSON.stringify(offered));
+    const id = (await store.read("c")).at(-1).id;
+    const { chatId } = await new SuggestionService({ store }).start("c", id);
+    const [first] = fs.readFileSync(store.file(chatId), "utf8").split("\n");
+    assert.ok(first.includes('"sandbox":{"limit":1e400,"big":18446744073709551615}'), first);
+    assert.ok(first.includes('"approval":[1.50,-0.0,1E2]'), first);
+    assert.deepEqual((await store.readTextFrom("c", 0)).slice(0, 2), [session, J(OPEN_TURN)], "readTextFrom gives the stored text");
+  }));

@@ -57,7 +57,7 @@ function idbSetup(locks) {
 storeContract("IndexedDbStore", idbSetup(null));
 storeContract("IndexedDbStore with Web Locks", idbSetup(fakeLocks));
 
-test("IndexedDbStore: the layout is chats (id → { length }) and entries ([id, index] → entry)", async () => {
+test("IndexedDbStore: the layout is chats (id → { length, epoch }) and entries ([id, index] → entry)", async () => {
   const indexedDB = new IDBFactory();
   const store = new IndexedDbStore("layout", { indexedDB, IDBKeyRange, locks: null });
   await store.create("c", [{ type: "session" }]);
@@ -78,7 +78,11 @@ test("IndexedDbStore: the layout is chats (id → { length }) and entries ([id, 
         request.onsuccess = () => resolve(request.result);
       });
     assert.deepEqual(await all("chats", "getAllKeys"), ["c", "d"]);
-    assert.deepEqual(await all("chats", "getAll"), [{ length: 3 }, { length: 1 }]);
+    const records = await all("chats", "getAll");
+    assert.deepEqual(records.map((r) => r.length), [3, 1]);
+    for (const r of records) assert.match(r.epoch, /^[0-9a-f]{24}$/, "each chat has a random epoch, set when it is created");
+    assert.notEqual(records[0].epoch, records[1].epoch);
+    assert.deepEqual(records.map((r) => Object.keys(r).sort()), [["epoch", "length"], ["epoch", "length"]]);
     assert.deepEqual(await all("entries", "getAllKeys"), [["c", 0], ["c", 1], ["c", 2], ["d", 0]]);
     assert.deepEqual(await all("entries", "getAll"), [{ type: "session" }, { type: "a" }, { type: "b" }, { type: "other" }]);
   } finally {

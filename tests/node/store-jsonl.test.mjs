@@ -10,6 +10,8 @@ import { once } from "node:events";
 import { createHash } from "node:crypto";
 import { StoreError } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
+import { plantOwner } from "./helpers/lock-names.mjs";
+import { STALE_MS, sweep } from "../../pkg/dist/lock.js";
 import { HOSTILE_IDS, storeContract } from "./fixtures/store-contract.mjs";
 
 const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
@@ -223,8 +225,7 @@ async function deadPid() {
 /** Puts a lock on `chatId` as the store's lock layout has it, owned by `pid`. */
 function plantLock(dir, chatId, pid) {
   const lock = path.join(dir, `${chatId}.jsonl.lock`);
-  const host = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 12);
-  fs.mkdirSync(path.join(lock, `${pid}-${host}-0123456789abcdef`), { recursive: true });
+  plantOwner(lock, pid);
   return lock;
 }
 
@@ -333,5 +334,8 @@ test("JsonlStore: a process killed mid-append leaves a log that others keep usin
     assert.deepEqual(readable.map((line) => JSON.parse(line)), [...log, { type: "after" }]);
     assert.ok(text.split("\n").length - 1 - readable.length <= 1, "at most the one line the kill cut off");
     assert.deepEqual(await new JsonlStore(dir).read("c"), [...log, { type: "after" }]);
+    // Its temp files go once they are STALE_MS old (a live owner keeps its own fresh).
+    await new Promise((r) => setTimeout(r, STALE_MS + 100));
+    await sweep(dir);
     assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "the dead process's lock and temp files are gone");
   }));

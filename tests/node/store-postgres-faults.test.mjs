@@ -304,3 +304,111 @@ test("faults: SIGKILL of a process with 4 appends always in flight: acknowledged
     await db.done();
   }
 });
+
+// ---------------------------------------------------------------------------
+// Issue 14.9: no wait without a bound.
+
+/** `promise`, or a rejection naming `what` when it has not settled within `ms` (so a hang fails the test, never stalls it). */
+function within(ms, what, promise) {
+  let timer;
+  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const topSession = (chatId) => ({ type: "session", chatId, workspace: "/w", scheduledTaskFolder: false, agent: "top-level", settings: { permission: "auto" } });
+const todoCall = { name: "todo_write", input: { todos: [{ content: "Ship", status: "in_progress" }] } };
+
+test("14.9: another session holds a chat's row (FOR UPDATE, idle in transaction): writes to it fail with store/locked after lockTimeout; with a pool of two, other chats go on", { timeout: 60_000 }, async () => {
+  const db = await fresh();
+  const { runTool } = await import("oda-tasks");
+  const holder = await db.pool().connect();
+  try {
+    const store = db.store({ max: 2 }, { lockTimeout: 400 });
+    await store.create("a", [topSession("a"), { type: "turn_started" }]);
+    await store.create("b", [topSession("b"), { type: "turn_started" }]);
+    await holder.query("BEGIN");
+    await holder.query("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE"); // then idle in transaction
+    const locked = 'chat "a": another database session held a lock this write needs (the chat\'s row, or a table) for the whole lock timeout (400 ms); nothing was written';
+    const onA = [runTool(store, "a", todoCall), runTool(store, "a", todoCall), store.append("a", [{ type: "x" }], 2)];
+    const onB = runTool(store, "b", todoCall);
+    const settled = await within(15_000, "calls while chat a's row is held", Promise.allSettled([...onA, onB]));
+    for (const r of settled.slice(0, 3)) {
+      assert.equal(r.status, "rejected");
+      assert.ok(r.reason instanceof StoreError, String(r.reason));
+      assert.equal(r.reason.code, "store/locked");
+      assert.equal(r.reason.message, locked);
+    }
+    assert.equal(settled[3].status, "fulfilled");
+    assert.equal(settled[3].value.ok, true, "chat b went on");
+    assert.equal((await store.read("a")).length, 2, "nothing written to a");
+    await holder.query("ROLLBACK");
+    assert.equal((await runTool(store, "a", todoCall)).ok, true, "once the row is free, chat a works");
+  } finally {
+    await holder.query("ROLLBACK").catch(() => undefined);
+    holder.release();
+    await db.done();
+  }
+});
+
+test("14.9: a statement held past statementTimeout (a table lock, lockTimeout longer) fails with store/unavailable; the options are checked", { timeout: 60_000 }, async () => {
+  const db = await fresh();
+  const holder = await db.pool().connect();
+  try {
+    const store = db.store({ max: 2 }, { lockTimeout: 60_000, statementTimeout: 300 });
+    await store.create("a", [topSession("a")]);
+    await holder.query("BEGIN");
+    await holder.query("LOCK TABLE oda_tasks_chats IN ACCESS EXCLUSIVE MODE");
+    const results = await within(15_000, "calls while the table is locked", Promise.allSettled([store.read("a"), store.append("a", [{ type: "x" }], 1)]));
+    assert.deepEqual(results.map((r) => [r.status, r.reason?.code]), [["rejected", "store/unavailable"], ["rejected", "store/unavailable"]]);
+    assert.equal(results[0].reason.message, 'the database did not finish the read for chat "a" within the statement timeout (300 ms); nothing was written');
+    await holder.query("ROLLBACK");
+    assert.equal(await store.append("a", [{ type: "x" }], 1), 2);
+    for (const [options, message] of [
+      [{ lockTimeout: 0 }, "oda-tasks: PostgresStore lockTimeout must be a whole number >= 1 (got 0)"],
+      [{ statementTimeout: "1s" }, "oda-tasks: PostgresStore statementTimeout must be a whole number >= 1 (got 1s)"],
+      [{ lock_timeout: 5 }, 'oda-tasks: unknown PostgresStore option "lock_timeout"'],
+    ]) {
+      assert.throws(() => new PostgresStore(db.pool(), options), { name: "TypeError", message });
+    }
+  } finally {
+    await holder.query("ROLLBACK").catch(() => undefined);
+    holder.release();
+    await db.done();
+  }
+});
+
+test("14.8/14.12 store side: PostgresStore.readTextFrom gives each entry's text exactly as stored (numbers, key order)", async () => {
+  const db = await fresh();
+  try {
+    const store = db.store();
+    const { RAW_TEXT } = await import("../../pkg/dist/entry-text.js");
+    const exact = '{"type":"session","sandbox":1e400,"approval":18446744073709551615,"ratio":1.50,"b":1,"a":2}';
+    await store.create("c", [Object.defineProperty({ type: "session" }, RAW_TEXT, { value: exact })]);
+    assert.deepEqual(await store.readTextFrom("c", 0), [exact]);
+    assert.deepEqual(await store.readTextFrom("c", 1), []);
+    assert.equal(await store.readTextFrom("nope", 0), null);
+  } finally {
+    await db.done();
+  }
+});
+
+test("14.3: a warm state notices the chat was deleted and written again (a restore) and reads it again", async () => {
+  const db = await fresh();
+  const { ChatState, runTool } = await import("oda-tasks");
+  try {
+    const store = db.store();
+    await store.create("c", [topSession("c"), { type: "turn_started" }]);
+    assert.equal((await runTool(store, "c", todoCall)).ok, true, "warm at 3 entries");
+    await db.sql("DELETE FROM oda_tasks_entries WHERE chat_id = 'c'");
+    await db.sql("DELETE FROM oda_tasks_chats WHERE chat_id = 'c'");
+    const hello = { type: "message", role: "user", text: "hi" };
+    assert.equal(await db.store().create("c", [{ ...topSession("c"), agent: "helper" }, { type: "turn_started" }, hello, hello]), true);
+    const suggest = { name: "suggest_task", input: { title: "Follow up", tldr: "Why", brief: "Do it." } };
+    const fresh = ChatState.fromLog(await store.read("c"), { cards: false }).suggestTask(suggest.input);
+    assert.equal(fresh.ok, false);
+    assert.deepEqual(await runTool(store, "c", suggest), { ok: false, error: fresh.error });
+    assert.equal((await store.read("c")).length, 4, "nothing recorded");
+  } finally {
+    await db.done();
+  }
+});

@@ -1,0 +1,94 @@
+// The one way every store turns a log entry into the text it stores: one
+// line of JSON of an object with a string `type`, made by the JSON functions
+// as they were when this module loaded, so that an app wrapping
+// JSON.stringify (to pretty-print, say) cannot make a write land across lines.
+
+/**
+ * Where an entry made by the core carries its exact stored text (a
+ * non-enumerable own property), so copied numbers reach a store unchanged.
+ *
+ * @example
+ * const text = (entry as { [RAW_TEXT]?: string })[RAW_TEXT];
+ */
+export const RAW_TEXT: unique symbol = Symbol.for("oda-tasks.rawText") as never;
+
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const hasOwn = Object.prototype.hasOwnProperty;
+const ownDescriptor = Object.getOwnPropertyDescriptor;
+const isArray = Array.isArray;
+
+/**
+ * The stored text of `entry`: its own `RAW_TEXT` string when it has one,
+ * else its JSON text. Throws a `TypeError` (and so nothing is written) unless
+ * that text is one line of JSON of an object with a string `type`.
+ *
+ * @example
+ * entryLine({ type: "turn_started" }); // '{"type":"turn_started"}'
+ */
+export function entryLine(entry: unknown): string {
+  let text: unknown;
+  if (typeof entry === "object" && entry !== null && hasOwn.call(entry, RAW_TEXT)) {
+    const raw = ownDescriptor(entry, RAW_TEXT);
+    text = raw !== undefined && "value" in raw ? raw.value : undefined;
+    if (typeof text !== "string") throw new TypeError("oda-tasks: the entry has a RAW_TEXT that is not a string");
+  } else {
+    try {
+      // `undefined`, a function or a symbol has no JSON form: it stands as null, as in an array.
+      text = stringify(entry) ?? "null";
+    } catch (e) {
+      throw new TypeError(`oda-tasks: the entry is not JSON data (${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
+  checkLine(text as string);
+  return text as string;
+}
+
+/**
+ * The stored texts of `entries` (an array), all checked before any is
+ * written; a refusal names the entry's index.
+ *
+ * @example
+ * entryTexts([{ type: "turn_started" }, { type: "turn_ended" }]); // two lines, no "\n" in either
+ */
+export function entryTexts(entries: readonly unknown[]): string[] {
+  if (!isArray(entries)) throw new TypeError("oda-tasks: entries must be an array of log entries");
+  const texts = new Array<string>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    try {
+      texts[i] = entryLine(entries[i]);
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e;
+      throw new TypeError(e.message.replace(/^oda-tasks: the entry('s)? /, `oda-tasks: entry ${i}$1 `));
+    }
+  }
+  return texts;
+}
+
+/**
+ * The entry a stored text holds, read by the JSON.parse this module loaded
+ * with (an app's wrapper never sees the store's own texts).
+ *
+ * @example
+ * entryFromText('{"type":"turn_started"}'); // { type: "turn_started" }
+ */
+export function entryFromText(text: string): Record<string, unknown> {
+  return parse(text) as Record<string, unknown>;
+}
+
+function checkLine(text: string): void {
+  if (text.includes("\n") || text.includes("\r")) throw new TypeError("oda-tasks: the entry's JSON text is not one line (is JSON.stringify wrapped?); nothing was written");
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch {
+    throw new TypeError("oda-tasks: the entry has a text that is not JSON");
+  }
+  if (typeof value !== "object" || value === null || isArray(value)) {
+    const what = value === null ? "null" : isArray(value) ? "an array" : typeof value;
+    throw new TypeError(`oda-tasks: the entry is not a JSON object (it is ${what})`);
+  }
+  if (typeof (value as { type?: unknown }).type !== "string" || !hasOwn.call(value, "type")) {
+    throw new TypeError("oda-tasks: the entry has no string `type`");
+  }
+}
