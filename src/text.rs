@@ -165,4 +165,3 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
         d.deserialize_bytes(TextVisitor(std::marker::PhantomData))
     }
 }
-

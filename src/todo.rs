@@ -233,7 +233,12 @@ pub struct Move {
 /// Compares two lists. Texts are unique within a list the core wrote; a
 /// stored list with repeats (an older or foreign writer) matches the first.
 pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
-    diff_by(prev, next, |item| item.content.as_str(), |item| (item.content.clone(), item.status))
+    diff_by(
+        prev,
+        next,
+        |item| item.content.as_str(),
+        |item| (item.content.clone(), item.status),
+    )
 }
 
 /// [`diff`] over any items with an ordered key (a text, or an interned text's number).
