@@ -79,7 +79,30 @@ export interface SuggestionServiceOptions {
  */
 export interface SuggestionList {
   open: Suggestion[];
-  settled: SettledSuggestion[];
+  settled: ListedSuggestion[];
+}
+
+/**
+ * A settled offer as `list()` answers it: with `progress` when asked for
+ * (`{ progress: true }`) and the offer was started.
+ *
+ * @example
+ * const started = (await service.list("chat-1", { progress: true })).settled.filter((s) => s.progress);
+ */
+export interface ListedSuggestion extends SettledSuggestion {
+  progress?: StartedProgress;
+}
+
+/**
+ * How far a started chat got: its current to-do list's completed items and
+ * all its items ("3 of 5 completed").
+ *
+ * @example
+ * const { completed, total } = offer.progress;
+ */
+export interface StartedProgress {
+  completed: number;
+  total: number;
 }
 
 /**
