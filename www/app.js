@@ -2,7 +2,9 @@
 // driven by hand. It uses only the package's public API, imported by name.
 import { ChatState, init, readFrom, runTool, SuggestionService } from "oda-tasks";
 import { IndexedDbStore } from "oda-tasks/browser";
-import { chatIdFor, parseChat, toJsonl } from "./jsonl.js";
+import { chatIdFor, parseChat, toJsonl } from "./files.js";
+import { cardPages, firstScreen } from "./paged.js";
+import { Timeline } from "./timeline.js";
 import * as view from "./view.js";
 
 await init();
@@ -16,6 +18,7 @@ const channel = new BroadcastChannel("oda-tasks-preview");
 const $ = (id) => document.getElementById(id);
 
 let current = null;
+const timeline = new Timeline($("entries"), (chatId) => open(chatId));
 let renders = 0;
 let suggestionStatus = "";
 /** The open chat's current to-do list, for the example input. */
@@ -101,20 +104,22 @@ async function render() {
   if (chat === null) {
     $("chat-header").replaceChildren(view.h("h2", { id: "chat-title", text: "No chat open" }),
       view.h("p", { text: "Import a .jsonl file to see its chat." }));
-    for (const id of ["entries", "plan", "suggestions", "skipped"]) $(id).replaceChildren();
+    for (const id of ["entries", "skipped"]) $(id).replaceChildren();
+    Object.assign($("plan"), { plan: null, cardCount: 0 });
+    $("suggestions").list = null;
     $("skipped").hidden = true;
     return;
   }
   const { log, state } = chat;
-  const todos = state.replayTodos();
-  const offers = state.replaySuggestions();
-  const skipped = [...new Map([...todos.skipped, ...offers.skipped].map((s) => [s.index, s])).values()].sort((a, b) => a.index - b.index);
+  const screen = firstScreen(state, 50);
+  const offers = await service.list(current, { progress: true });
+  if (seq !== renders) return;
   $("chat-header").replaceChildren(...view.chatHeader(current, log, open));
-  $("skipped").replaceChildren(...view.skippedList(skipped));
-  $("skipped").hidden = skipped.length === 0;
-  $("entries").replaceChildren(...view.timeline(log, todos, skipped));
-  $("plan").replaceChildren(...view.plan(todos));
-  $("suggestions").replaceChildren(...view.suggestions(offers, actions));
+  $("skipped").replaceChildren(...view.skippedList(screen.skipped));
+  $("skipped").hidden = screen.skipped.length === 0;
+  timeline.show(current, log, cardPages(state), screen);
+  Object.assign($("plan"), { plan: screen.plan, cardCount: screen.cardCount });
+  $("suggestions").list = offers;
   $("suggestion-status").textContent = suggestionStatus;
   const turns = log.filter((e) => e.type === "turn_started" || e.type === "turn_ended");
   const running = turns.at(-1)?.type === "turn_started";
@@ -123,7 +128,7 @@ async function render() {
   $("turn-end").disabled = !running;
   $("turn-state").textContent = running ? `Turn ${number} is running` : "No turn is running";
   document.title = `${$("chat-title").textContent} · oda-tasks preview`;
-  listNow = todos.todos;
+  listNow = screen.todos;
   if ($("call-input").value === "" || $("call-input").value === template) fillTemplate();
 }
 
@@ -135,20 +140,24 @@ function notice(text) {
 // ---------------------------------------------------------------------------
 // Suggestions.
 
-const actions = {
-  start: (s) => act(s, async () => {
-    const { chatId } = await service.start(current, s.id);
-    await addChat(chatId, s.title);
-    suggestionStatus = "";
-    changed();
-    await open(chatId);
-    $("timeline").focus();
-  }),
-  draft: (s) => act(s, () => service.draft(current, s.id), `Drafted “${s.title}”.`),
-  dismiss: (s) => act(s, () => service.dismiss(current, s.id), `Dismissed “${s.title}”.`),
-  restore: (s) => act(s, () => service.restore(current, s.id), `Restored “${s.title}”.`),
-  open: (chatId) => open(chatId),
+/** The offer an event of <oda-suggestions> names, from the list it shows. */
+const offer = (e) => {
+  const { open: waiting = [], settled = [] } = $("suggestions").list ?? {};
+  return [...waiting, ...settled].find((s) => s.id === e.detail.id) ?? { id: e.detail.id, title: e.detail.id };
 };
+$("suggestions").addEventListener("oda-start", (e) => act(offer(e), async () => {
+  const s = offer(e);
+  const { chatId } = await service.start(current, s.id);
+  await addChat(chatId, s.title);
+  suggestionStatus = "";
+  changed();
+  await open(chatId);
+  $("timeline").focus();
+}));
+$("suggestions").addEventListener("oda-draft", (e) => act(offer(e), () => service.draft(current, e.detail.id), `Drafted “${offer(e).title}”.`));
+$("suggestions").addEventListener("oda-dismiss", (e) => act(offer(e), () => service.dismiss(current, e.detail.id), `Dismissed “${offer(e).title}”.`));
+$("suggestions").addEventListener("oda-restore", (e) => act(offer(e), () => service.restore(current, e.detail.id), `Restored “${offer(e).title}”.`));
+$("suggestions").addEventListener("oda-open-chat", (e) => open(e.detail.chatId));
 
 async function act(s, fn, done) {
   try {
@@ -159,8 +168,6 @@ async function act(s, fn, done) {
   }
   changed();
   await render();
-  if (done) $("suggestions-h")?.setAttribute("tabindex", "-1");
-  if (done) $("suggestions-h")?.focus();
 }
 
 // ---------------------------------------------------------------------------

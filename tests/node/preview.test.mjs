@@ -30,7 +30,7 @@ async function preview(t, ...args) {
 }
 
 const cards = (page) => page.getByRole("article", { name: "Update to-do list" });
-const planState = (page) => page.locator("#plan .plan-state");
+const planState = (page) => page.locator("#plan .state");
 const said = (page) => page.locator("#call-result .said");
 
 async function send(page, tool, input) {
@@ -83,8 +83,8 @@ test("the example chat: cards with their changes, the finished plan, the chips; 
   const last = cards(page).nth(3);
   assert.deepEqual(await last.locator(".todo.removed").allTextContents(), ["Removed: Check the other callers of retry()Removed"]);
   // States are words for screen readers and icons for the eye, not only colour.
-  assert.equal(await last.locator(".todo.s-completed .visually-hidden").first().textContent(), "Completed: ");
-  assert.equal(await last.locator(".todo.s-completed use").first().getAttribute("href"), "#i-completed");
+  assert.equal(await last.locator(".todo.s-completed .vh").first().textContent(), "Completed: ");
+  assert.equal(await last.locator(".todo.s-completed > svg.i-completed").count(), 4);
 
   assert.equal(await planState(page).textContent(), "Finished · turn 2");
   assert.equal(await page.getByRole("list", { name: "Plan items" }).getByRole("listitem").count(), 4);
@@ -148,7 +148,7 @@ test("the panel: updates and offers add cards and chips, refusals show their exa
   await page.getByRole("button", { name: "Dismiss: Write a runbook" }).focus();
   await page.keyboard.press("Enter");
   await page.getByText("1 open · 2 settled").waitFor();
-  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).locator(".title").allTextContents(),
+  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).locator(".name").allTextContents(),
     ["Move upload retries into a shared helper", "Write a runbook"], "in offer order");
   assert.equal(await page.locator("#suggestion-status").textContent(), "Dismissed “Write a runbook”.");
   // The one-active switch is remembered.
@@ -192,7 +192,7 @@ test("Start from two tabs at the same moment creates one chat; after a reload ev
   assert.deepEqual(stored, { settlements: 1, types: ["session", "message"] });
   await tabs[1].getByRole("button", { name: "chat-7f3a", exact: false }).first().click();
   await tabs[1].locator("#chat-title", { hasText: "Fix flaky upload retries" }).waitFor();
-  assert.equal(await tabs[1].getByRole("list", { name: "Settled suggestions" }).locator(".o-started .title").textContent(), "Add upload metrics");
+  assert.equal(await tabs[1].getByRole("list", { name: "Settled suggestions" }).locator(".o-started .name").textContent(), "Add upload metrics");
   assert.deepEqual(errors, []);
 });
 
