@@ -73,7 +73,7 @@ export class OdaTodoCardElement extends ElementBase {
       statusChanged.length && `${statusChanged.length} state changed`, moved.length && `${moved.length} moved`,
     ].filter(Boolean).join(", ") || "no change";
     const where = [
-      this.#position !== null ? `${this.#position}${this.#total !== null ? ` of ${this.#total}` : ""}` : null,
+      this.#position !== null ? `${count(this.#position)}${this.#total !== null ? ` of ${count(this.#total)}` : ""}` : null,
       c.turn !== null ? `turn ${c.turn}` : null,
     ].filter(Boolean).join(" · ");
     const items = c.todos.map((t) => {
@@ -107,6 +107,9 @@ export function todoItem(item: TodoItem, marks: HTMLElement[] = []): HTMLElement
     h("span", { class: "line" }, hidden(`${STATUS[item.status]}: `), h("span", { class: "text", text: item.content }),
       marks.length ? h("span", { class: "marks" }, marks) : null));
 }
+
+/** A number as the words around it are written: English, with thousands grouped. */
+const count = (n: number): string => n.toLocaleString("en");
 
 function mark(kind: "added" | "removed" | "changed" | "moved", text: string): HTMLElement {
   return h("span", { class: `mark m-${kind}`, part: `mark mark-${kind}` }, icon(kind), text);
