@@ -2,13 +2,10 @@
 //! entry. It sits above the entry format and the two ledgers, and a host keeps
 //! one alive (the WASM `ChatState`) and feeds it only what is new.
 
-use crate::entry::Origin;
-use crate::entry::{
-    read_entry, read_entry_bytes, Entry, KnownType, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL,
-};
-use crate::json::write::{cat, uint_text};
+use std::collections::BTreeSet;
+
+use crate::entry::{read_entry, Entry, KnownType, Origin, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL};
 use crate::suggest::SuggestionLedger;
-use crate::table::TextTable;
 use crate::todo::TodoLedger;
 
 /// Where the chat's turns stand.
@@ -24,25 +21,15 @@ pub struct Turns {
 
 /// The origins of the briefs present in a chat (a set).
 #[derive(Debug, Clone, Default)]
-pub struct Briefs(TextTable<String>);
+pub struct Briefs(BTreeSet<Origin>);
 
 impl Briefs {
-    /// One text per origin: the chat id's length tells where it ends.
-    fn key(origin: &Origin) -> String {
-        cat(&[
-            &uint_text(origin.chat_id.len() as u64),
-            ":",
-            &origin.chat_id,
-            &origin.suggestion_id,
-        ])
-    }
-
     pub fn insert(&mut self, origin: Origin) -> bool {
-        self.0.insert_new(Self::key(&origin), 0)
+        self.0.insert(origin)
     }
 
     pub fn contains(&self, origin: &Origin) -> bool {
-        self.0.contains(&Self::key(origin))
+        self.0.contains(origin)
     }
 
     pub fn len(&self) -> usize {
@@ -53,9 +40,9 @@ impl Briefs {
         self.0.is_empty()
     }
 
-    /// Each origin as one text (`<chat id's length>:<chat id><suggestion id>`), for comparing sets.
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.0.keys().map(String::as_str)
+    /// The origins, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Origin> {
+        self.0.iter()
     }
 }
 
@@ -87,7 +74,6 @@ impl Chat {
 
     /// Folds a whole log of JSON values (native callers and tests; the
     /// binding feeds entries as text).
-    #[cfg(not(target_arch = "wasm32"))]
     pub fn from_values(log: &[serde_json::Value], cards: bool) -> Chat {
         let mut chat = Chat::new(cards);
         for value in log {
@@ -96,7 +82,6 @@ impl Chat {
         chat
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     pub fn ingest_value(&mut self, value: &serde_json::Value) {
         // A Value always serialises; its text is what a store would hold.
         self.ingest(&serde_json::to_string(value).unwrap_or_default());
@@ -108,9 +93,9 @@ impl Chat {
             Read::NotJson(reason) => {
                 let index = self.len;
                 self.len += 1;
-                self.skip(index, None, cat(&["not JSON (", &reason, ")"]));
+                self.skip(index, None, format!("not JSON ({reason})"));
             }
-            read => self.fold(read, text.as_bytes()),
+            read => self.fold(read, text),
         }
     }
 
@@ -120,34 +105,14 @@ impl Chat {
         match read_entry(text) {
             Read::NotJson(reason) => Err(reason),
             read => {
-                self.fold(read, text.as_bytes());
+                self.fold(read, text);
                 Ok(())
             }
         }
-    }
-
-    /// Folds one line of a JSONL file given as bytes: as
-    /// [`Chat::ingest_json_line`], and bytes that are not UTF-8 are no entry.
-    pub(crate) fn ingest_line_bytes(&mut self, line: &[u8]) -> Result<(), String> {
-        let Some(read) = read_entry_bytes(line) else {
-            return Err(String::from("not UTF-8 text"));
-        };
-        match read {
-            Read::NotJson(reason) => Err(reason),
-            read => {
-                self.fold(read, line);
-                Ok(())
-            }
-        }
-    }
-
-    /// Folds an entry of a JSONL line already read (see `entry::read_line_entry`).
-    pub(crate) fn fold_line(&mut self, read: Read, line: &[u8]) {
-        self.fold(read, line);
     }
 
     /// `raw` is the entry's text, read again only for an offer that cannot be read.
-    fn fold(&mut self, read: Read, raw: &[u8]) {
+    fn fold(&mut self, read: Read, raw: &str) {
         let index = self.len;
         self.len += 1;
         let entry = match read {
@@ -156,8 +121,7 @@ impl Chat {
             Read::Skip { kind, reason } => {
                 if kind == Some(KnownType::SuggestionOffered) {
                     // An offer this version cannot read is still an offer made.
-                    let text = std::str::from_utf8(raw).unwrap_or_default();
-                    self.suggestions.unusable_offer(crate::entry::offer_id(text));
+                    self.suggestions.unusable_offer(crate::entry::offer_id(raw));
                     self.turns.offered_this_turn = true;
                 }
                 self.skip(index, kind.map(KnownType::as_str), reason);

@@ -6,10 +6,13 @@
 //! into a known entry, an app's own entry, or a reason to skip it.
 
 use std::borrow::Cow;
+use std::fmt;
 
-use crate::json::read::{Parser, Shape};
-use crate::json::write::{cat, uint_text};
-use crate::json::{data, kind_of_text, quote, Data, Error, Out, ToJson, LONE_SURROGATE};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+
+use crate::text::{kind_of_text, quote, LONE_SURROGATE, MAX_DEPTH};
 
 /// Version of the entries this core writes. Bump it when a stored field
 /// changes meaning; readers skip (and report) entries from a newer version.
@@ -19,7 +22,8 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const TOP_LEVEL: &str = "top-level";
 
 /// Every entry type the core reads, as written. Field names are the stored format.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Entry {
     Session(SessionEntry),
     TurnStarted {},
@@ -30,17 +34,30 @@ pub enum Entry {
     Message(Message),
 }
 
+impl Entry {
+    /// The entry's stored text: one line of JSON.
+    ///
+    /// @example
+    /// assert_eq!(oda_tasks::Entry::TurnStarted {}.text(), r#"{"type":"turn_started"}"#);
+    pub fn text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
 /// The chat itself; the host writes it first (the core writes it for a started chat).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SessionEntry {
     pub v: u32,
     pub chat_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     pub workspace: Option<String>,
     pub scheduled_task_folder: bool,
     pub agent: String,
     pub settings: Settings,
     /// Set on a chat started from a suggestion: where it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
 }
 
@@ -61,24 +78,59 @@ impl SessionEntry {
     }
 }
 
+/// A JSON value copied as written (every number and key as the log holds it).
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct Copied(Box<RawValue>);
+
+impl Copied {
+    /// The value's JSON text, as written.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The value read as data (numbers past f64's range become `null`; for tests and native callers).
+    pub fn value(&self) -> serde_json::Value {
+        serde_json::from_str(self.get()).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// A copied value from JSON text that is one JSON value.
+    pub fn from_text(text: &str) -> Option<Copied> {
+        RawValue::from_string(text.trim().to_string()).ok().map(Copied)
+    }
+}
+
+impl PartialEq for Copied {
+    fn eq(&self, other: &Copied) -> bool {
+        self.get() == other.get()
+    }
+}
+
 /// What a chat runs as. `sandbox` and `approval` are opaque: copied as they are.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Settings {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub permission: Option<String>,
-    pub sandbox: Option<Data>,
-    pub approval: Option<Data>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Copied>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Copied>,
 }
 
 /// The offering chat and suggestion a started chat (or its brief) comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Origin {
     pub chat_id: String,
     pub suggestion_id: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     Pending,
     InProgress,
@@ -105,21 +157,21 @@ impl TodoStatus {
 }
 
 /// An item is its text and its state; nothing else travels with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TodoItem {
     pub content: String,
     pub status: TodoStatus,
 }
 
 /// One recorded `todo_write` update: the whole list.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TodoUpdate {
     pub v: u32,
     pub todos: Vec<TodoItem>,
 }
 
 /// One recorded `suggest_task` offer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Offer {
     pub v: u32,
     pub id: String,
@@ -128,7 +180,8 @@ pub struct Offer {
     pub brief: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Started,
     Drafted,
@@ -148,35 +201,41 @@ impl Outcome {
 }
 
 /// A settlement of an offer; `chat_id` only with `started`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Settlement {
     pub v: u32,
     pub id: String,
     pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_id: Option<String>,
 }
 
 /// A chat message. A `user` message without `source` is the person's own;
 /// one with a suggestion `source` is a brief the core wrote for a started chat.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Message {
     pub v: u32,
     pub role: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
 }
 
 /// Who a message is attributed to when it is not the person.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Source {
     Suggestion(Origin),
 }
 
 /// An entry replay could not use, and why. Reported, never fatal.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {
     /// Position in the log.
     pub index: usize,
+    #[serde(rename = "type")]
     pub kind: Option<String>,
     pub reason: String,
 }
@@ -191,17 +250,11 @@ pub enum Read {
     NotJson(String),
     /// A known or unusable entry that cannot be read: reported, and still
     /// counted where its mere presence matters (an offer, a session).
-    Skip {
-        kind: Option<KnownType>,
-        reason: String,
-    },
+    Skip { kind: Option<KnownType>, reason: String },
     /// A session that cannot be read as written: `session` is what it stands
     /// for (its fields read one by one, restrictively, or
     /// [`SessionEntry::fail_closed`] as a whole).
-    FailedSession {
-        session: SessionEntry,
-        reason: String,
-    },
+    FailedSession { session: SessionEntry, reason: String },
 }
 
 /// The entry types the core reads.
@@ -243,55 +296,14 @@ impl KnownType {
     }
 }
 
-/// Every field any known entry has, in the order [`Fields`] holds them.
+// ---- reading: one pass over the entry's members -----------------------------
+
+/// Every field any known entry has; [`Field`] names their places.
 const FIELD_NAMES: [&str; 16] = [
-    "type",
-    "v",
-    "chatId",
-    "title",
-    "workspace",
-    "scheduledTaskFolder",
-    "agent",
-    "settings",
-    "origin",
-    "todos",
-    "id",
-    "tldr",
-    "brief",
-    "outcome",
-    "role",
-    "source",
+    "type", "v", "chatId", "title", "workspace", "scheduledTaskFolder", "agent", "settings", "origin", "todos", "id",
+    "tldr", "brief", "outcome", "role", "source",
 ];
 
-const FIELDS: Shape = Shape {
-    expecting: "struct Fields",
-    fields: &FIELD_NAMES,
-    deny_unknown: false,
-    last_wins: true,
-    optional: u32::MAX,
-    defaulted: 0,
-};
-
-/// Every field any known entry has, captured unparsed (`null` reads as
-/// absent): one pass over the entry finds them, fields no known type has are
-/// skipped without being built, and each type then reads only its own.
-#[derive(Default)]
-struct Fields<'a> {
-    raw: [Option<&'a [u8]>; 16],
-    /// A `todo_update`'s items, read in the same pass when `type` came first.
-    items: Option<Items<'a>>,
-}
-
-/// Stored todo items as read: content and status, not yet checked.
-type Items<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
-
-impl<'a> Fields<'a> {
-    fn get(&self, name: Field) -> Option<&'a [u8]> {
-        self.raw.get(name as usize).copied().flatten()
-    }
-}
-
-/// A field's place in [`FIELD_NAMES`].
 #[derive(Clone, Copy)]
 enum Field {
     Type,
@@ -312,106 +324,137 @@ enum Field {
     Source,
 }
 
-/// Reads an entry's fields: the whole text is checked, its known fields kept.
-fn read_fields(bytes: &[u8]) -> Result<Fields<'_>, Error> {
-    let mut p = Parser::new(bytes);
-    let fields = fields_of(&mut p)?;
-    p.end()?;
-    Ok(fields)
+/// Stored todo items as read: content and status, not yet checked.
+type Items<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
+/// Every known field of an entry, captured unparsed (`null` reads as absent;
+/// a repeated member's last value counts, as `JSON.parse` keeps it). Members no
+/// known type has are skipped (`IgnoredAny`) at any depth, without being built.
+#[derive(Default)]
+struct Fields<'a> {
+    raw: [Option<&'a RawValue>; 16],
+    /// A `todo_update`'s items, read in the same pass when `type` came first.
+    items: Option<Items<'a>>,
 }
 
-/// The entry of a JSONL line at the start of `bytes` and the line's length,
-/// when the line is one object followed by its line end (`\n` or `\r`), read
-/// in one pass with finding that end: line ends are not whitespace here, so
-/// such a read covers exactly what the line alone would. `None`: anything
-/// else (an error, no line end yet), and the caller splits the line first.
-pub(crate) fn read_line_entry(bytes: &[u8]) -> Option<(Read, usize)> {
-    let mut p = Parser::new(bytes);
-    p.one_line();
-    let fields = fields_of(&mut p).ok()?;
-    let end = p.line_end()?;
-    Some((read_known(fields), end))
+impl<'a> Fields<'a> {
+    fn get(&self, name: Field) -> Option<&'a str> {
+        self.raw.get(name as usize).copied().flatten().map(RawValue::get)
+    }
 }
 
-fn fields_of<'a>(p: &mut Parser<'a>) -> Result<Fields<'a>, Error> {
-    let mut fields = Fields::default();
-    p.read_struct(&FIELDS, &mut |p, k| {
-        if p.null()? {
-            // A repeated field's last value counts, a null one too (absent).
-            if let Some(slot) = fields.raw.get_mut(k) {
-                *slot = None;
+/// A member name, as the index of a known field.
+struct Key(Option<usize>);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
             }
-            if k == Field::Todos as usize {
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+                Ok(Key(FIELD_NAMES.iter().position(|name| *name == key)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Reads an entry's members; `fast` also reads a `todo_update`'s items in the
+/// same pass (any error there makes the caller read again without it).
+struct FieldsVisitor {
+    fast: bool,
+}
+
+impl<'de> Visitor<'de> for FieldsVisitor {
+    type Value = Fields<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct Fields")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Fields<'de>, M::Error> {
+        let mut fields = Fields::default();
+        while let Some(Key(k)) = map.next_key()? {
+            let Some(k) = k else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            let todos = k == Field::Todos as usize;
+            if todos && self.fast && fields.get(Field::Type) == Some("\"todo_update\"") {
+                fields.items = map.next_value::<Option<Vec<FastItem>>>()?.map(|items| {
+                    items.into_iter().map(|item| (item.content, item.status)).collect()
+                });
+                if let Some(slot) = fields.raw.get_mut(k) {
+                    *slot = None;
+                }
+                continue;
+            }
+            let value: Option<&'de RawValue> = map.next_value()?;
+            if todos {
                 fields.items = None;
             }
-            return Ok(());
+            if let Some(slot) = fields.raw.get_mut(k) {
+                *slot = value;
+            }
         }
-        let raw = if k == Field::Todos as usize && fields.raw.first() == Some(&Some(b"\"todo_update\"")) {
-            // The items are read as they are checked (one pass, not two).
-            let (raw, items) = p.checked(todo_items)?;
-            fields.items = items;
-            raw
-        } else {
-            p.raw_value()?
-        };
-        if let Some(slot) = fields.raw.get_mut(k) {
-            *slot = Some(raw);
-        }
-        Ok(())
-    })?;
+        Ok(fields)
+    }
+}
+
+/// An item as the core writes it, read with checked strings (the fast path).
+#[derive(Deserialize)]
+struct FastItem<'a> {
+    #[serde(borrow)]
+    content: Cow<'a, str>,
+    #[serde(borrow)]
+    status: Cow<'a, str>,
+}
+
+fn read_fields(text: &str, fast: bool) -> Result<Fields<'_>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fields = de.deserialize_map(FieldsVisitor { fast })?;
+    de.end()?;
     Ok(fields)
 }
 
 /// Reads one entry from its JSON text.
+///
+/// @example
+/// assert!(matches!(oda_tasks::entry::read_entry(r#"{"type":"app"}"#), oda_tasks::entry::Read::Foreign));
 pub fn read_entry(text: &str) -> Read {
-    // Text is UTF-8, so this is always an entry.
-    read_entry_bytes(text.as_bytes()).unwrap_or_else(|| Read::NotJson(String::from("not UTF-8 text")))
-}
-
-/// Reads one entry from bytes; `None` when they are not UTF-8 text. Strings
-/// are checked for UTF-8 as they are read, so an entry read to its end needs
-/// no second pass; one that stops early is checked whole before it is judged.
-pub(crate) fn read_entry_bytes(bytes: &[u8]) -> Option<Read> {
-    let got = match bytes.first() {
-        // Not whitespace of any kind: the first byte says the kind.
-        Some(&b) if b.is_ascii() && !b.is_ascii_whitespace() && b != 0x0b => kind_of_text(ascii(b)),
-        _ => kind_of_text(std::str::from_utf8(bytes).ok()?),
-    };
-    let utf8 = || std::str::from_utf8(bytes).is_ok();
+    let got = kind_of_text(text);
     if got != "an object" {
-        // Checked first: a struct would also accept an array, by position.
-        return match crate::json::validate(bytes) {
-            Ok(()) => Some(Read::Skip {
+        return match serde_json::from_str::<IgnoredAny>(text) {
+            Ok(_) => Read::Skip {
                 kind: None,
-                reason: cat(&["an entry must be an object (got ", got, ")"]),
-            }),
-            Err(_) if !utf8() => None,
-            Err(e) => Some(Read::NotJson(quote(&e.text()).into_owned())),
+                reason: format!("an entry must be an object (got {got})"),
+            },
+            Err(e) => Read::NotJson(quote(&e.to_string()).into_owned()),
         };
     }
-    let fields = match read_fields(bytes) {
+    let fields = match read_fields(text, true).or_else(|_| read_fields(text, false)) {
         Ok(fields) => fields,
-        Err(_) if !utf8() => return None,
         Err(e) if e.is_data() => {
-            return Some(Read::Skip {
+            return Read::Skip {
                 kind: None,
-                reason: cat(&["not a readable entry (", &quote(&e.text()), ")"]),
-            })
+                reason: format!("not a readable entry ({})", quote(&e.to_string())),
+            }
         }
-        Err(e) => return Some(Read::NotJson(quote(&e.text()).into_owned())),
+        Err(e) => return Read::NotJson(quote(&e.to_string()).into_owned()),
     };
-    Some(read_known(fields))
+    read_known(fields)
 }
 
-/// The one-character text of an ASCII byte.
-fn ascii(b: u8) -> &'static str {
-    const ALL: &str = "\0\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\x7f";
-    let at = usize::from(b);
-    ALL.get(at..at + 1).unwrap_or_default()
+/// Whether `text` is one JSON value of any depth (a torn last line is not).
+pub fn is_json(text: &str) -> bool {
+    serde_json::from_str::<IgnoredAny>(text).is_ok()
 }
 
 fn read_known(mut fields: Fields) -> Read {
-    let Some(kind) = fields.get(Field::Type).and_then(|raw| text_of(raw).ok()) else {
+    let Some(kind) = fields.get(Field::Type).and_then(|raw| read_text(raw).ok()) else {
         return Read::Skip {
             kind: None,
             reason: "an entry must have a string `type`".to_string(),
@@ -454,136 +497,183 @@ fn read_known(mut fields: Fields) -> Read {
     }
 }
 
-/// A captured field's text (a JSON value the first pass checked).
-fn raw_text(raw: &[u8]) -> &str {
-    std::str::from_utf8(raw).unwrap_or_default()
-}
-
-/// `v`: absent is 1; a whole number up to this version is read; a newer one
-/// is reported; anything else (`1.5`, `"1"`, `0`, `-1`) cannot be read.
-fn version(raw: Option<&[u8]>) -> Result<u32, String> {
-    let Some(raw) = raw else { return Ok(1) };
-    let text = raw_text(raw);
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        match text.parse::<u64>() {
-            Ok(1) => return Ok(1),
-            Ok(v) if v > u64::from(FORMAT_VERSION) => return Err(newer(&uint_text(v))),
-            Err(_) => return Err(newer(&quote(text))),
-            Ok(_) => {}
-        }
+/// `v`, read by its value: absent is 1; a number equal to 1 (`1`, `1.0`,
+/// `1e0`) is version 1; a whole number above it is a newer version, reported;
+/// anything else (`1.5`, `1e400`, `"1"`, `0`, `-1`) cannot be read.
+fn version(raw: Option<&str>) -> Result<u32, String> {
+    let Some(text) = raw else { return Ok(1) };
+    let number = match text.bytes().next() {
+        Some(b'-' | b'0'..=b'9') => text.parse::<f64>().ok().filter(|n| n.is_finite()),
+        _ => None,
+    };
+    match number {
+        Some(n) if n == f64::from(FORMAT_VERSION) => Ok(FORMAT_VERSION),
+        Some(n) if n > f64::from(FORMAT_VERSION) && n.fract() == 0.0 => Err(format!(
+            "written in format v{}; this version reads up to v{FORMAT_VERSION}",
+            quote(text)
+        )),
+        _ => Err(format!("`v` must be a whole number from 1 (got {})", quote(text))),
     }
-    Err(cat(&["`v` must be a whole number from 1 (got ", &quote(text), ")"]))
 }
 
-fn newer(v: &str) -> String {
-    cat(&[
-        "written in format v",
-        v,
-        "; this version reads up to v",
-        &uint_text(u64::from(FORMAT_VERSION)),
-    ])
+/// A string read from captured JSON; escapes of lone surrogates are refused
+/// with [`LONE_SURROGATE`] (the text was checked as JSON when captured).
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'a>, D::Error> {
+        struct TextVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Text<'a>, E> {
+                std::str::from_utf8(bytes)
+                    .map(|s| Text(Cow::Borrowed(s)))
+                    .map_err(|_| E::custom(LONE_SURROGATE))
+            }
+            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Text<'a>, E> {
+                std::str::from_utf8(bytes)
+                    .map(|s| Text(Cow::Owned(s.to_string())))
+                    .map_err(|_| E::custom(LONE_SURROGATE))
+            }
+        }
+        // Bytes, not a str: a lone surrogate reaches the visitor, which names it.
+        d.deserialize_bytes(TextVisitor(std::marker::PhantomData))
+    }
 }
 
-/// Reads a captured value with `read`, which must use it all.
-fn read_raw<'a, T>(raw: &'a [u8], read: impl FnOnce(&mut Parser<'a>) -> Result<T, Error>) -> Result<T, Error> {
-    let mut p = Parser::new(raw);
-    let value = read(&mut p)?;
-    p.end()?;
-    Ok(value)
-}
-
-/// A string that must be well-formed Unicode (read as serde_json reads bytes).
-fn text_of(raw: &[u8]) -> Result<Cow<'_, str>, Error> {
-    read_raw(raw, |p| p.loose_text("a string", LONE_SURROGATE))
+fn read_text(raw: &str) -> Result<Cow<'_, str>, serde_json::Error> {
+    serde_json::from_str::<Text>(raw).map(|t| t.0)
 }
 
 /// Why a field cannot be read: a lone surrogate by name, else its kind.
-fn field_error(name: &str, what: &str, raw: &[u8], e: &Error) -> String {
-    if crate::json::contains(e.message(), LONE_SURROGATE) {
-        cat(&["`", name, "`: ", LONE_SURROGATE])
+fn field_error(name: &str, what: &str, raw: &str, e: &serde_json::Error) -> String {
+    if e.to_string().contains(LONE_SURROGATE) {
+        format!("`{name}`: {LONE_SURROGATE}")
     } else {
-        cat(&[
-            "`",
-            name,
-            "` must be ",
-            what,
-            " (got ",
-            kind_of_text(raw_text(raw)),
-            ")",
-        ])
+        format!("`{name}` must be {what} (got {})", kind_of_text(raw))
     }
 }
 
 /// A required field read by `read`, or why not.
 fn required<'a, T>(
-    raw: Option<&'a [u8]>,
+    raw: Option<&'a str>,
     name: &str,
     what: &str,
-    read: impl FnOnce(&mut Parser<'a>) -> Result<T, Error>,
+    read: impl FnOnce(&'a str) -> Result<T, serde_json::Error>,
 ) -> Result<T, String> {
-    let raw = raw.ok_or_else(|| cat(&["missing field `", name, "`"]))?;
-    read_raw(raw, read).map_err(|e| field_error(name, what, raw, &e))
+    let raw = raw.ok_or_else(|| format!("missing field `{name}`"))?;
+    read(raw).map_err(|e| field_error(name, what, raw, &e))
 }
 
-fn text(raw: Option<&[u8]>, name: &str) -> Result<String, String> {
-    required(raw, name, "a string", |p| p.loose_text("a string", LONE_SURROGATE)).map(Cow::into_owned)
+fn text(raw: Option<&str>, name: &str) -> Result<String, String> {
+    required(raw, name, "a string", read_text).map(Cow::into_owned)
 }
 
-/// Reads the string fields of a struct stored as an object (or, as serde
-/// read it, an array by position), each well-formed Unicode.
-fn strings<'a, const N: usize>(p: &mut Parser<'a>, shape: &Shape) -> Result<[Cow<'a, str>; N], Error> {
-    let mut out: [Cow<'a, str>; N] = std::array::from_fn(|_| Cow::Borrowed(""));
-    p.read_struct(shape, &mut |p, k| {
-        let text = p.loose_text("a string", LONE_SURROGATE)?;
-        if let Some(slot) = out.get_mut(k) {
-            *slot = text;
+/// The string members of a struct stored as an object (or, by position, an
+/// array): unknown members ignored, the last of a repeated one counts.
+struct Strings<const N: usize>(&'static [&'static str; N]);
+
+impl<'de, const N: usize> DeserializeSeed<'de> for Strings<N> {
+    type Value = [Cow<'de, str>; N];
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, const N: usize> Visitor<'de> for Strings<N> {
+    type Value = [Cow<'de, str>; N];
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of strings")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut out: [Option<Cow<'de, str>>; N] = std::array::from_fn(|_| None);
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match self.0.iter().position(|name| *name == key) {
+                Some(k) => {
+                    let Text(text) = map.next_value()?;
+                    if let Some(slot) = out.get_mut(k) {
+                        *slot = Some(text);
+                    }
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
         }
-        Ok(())
-    })?;
+        let mut done: [Cow<'de, str>; N] = std::array::from_fn(|_| Cow::Borrowed(""));
+        for (k, (slot, value)) in done.iter_mut().zip(out).enumerate() {
+            match value {
+                Some(value) => *slot = value,
+                None => return Err(de::Error::missing_field(self.0.get(k).copied().unwrap_or_default())),
+            }
+        }
+        Ok(done)
+    }
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut done: [Cow<'de, str>; N] = std::array::from_fn(|_| Cow::Borrowed(""));
+        for (k, slot) in done.iter_mut().enumerate() {
+            match seq.next_element::<Text>()? {
+                Some(Text(text)) => *slot = text,
+                None => return Err(de::Error::invalid_length(k, &self)),
+            }
+        }
+        if seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(N + 1, &self));
+        }
+        Ok(done)
+    }
+}
+
+fn read_strings<'a, const N: usize>(
+    raw: &'a str,
+    names: &'static [&'static str; N],
+) -> Result<[Cow<'a, str>; N], serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let out = Strings(names).deserialize(&mut de)?;
+    de.end()?;
     Ok(out)
 }
 
-const STORED_ITEM: Shape = Shape {
-    expecting: "struct StoredItem",
-    fields: &["content", "status"],
-    deny_unknown: false,
-    last_wins: true,
-    optional: 0,
-    defaulted: 0,
-};
-
 /// A stored list: an array of `{ content, status }` (or `[content, status]`).
-fn todo_items<'a>(p: &mut Parser<'a>) -> Result<Items<'a>, Error> {
-    let mut items = Vec::new();
-    p.read_seq(&mut |p| {
-        // Most items are as the core wrote them: read those directly.
-        if let Some((content, status)) = p.plain_pair(b"{\"content\":\"", b",\"status\":\"") {
-            items.push((Cow::Borrowed(content), Cow::Borrowed(status)));
-            return Ok(());
+fn todo_items(raw: &str) -> Result<Items<'_>, serde_json::Error> {
+    struct ItemsVisitor;
+    impl<'de> Visitor<'de> for ItemsVisitor {
+        type Value = Items<'de>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an array of items")
         }
-        let [content, status] = strings::<2>(p, &STORED_ITEM)?;
-        items.push((content, status));
-        Ok(())
-    })?;
+        fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Items<'de>, S::Error> {
+            let mut items = Vec::new();
+            while let Some([content, status]) = seq.next_element_seed(Strings(&["content", "status"]))? {
+                items.push((content, status));
+            }
+            Ok(items)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let items = de.deserialize_seq(ItemsVisitor)?;
+    de.end()?;
     Ok(items)
 }
 
 fn read_todo_update(f: &mut Fields, v: u32) -> Result<TodoUpdate, String> {
     let items = match f.items.take() {
         Some(items) => items,
-        None => required(
-            f.get(Field::Todos),
-            "todos",
-            "an array of { content, status }",
-            todo_items,
-        )?,
+        None => required(f.get(Field::Todos), "todos", "an array of { content, status }", todo_items)?,
     };
     let todos = items
         .into_iter()
         .enumerate()
         .map(|(i, (content, status))| {
             let status = TodoStatus::parse(&status)
-                .ok_or_else(|| cat(&["todos[", &uint_text(i as u64), "]: unknown status ", &quote(&status)]))?;
+                .ok_or_else(|| format!("todos[{i}]: unknown status {}", quote(&status)))?;
             Ok(TodoItem {
                 content: content.into_owned(),
                 status,
@@ -605,20 +695,18 @@ fn read_offer(f: &Fields, v: u32) -> Result<Offer, String> {
 
 /// The id of an offer entry that cannot be read, where it has a readable one.
 pub fn offer_id(text: &str) -> Option<String> {
-    let fields = read_fields(text.as_bytes()).ok()?;
-    text_of(fields.get(Field::Id)?).ok().map(Cow::into_owned)
+    let fields = read_fields(text, false).ok()?;
+    read_text(fields.get(Field::Id)?).ok().map(Cow::into_owned)
 }
 
 fn read_settlement(f: &Fields, v: u32) -> Result<Settlement, String> {
-    let outcome = required(f.get(Field::Outcome), "outcome", "a string", |p| {
-        p.loose_text("a string", LONE_SURROGATE)
-    })?;
+    let outcome = required(f.get(Field::Outcome), "outcome", "a string", read_text)?;
     let outcome = match outcome.as_ref() {
         "started" => Outcome::Started,
         "drafted" => Outcome::Drafted,
         "dismissed" => Outcome::Dismissed,
         "restored" => Outcome::Restored,
-        other => return Err(cat(&["unknown outcome ", &quote(other)])),
+        other => return Err(format!("unknown outcome {}", quote(other))),
     };
     let id = text(f.get(Field::Id), "id")?;
     let chat_id = match f.get(Field::ChatId) {
@@ -633,15 +721,6 @@ fn read_settlement(f: &Fields, v: u32) -> Result<Settlement, String> {
     })
 }
 
-const STORED_SOURCE: Shape = Shape {
-    expecting: "struct StoredSource",
-    fields: &["kind", "chatId", "suggestionId"],
-    deny_unknown: false,
-    last_wins: true,
-    optional: 0,
-    defaulted: 0,
-};
-
 /// A message's text is not read (replay needs only who wrote it), so a
 /// long message costs one skip over its bytes.
 fn read_message(f: &Fields, v: u32) -> Result<Message, String> {
@@ -650,11 +729,11 @@ fn read_message(f: &Fields, v: u32) -> Result<Message, String> {
         None => None,
         Some(raw) => {
             let [kind, chat_id, suggestion_id] =
-                required(Some(raw), "source", "{ kind, chatId, suggestionId }", |p| {
-                    strings::<3>(p, &STORED_SOURCE)
+                required(Some(raw), "source", "{ kind, chatId, suggestionId }", |raw| {
+                    read_strings(raw, &["kind", "chatId", "suggestionId"])
                 })?;
             if kind != "suggestion" {
-                return Err(cat(&["unknown source kind ", &quote(&kind)]));
+                return Err(format!("unknown source kind {}", quote(&kind)));
             }
             Some(Source::Suggestion(Origin {
                 chat_id: chat_id.into_owned(),
@@ -670,23 +749,14 @@ fn read_message(f: &Fields, v: u32) -> Result<Message, String> {
     })
 }
 
-const STORED_ORIGIN: Shape = Shape {
-    expecting: "struct StoredOrigin",
-    fields: &["chatId", "suggestionId"],
-    deny_unknown: false,
-    last_wins: true,
-    optional: 0,
-    defaulted: 0,
-};
-
 /// Reads a `session` entry field by field: who the chat is decides what it
 /// may do, so a field of the wrong type reads as the most restrictive value
 /// (a helper, in a scheduled folder, no workspace, no permission) and the
 /// entry is reported. `null` reads as absent.
 fn read_session(f: &Fields, v: u32) -> Read {
     let mut odd: Vec<&str> = Vec::new();
-    let mut text_field = |raw: Option<&[u8]>, name: &'static str| -> Option<String> {
-        match text_of(raw?) {
+    let mut text_field = |raw: Option<&str>, name: &'static str| -> Option<String> {
+        match read_text(raw?) {
             Ok(t) => Some(t.into_owned()),
             Err(_) => {
                 odd.push(name);
@@ -697,7 +767,7 @@ fn read_session(f: &Fields, v: u32) -> Read {
     let chat_id = text_field(f.get(Field::ChatId), "chatId");
     let title = text_field(f.get(Field::Title), "title");
     let workspace = text_field(f.get(Field::Workspace), "workspace");
-    let agent = match f.get(Field::Agent).map(text_of) {
+    let agent = match f.get(Field::Agent).map(read_text) {
         None => TOP_LEVEL.to_string(),
         Some(Ok(a)) => a.into_owned(),
         Some(Err(_)) => {
@@ -705,10 +775,7 @@ fn read_session(f: &Fields, v: u32) -> Read {
             "helper".to_string()
         }
     };
-    let scheduled_task_folder = match f
-        .get(Field::ScheduledTaskFolder)
-        .map(|raw| read_raw(raw, Parser::boolean))
-    {
+    let scheduled_task_folder = match f.get(Field::ScheduledTaskFolder).map(serde_json::from_str::<bool>) {
         None => false,
         Some(Ok(b)) => b,
         Some(Err(_)) => {
@@ -722,10 +789,7 @@ fn read_session(f: &Fields, v: u32) -> Read {
             reason: "`settings` cannot be read; the session fails closed".to_string(),
         };
     };
-    let origin = match f
-        .get(Field::Origin)
-        .map(|raw| read_raw(raw, |p| strings::<2>(p, &STORED_ORIGIN)))
-    {
+    let origin = match f.get(Field::Origin).map(|raw| read_strings(raw, &["chatId", "suggestionId"])) {
         None => None,
         Some(Ok([chat_id, suggestion_id])) => Some(Origin {
             chat_id: chat_id.into_owned(),
@@ -749,184 +813,61 @@ fn read_session(f: &Fields, v: u32) -> Read {
     if odd.is_empty() {
         Read::Entry(Entry::Session(session))
     } else {
-        let mut reason = String::new();
-        for (i, name) in odd.iter().enumerate() {
-            if i > 0 {
-                reason.push_str(", ");
-            }
-            reason.push('`');
-            reason.push_str(name);
-            reason.push('`');
+        let names: Vec<String> = odd.iter().map(|name| format!("`{name}`")).collect();
+        Read::FailedSession {
+            reason: format!("{} cannot be read; read as the most restrictive value", names.join(", ")),
+            session,
         }
-        reason.push_str(" cannot be read; read as the most restrictive value");
-        Read::FailedSession { reason, session }
     }
 }
 
-const STORED_SETTINGS: Shape = Shape {
-    expecting: "struct StoredSettings",
-    fields: &["preset", "model", "permission", "sandbox", "approval"],
-    deny_unknown: false,
-    last_wins: true,
-    optional: u32::MAX,
-    defaulted: 0,
-};
+/// A session's `settings` as stored: strings, and two values copied as written.
+#[derive(Deserialize)]
+struct StoredSettings<'a> {
+    #[serde(default, borrow)]
+    preset: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    model: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    permission: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    sandbox: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    approval: Option<&'a RawValue>,
+}
 
 /// Settings are copied into a started chat, so settings that cannot be read
 /// fail the whole session closed rather than lose, say, a sandbox.
-fn read_settings(raw: Option<&[u8]>) -> Result<Settings, ()> {
+fn read_settings(raw: Option<&str>) -> Result<Settings, ()> {
     let Some(raw) = raw else { return Ok(Settings::default()) };
-    let mut stored: [Option<&[u8]>; 5] = [None; 5];
-    read_raw(raw, |p| {
-        p.read_struct(&STORED_SETTINGS, &mut |p, k| {
-            if !p.null()? {
-                if let Some(slot) = stored.get_mut(k) {
-                    *slot = Some(p.raw_value()?);
-                }
+    let stored: StoredSettings = serde_json::from_str(raw).map_err(|_| ())?;
+    // Copied as written, but it must be JSON data a reader can build (depth-limited, no lone surrogates).
+    let copied = |raw: Option<&RawValue>| -> Result<Option<Copied>, ()> {
+        match raw {
+            None => Ok(None),
+            Some(raw) if raw.get() == "null" => Ok(None),
+            Some(raw) => {
+                check_data(raw.get())?;
+                Ok(Some(Copied(raw.to_owned())))
             }
-            Ok(())
-        })
-    })
-    .map_err(|_| ())?;
-    let [preset, model, permission, sandbox, approval] = stored;
-    let text = |raw: Option<&[u8]>| -> Result<Option<String>, ()> {
-        raw.map(|raw| text_of(raw).map(Cow::into_owned).map_err(|_| ()))
-            .transpose()
+        }
     };
-    // Copied as it is, but it must be well-formed JSON data (depth-limited, no lone surrogates).
-    let copied = |raw: Option<&[u8]>| -> Result<Option<Data>, ()> {
-        raw.map(|raw| {
-            crate::json::parse(raw_text(raw), None)
-                .map(|value| data::data_of(&value))
-                .map_err(|_| ())
-        })
-        .transpose()
-    };
+    let text = |t: Option<Text>| t.map(|t| t.0.into_owned());
     Ok(Settings {
-        preset: text(preset)?,
-        model: text(model)?,
-        permission: text(permission)?,
-        sandbox: copied(sandbox)?,
-        approval: copied(approval)?,
+        preset: text(stored.preset),
+        model: text(stored.model),
+        permission: text(stored.permission),
+        sandbox: copied(stored.sandbox)?,
+        approval: copied(stored.approval)?,
     })
 }
 
-// ---- writing: the stored format -------------------------------------------
-
-impl ToJson for Entry {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| match self {
-            Entry::Session(s) => {
-                out.field("type", "session");
-                s.members(out);
-            }
-            Entry::TurnStarted {} => out.field("type", "turn_started"),
-            Entry::TurnEnded {} => out.field("type", "turn_ended"),
-            Entry::TodoUpdate(u) => {
-                out.field("type", "todo_update");
-                out.field("v", &u.v);
-                out.field("todos", &u.todos);
-            }
-            Entry::SuggestionOffered(o) => {
-                out.field("type", "suggestion_offered");
-                out.field("v", &o.v);
-                out.field("id", &o.id);
-                out.field("title", &o.title);
-                out.field("tldr", &o.tldr);
-                out.field("brief", &o.brief);
-            }
-            Entry::SuggestionSettled(s) => {
-                out.field("type", "suggestion_settled");
-                out.field("v", &s.v);
-                out.field("id", &s.id);
-                out.field("outcome", s.outcome.as_str());
-                out.some("chatId", &s.chat_id);
-            }
-            Entry::Message(m) => {
-                out.field("type", "message");
-                out.field("v", &m.v);
-                out.field("role", &m.role);
-                out.some("text", &m.text);
-                out.some("source", &m.source);
-            }
-        });
+/// A copied value is JSON data a reader can build: nested less than
+/// [`MAX_DEPTH`] levels, its strings well-formed Unicode (numbers are not
+/// read at all: they are copied as written).
+fn check_data(raw: &str) -> Result<(), ()> {
+    if crate::text::nesting_depth(raw) >= MAX_DEPTH || !crate::text::lone_surrogate_escapes(raw).is_empty() {
+        return Err(());
     }
+    Ok(())
 }
-
-impl SessionEntry {
-    fn members(&self, out: &mut Out) {
-        out.field("v", &self.v);
-        out.field("chatId", &self.chat_id);
-        out.some("title", &self.title);
-        out.field("workspace", &self.workspace);
-        out.field("scheduledTaskFolder", &self.scheduled_task_folder);
-        out.field("agent", &self.agent);
-        out.field("settings", &self.settings);
-        out.some("origin", &self.origin);
-    }
-}
-
-impl ToJson for Settings {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.some("preset", &self.preset);
-            out.some("model", &self.model);
-            out.some("permission", &self.permission);
-            out.some("sandbox", &self.sandbox);
-            out.some("approval", &self.approval);
-        });
-    }
-}
-
-impl ToJson for Origin {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| self.members(out));
-    }
-}
-
-impl Origin {
-    fn members(&self, out: &mut Out) {
-        out.field("chatId", &self.chat_id);
-        out.field("suggestionId", &self.suggestion_id);
-    }
-}
-
-impl ToJson for Source {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| match self {
-            Source::Suggestion(origin) => {
-                out.field("kind", "suggestion");
-                origin.members(out);
-            }
-        });
-    }
-}
-
-impl ToJson for TodoStatus {
-    fn write_json(&self, out: &mut Out) {
-        out.string(self.as_str());
-    }
-}
-
-impl ToJson for TodoItem {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("content", &self.content);
-            out.field("status", &self.status);
-        });
-    }
-}
-
-impl ToJson for Skipped {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("index", &self.index);
-            out.field("type", &self.kind);
-            out.field("reason", &self.reason);
-        });
-    }
-}
-
-#[cfg(test)]
-#[path = "entry_oracle.rs"]
-mod oracle;

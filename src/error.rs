@@ -3,150 +3,84 @@
 //! The model reads `TodoError` and `SuggestError` verbatim, and apps match on
 //! `ServiceError` codes, so these strings are a contract: the quoted ones are
 //! copied byte for byte from the product documents (see SPEC.md), and tests
-//! compare them exactly. Change a text here only with the SPEC. Each is built
-//! by [`text`](TodoError::text) from pieces (no formatting machinery in the
-//! shipped module); `Display` shows the same text.
+//! compare them exactly. Change a text here only with the SPEC.
 
-use std::fmt;
+use thiserror::Error;
 
-use crate::json::quote;
-use crate::json::write::{cat, uint_text};
+use crate::text::quote;
 
 /// Refusals of a `todo_write` call. Each starts with `Error:` because the
 /// model sees it as the tool's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum TodoError {
+    #[error("Error: todo_write requires an owning agent session")]
     NoSession,
+    #[error("Error: invalid todos: input must be an object with a `todos` array")]
     InputNotObject,
+    #[error("Error: invalid todos: the input cannot be read as JSON data: {0}")]
     Unreadable(String),
+    #[error("Error: invalid todos: unknown field `{0}` (the input is only `todos`)")]
     UnknownInputField(String),
+    #[error("Error: invalid todos: `todos` must be an array (got {0})")]
     TodosNotArray(String),
+    #[error("Error: invalid todo at index {index}: an item must be an object (got {got})")]
     ItemNotObject { index: usize, got: String },
+    #[error("Error: invalid todo at index {index}: unknown field `{field}` (an item is only `content` and `status`)")]
     UnknownItemField { index: usize, field: String },
+    #[error("Error: invalid todo at index {index}: `status` must be \"pending\", \"in_progress\" or \"completed\" (got {got})")]
     BadStatus { index: usize, got: String },
+    #[error("Error: invalid todo: `content` must be a non-empty string")]
     EmptyContent,
+    #[error("Error: invalid todos: duplicate content \"{0}\"")]
     DuplicateContent(String),
+    #[error("Error: invalid todos: at most one task may be in_progress (got {0})")]
     TooManyActive(usize),
 }
 
-impl TodoError {
-    pub fn text(&self) -> String {
-        let at = |index: &usize| uint_text(*index as u64);
-        match self {
-            TodoError::NoSession => "Error: todo_write requires an owning agent session".into(),
-            TodoError::InputNotObject => "Error: invalid todos: input must be an object with a `todos` array".into(),
-            TodoError::Unreadable(why) => cat(&["Error: invalid todos: the input cannot be read as JSON data: ", why]),
-            TodoError::UnknownInputField(field) => cat(&[
-                "Error: invalid todos: unknown field `",
-                field,
-                "` (the input is only `todos`)",
-            ]),
-            TodoError::TodosNotArray(got) => cat(&["Error: invalid todos: `todos` must be an array (got ", got, ")"]),
-            TodoError::ItemNotObject { index, got } => cat(&[
-                "Error: invalid todo at index ",
-                &at(index),
-                ": an item must be an object (got ",
-                got,
-                ")",
-            ]),
-            TodoError::UnknownItemField { index, field } => cat(&[
-                "Error: invalid todo at index ",
-                &at(index),
-                ": unknown field `",
-                field,
-                "` (an item is only `content` and `status`)",
-            ]),
-            TodoError::BadStatus { index, got } => cat(&[
-                "Error: invalid todo at index ",
-                &at(index),
-                ": `status` must be \"pending\", \"in_progress\" or \"completed\" (got ",
-                got,
-                ")",
-            ]),
-            TodoError::EmptyContent => "Error: invalid todo: `content` must be a non-empty string".into(),
-            TodoError::DuplicateContent(content) => cat(&["Error: invalid todos: duplicate content \"", content, "\""]),
-            TodoError::TooManyActive(n) => cat(&[
-                "Error: invalid todos: at most one task may be in_progress (got ",
-                &at(n),
-                ")",
-            ]),
-        }
-    }
-}
-
 /// Refusals of a `suggest_task` call, in the order they are checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SuggestError {
+    #[error("suggest_task requires an owning agent session")]
     NoSession,
+    #[error("suggest_task is only for the top-level agent; report the follow-up in your result instead")]
     Helper,
+    #[error("suggest_task: this chat runs in a scheduled task folder, where no new chat can start; offer no suggestions here")]
     ScheduledFolder,
+    #[error("suggest_task: requires an open model turn")]
     NoOpenTurn,
+    #[error("suggest_task: this chat already offered {0} suggestions; offer no more")]
     ChatLimit(usize),
+    #[error("suggest_task: {0} suggestions already wait for the user; offer no more until one is started or dismissed")]
     OpenLimit(usize),
+    #[error("suggest_task: one suggestion per turn; this turn already offered one")]
     TurnLimit,
+    #[error("suggest_task: input must be an object with `title`, `tldr` and `brief`")]
     InputNotObject,
+    #[error("suggest_task: the input cannot be read as JSON data: {0}")]
     Unreadable(String),
+    #[error("suggest_task: unknown field `{0}` (the input is only `title`, `tldr` and `brief`)")]
     UnknownField(String),
+    #[error("suggest_task: {0} must be a string")]
     NotString(&'static str),
+    #[error("suggest_task: {0} must not be empty")]
     Empty(&'static str),
-    TooLong {
-        field: &'static str,
-        limit: usize,
-        got: usize,
-    },
-}
-
-impl SuggestError {
-    pub fn text(&self) -> String {
-        let n = |n: &usize| uint_text(*n as u64);
-        match self {
-            SuggestError::NoSession => "suggest_task requires an owning agent session".into(),
-            SuggestError::Helper => {
-                "suggest_task is only for the top-level agent; report the follow-up in your result instead".into()
-            }
-            SuggestError::ScheduledFolder => "suggest_task: this chat runs in a scheduled task folder, where no new chat can start; offer no suggestions here".into(),
-            SuggestError::NoOpenTurn => "suggest_task: requires an open model turn".into(),
-            SuggestError::ChatLimit(limit) => cat(&[
-                "suggest_task: this chat already offered ",
-                &n(limit),
-                " suggestions; offer no more",
-            ]),
-            SuggestError::OpenLimit(limit) => cat(&[
-                "suggest_task: ",
-                &n(limit),
-                " suggestions already wait for the user; offer no more until one is started or dismissed",
-            ]),
-            SuggestError::TurnLimit => "suggest_task: one suggestion per turn; this turn already offered one".into(),
-            SuggestError::InputNotObject => "suggest_task: input must be an object with `title`, `tldr` and `brief`".into(),
-            SuggestError::Unreadable(why) => cat(&["suggest_task: the input cannot be read as JSON data: ", why]),
-            SuggestError::UnknownField(field) => cat(&[
-                "suggest_task: unknown field `",
-                field,
-                "` (the input is only `title`, `tldr` and `brief`)",
-            ]),
-            SuggestError::NotString(field) => cat(&["suggest_task: ", field, " must be a string"]),
-            SuggestError::Empty(field) => cat(&["suggest_task: ", field, " must not be empty"]),
-            SuggestError::TooLong { field, limit, got } => cat(&[
-                "suggest_task: ",
-                field,
-                " must be at most ",
-                &n(limit),
-                " characters (got ",
-                &n(got),
-                ")",
-            ]),
-        }
-    }
+    #[error("suggest_task: {field} must be at most {limit} characters (got {got})")]
+    TooLong { field: &'static str, limit: usize, got: usize },
 }
 
 /// Failures of the suggestion service (start, draft, dismiss, restore).
 /// Each has a stable `code` and a payload; see [`ServiceError::code`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ServiceError {
+    #[error("no suggestion \"{}\"", quote(.id))]
     NotFound { id: String },
+    #[error("suggestion \"{}\" is {outcome}", quote(.id))]
     NotOpen { id: String, outcome: &'static str },
+    #[error("{limit} suggestions are already open")]
     OpenLimit { limit: usize },
+    #[error("session \"{}\" belongs to no workspace", quote(.chat_id))]
     NoWorkspace { chat_id: String },
+    #[error("session \"{}\" runs in a scheduled task's folder", quote(.chat_id))]
     ScheduledFolder { chat_id: String },
 }
 
@@ -156,6 +90,7 @@ impl ServiceError {
     pub const OPEN_LIMIT: &'static str = "task-suggestion/open-limit";
     pub const WORKSPACE_MISSING: &'static str = "task-suggestion/workspace-missing";
 
+    /// The stable code apps match on.
     pub fn code(&self) -> &'static str {
         match self {
             Self::NotFound { .. } => Self::NOT_FOUND,
@@ -164,89 +99,45 @@ impl ServiceError {
             Self::NoWorkspace { .. } | Self::ScheduledFolder { .. } => Self::WORKSPACE_MISSING,
         }
     }
-
-    pub fn text(&self) -> String {
-        match self {
-            Self::NotFound { id } => cat(&["no suggestion \"", &quote(id), "\""]),
-            Self::NotOpen { id, outcome } => cat(&["suggestion \"", &quote(id), "\" is ", outcome]),
-            Self::OpenLimit { limit } => cat(&[&uint_text(*limit as u64), " suggestions are already open"]),
-            Self::NoWorkspace { chat_id } => cat(&["session \"", &quote(chat_id), "\" belongs to no workspace"]),
-            Self::ScheduledFolder { chat_id } => {
-                cat(&["session \"", &quote(chat_id), "\" runs in a scheduled task's folder"])
-            }
-        }
-    }
 }
 
 /// A check that needs the person's own words, refused for a chat whose only
 /// instruction so far is a suggestion's brief.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GoalError {
+    #[error("goal: this chat's instructions came from a suggestion, not from the person; ask the person to confirm in their own words before you {0} a goal")]
     NotFromPerson(&'static str),
+    #[error("goal: the person has not given an instruction in this chat yet; ask the person before you {0} a goal")]
     NoInstruction(&'static str),
 }
 
-impl GoalError {
-    pub fn text(&self) -> String {
-        match self {
-            GoalError::NotFromPerson(verb) => cat(&[
-                "goal: this chat's instructions came from a suggestion, not from the person; ask the person to confirm in their own words before you ",
-                verb,
-                " a goal",
-            ]),
-            GoalError::NoInstruction(verb) => cat(&[
-                "goal: the person has not given an instruction in this chat yet; ask the person before you ",
-                verb,
-                " a goal",
-            ]),
-        }
-    }
-}
-
 /// Misuse by the host program (not the model): arguments of the wrong shape,
-/// unknown options, entries fed out of order. Thrown as a JS `Error`, never
-/// shown to the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// unknown options, entries fed out of order. Thrown in JS, never shown to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum HostError {
+    #[error("oda-tasks: invalid arguments of {call}: {why}")]
     BadArguments { call: &'static str, why: String },
+    #[error("oda-tasks: ingest(from = {from}) does not continue this state of {length} entries; feed entries from index {length}")]
     NotContinuing { from: usize, length: usize },
+    #[error("oda-tasks: ingest got {fed} entry texts for {count} entries")]
+    WrongCount { fed: usize, count: usize },
+    #[error("oda-tasks: this ChatState keeps no todo cards; create it with {{ cards: true }} to replay todos")]
     NoCards,
 }
 
-impl HostError {
-    pub fn text(&self) -> String {
-        match self {
-            HostError::BadArguments { call, why } => cat(&["oda-tasks: invalid arguments of ", call, ": ", why]),
-            HostError::NotContinuing { from, length } => {
-                let length = uint_text(*length as u64);
-                cat(&[
-                    "oda-tasks: ingest(from = ",
-                    &uint_text(*from as u64),
-                    ") does not continue this state of ",
-                    &length,
-                    " entries; feed entries from index ",
-                    &length,
-                ])
-            }
-            HostError::NoCards => {
-                "oda-tasks: this ChatState keeps no todo cards; create it with { cards: true } to replay todos".into()
-            }
-        }
-    }
-}
-
-macro_rules! display_as_text {
+/// `text()`: the message, as `Display` writes it (kept for callers of the earlier API).
+macro_rules! text_as_display {
     ($($t:ty),*) => {$(
-        impl fmt::Display for $t {
-            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(&self.text())
+        impl $t {
+            /// The message, byte for byte.
+            pub fn text(&self) -> String {
+                self.to_string()
             }
         }
-        impl std::error::Error for $t {}
     )*};
 }
 
-display_as_text!(TodoError, SuggestError, ServiceError, GoalError, HostError);
+text_as_display!(TodoError, SuggestError, ServiceError, GoalError, HostError);
 
 #[cfg(test)]
 mod tests {

@@ -1,160 +1,288 @@
 //! JSONL, the stored form of a log: one entry per line, read in chunks of
 //! any size (a line may span chunks), so memory stays flat in the log's length.
+//! This is the one JSONL reader: `ChatState.fromJsonl`, the CLI, the JSONL
+//! store's scanner and the preview all use it.
 //!
-//! The reading rules are the JSONL store's: a UTF-8 byte order mark at the
-//! start is skipped; a line ends at `\n`, `\r\n` or a lone `\r`; a blank
-//! line is no entry; a line that is not JSON (or not UTF-8) is no entry and is
-//! reported; text after the last newline is an entry only if it is complete
-//! JSON (a hand-written last line), else a write cut off by a crash.
+//! The rules: a UTF-8 byte order mark at the start is skipped; a line ends at
+//! `\n`, `\r\n` or a lone `\r`; a blank line is no entry; a line that is not
+//! JSON (or not UTF-8) is no entry and is reported; text after the last line
+//! end is an entry only if it is complete JSON (a hand-written last line),
+//! else a write cut off by a crash ("torn").
+
+use serde::Serialize;
 
 use crate::chat::Chat;
-use crate::json::{Out, ToJson};
 
 /// A line that is not an entry, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UnreadableLine {
     /// 1-based line number.
     pub line: usize,
     pub reason: String,
 }
 
-/// Splits a byte stream into lines and feeds each entry to a [`Chat`].
-#[derive(Debug, Clone, Default)]
-pub struct JsonlReader {
-    /// The stream's first bytes, held until it is known whether they are a byte order mark.
-    head: Vec<u8>,
-    head_done: bool,
-    /// The start of a line whose end has not arrived yet.
-    pending: Vec<u8>,
-    /// The last line ended with `\r`: a `\n` right after it ends no new line.
-    after_cr: bool,
-    /// Lines completed so far.
-    lines: usize,
-    pub unreadable: Vec<UnreadableLine>,
-    /// Bytes after the last newline that were not complete JSON, at the end.
-    pub torn: usize,
+/// One complete line, as the splitter hands it on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// Blank (only spaces, tabs): no entry.
+    Blank,
+    /// The line's text (a byte order mark at the file's start removed).
+    Text(&'a str),
+    /// Bytes that are not UTF-8.
+    NotUtf8,
+    /// Longer than the reader keeps (the JSONL store's limit of a JS string).
+    TooLong,
 }
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// Splits a byte stream into lines by the rules above.
+#[derive(Debug, Clone)]
+pub struct LineSplitter {
+    /// The start of a line whose end has not arrived yet.
+    pending: Vec<u8>,
+    /// The pending line grew past `max_line`: its bytes are dropped to its end.
+    overlong: bool,
+    max_line: usize,
+    /// The last line ended with `\r`: a `\n` right after it ends no new line.
+    after_cr: bool,
+    /// The next line is the stream's first (a byte order mark may start it).
+    first: bool,
+    /// Lines completed so far.
+    pub lines: usize,
+    /// Absolute offset of the next byte, and just past the last line end.
+    pub offset: u64,
+    pub line_end: u64,
+}
 
-impl JsonlReader {
-    /// Feeds the next chunk; complete lines are folded at once.
-    pub fn feed(&mut self, chat: &mut Chat, mut bytes: &[u8]) {
-        if !self.head_done {
-            let take = (BOM.len() - self.head.len()).min(bytes.len());
-            let (first, rest) = bytes.split_at(take);
-            self.head.extend_from_slice(first);
-            bytes = rest;
-            if self.head.len() < BOM.len() {
-                return;
-            }
-            self.end_head(chat);
+const BOM: &str = "\u{feff}";
+
+impl Default for LineSplitter {
+    fn default() -> Self {
+        LineSplitter::new(0, usize::MAX)
+    }
+}
+
+impl LineSplitter {
+    /// A splitter starting at `offset` (0, or just past a line end); lines past `max_line` bytes are [`Line::TooLong`].
+    pub fn new(offset: u64, max_line: usize) -> LineSplitter {
+        LineSplitter {
+            pending: Vec::new(),
+            overlong: false,
+            max_line,
+            after_cr: false,
+            first: offset == 0,
+            lines: 0,
+            offset,
+            line_end: offset,
         }
-        self.feed_lines(chat, bytes);
     }
 
-    /// The head is complete (or the stream ended): drop a byte order mark, feed the rest.
-    fn end_head(&mut self, chat: &mut Chat) {
-        self.head_done = true;
-        let head = std::mem::take(&mut self.head);
-        let body = head.strip_prefix(BOM).unwrap_or(&head);
-        self.feed_lines(chat, body);
+    /// Whether the bytes so far end inside a line.
+    pub fn open_line(&self) -> bool {
+        self.offset > self.line_end
     }
 
-    fn feed_lines(&mut self, chat: &mut Chat, mut bytes: &[u8]) {
+    /// Feeds the next chunk; `each` gets every complete line and the offset past its end.
+    pub fn feed(&mut self, mut bytes: &[u8], each: &mut impl FnMut(Line, u64)) {
         if self.after_cr && !bytes.is_empty() {
             self.after_cr = false;
             if let Some(rest) = bytes.strip_prefix(b"\n") {
                 bytes = rest;
+                self.offset += 1;
+                self.line_end = self.offset;
             }
         }
-        loop {
-            // A line that is one plain object is read in the same pass that finds its end.
-            let fused = match self.pending.is_empty() && bytes.first() == Some(&b'{') {
-                true => crate::entry::read_line_entry(bytes),
-                false => None,
-            };
-            let end = match &fused {
-                Some((_, end)) => *end,
-                None => match crate::json::read::find2(b'\n', b'\r', bytes) {
-                    Some(end) => end,
-                    None => break,
-                },
-            };
-            let (line, rest) = bytes.split_at(end);
-            let mut rest = rest.get(1..).unwrap_or_default();
-            if bytes.get(end) == Some(&b'\r') {
-                match rest.first() {
-                    Some(b'\n') => rest = rest.get(1..).unwrap_or_default(),
-                    Some(_) => {}
-                    None => self.after_cr = true, // the `\n` may begin the next chunk
-                }
-            }
-            if let Some((read, _)) = fused {
-                self.lines += 1;
-                chat.fold_line(read, line);
-            } else if self.pending.is_empty() {
-                self.line(chat, line);
-            } else {
-                let mut joined = std::mem::take(&mut self.pending);
-                joined.extend_from_slice(line);
-                self.line(chat, &joined);
-                joined.clear();
-                self.pending = joined; // keep the allocation
-            }
-            bytes = rest;
+        let Some(last) = memchr::memrchr2(b'\n', b'\r', bytes) else {
+            self.hold(bytes);
+            return;
+        };
+        let (mut complete, rest) = bytes.split_at(last + 1);
+        if !self.pending.is_empty() || self.overlong {
+            // The line begun in an earlier chunk ends here.
+            let end = memchr::memchr2(b'\n', b'\r', complete).unwrap_or(last);
+            let (head, tail) = complete.split_at(end + 1);
+            self.hold(head);
+            let mut line = std::mem::take(&mut self.pending);
+            self.region(&line, each);
+            line.clear();
+            self.pending = line; // keep the allocation
+            complete = self.skip_lf(tail);
+        }
+        // Checked as UTF-8 once for all its lines; lines of a chunk that is not are checked one by one.
+        match std::str::from_utf8(complete) {
+            Ok(text) => self.lines_of(text.as_bytes(), Some(text), each),
+            Err(_) => self.lines_of(complete, None, each),
+        }
+        if !rest.is_empty() {
+            self.after_cr = false; // a `\n` in a later chunk ends the line `rest` begins
+        }
+        self.hold(rest);
+    }
+
+    /// Holds the start of a line whose end has not arrived.
+    fn hold(&mut self, bytes: &[u8]) {
+        self.offset += bytes.len() as u64;
+        if self.overlong {
+            return;
+        }
+        if self.pending.len() + bytes.len() > self.max_line {
+            self.overlong = true;
+            self.pending = Vec::new();
+            return;
         }
         self.pending.extend_from_slice(bytes);
     }
 
-    /// Ends the stream: a last line without a newline counts only when it is complete JSON.
-    pub fn finish(&mut self, chat: &mut Chat) {
-        if !self.head_done {
-            self.end_head(chat);
+    /// A joined line (held bytes and its end): one line, which may hold a CR and an LF.
+    fn region(&mut self, line: &[u8], each: &mut impl FnMut(Line, u64)) {
+        let overlong = std::mem::take(&mut self.overlong);
+        let body = line.strip_suffix(b"\n").or_else(|| line.strip_suffix(b"\r")).unwrap_or(line);
+        if line.ends_with(b"\r") {
+            self.after_cr = true;
         }
-        let tail = std::mem::take(&mut self.pending);
-        if is_blank(&tail) {
-            return;
-        }
-        // Valid JSON is UTF-8 throughout: the check reads every byte.
-        let complete = crate::json::validate(&tail).is_ok();
-        if complete {
-            self.line(chat, &tail);
-        } else {
-            self.torn = tail.len();
-        }
-    }
-
-    fn line(&mut self, chat: &mut Chat, line: &[u8]) {
         self.lines += 1;
-        if is_blank(line) {
-            return;
+        self.line_end = self.offset;
+        let read = match (overlong, std::str::from_utf8(body)) {
+            (false, Ok(text)) => self.text_line(text),
+            (true, _) => self.not_text(Line::TooLong),
+            (false, Err(_)) => self.not_text(Line::NotUtf8),
+        };
+        each(read, self.line_end);
+    }
+
+    /// After a line that ended with `\r`, a `\n` at once is part of that line end.
+    fn skip_lf<'b>(&mut self, bytes: &'b [u8]) -> &'b [u8] {
+        if !self.after_cr || bytes.is_empty() {
+            return bytes;
         }
-        // Bytes are read as they are: UTF-8 is checked in the same pass as the JSON.
-        if let Err(reason) = chat.ingest_line_bytes(line) {
-            self.unreadable(reason);
+        self.after_cr = false;
+        match bytes.strip_prefix(b"\n") {
+            Some(rest) => {
+                self.offset += 1;
+                self.line_end = self.offset;
+                rest
+            }
+            None => bytes,
         }
     }
 
-    fn unreadable(&mut self, reason: String) {
-        self.unreadable.push(UnreadableLine {
-            line: self.lines,
-            reason,
-        });
+    /// Complete lines (`bytes` ends with a line end), as text when `text` is given.
+    fn lines_of(&mut self, bytes: &[u8], text: Option<&str>, each: &mut impl FnMut(Line, u64)) {
+        let mut at = 0;
+        while let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr2(b'\n', b'\r', rest)) {
+            let end = at + found;
+            let mut next = end + 1;
+            let cr = bytes.get(end) == Some(&b'\r');
+            if cr {
+                match bytes.get(next) {
+                    Some(b'\n') => next += 1,
+                    Some(_) => {}
+                    None => self.after_cr = true, // the `\n` may begin the next chunk
+                }
+            }
+            self.lines += 1;
+            self.offset += (next - at) as u64;
+            self.line_end = self.offset;
+            let read = match text.and_then(|t| t.get(at..end)) {
+                Some(line) => self.text_line(line),
+                None => match bytes.get(at..end).map(std::str::from_utf8) {
+                    Some(Ok(line)) => self.text_line(line),
+                    _ => self.not_text(Line::NotUtf8),
+                },
+            };
+            each(read, self.line_end);
+            at = next;
+        }
+    }
+
+    fn not_text(&mut self, line: Line<'static>) -> Line<'static> {
+        self.first = false;
+        line
+    }
+
+    fn text_line<'t>(&mut self, text: &'t str) -> Line<'t> {
+        let text = match std::mem::take(&mut self.first) {
+            true => text.strip_prefix(BOM).unwrap_or(text),
+            false => text,
+        };
+        if is_blank(text) {
+            Line::Blank
+        } else {
+            Line::Text(text)
+        }
+    }
+
+    /// Ends the stream: the bytes after the last line end, as a last line
+    /// when they are complete JSON (`Ok`), else their length (torn, `Err`; 0: none).
+    pub fn finish(&mut self, each: &mut impl FnMut(Line, u64)) -> Result<(), usize> {
+        let tail = std::mem::take(&mut self.pending);
+        if std::mem::take(&mut self.overlong) {
+            return Err(usize::try_from(self.offset - self.line_end).unwrap_or(usize::MAX));
+        }
+        let Ok(text) = std::str::from_utf8(&tail) else {
+            return Err(tail.len());
+        };
+        let first = self.first;
+        let body = if first { text.strip_prefix(BOM).unwrap_or(text) } else { text };
+        if is_blank(body) {
+            return Ok(());
+        }
+        if !crate::entry::is_json(body) {
+            return Err(tail.len());
+        }
+        self.lines += 1;
+        self.line_end = self.offset;
+        let line = self.text_line(text);
+        each(line, self.line_end);
+        Ok(())
     }
 }
 
-impl ToJson for UnreadableLine {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("line", &self.line);
-            out.field("reason", &self.reason);
+/// Splits a byte stream into lines and feeds each entry to a [`Chat`].
+#[derive(Debug, Clone, Default)]
+pub struct JsonlReader {
+    split: LineSplitter,
+    pub unreadable: Vec<UnreadableLine>,
+    /// Bytes after the last line end that were not complete JSON, at the end.
+    pub torn: usize,
+}
+
+impl JsonlReader {
+    /// Feeds the next chunk; complete lines are folded at once.
+    pub fn feed(&mut self, chat: &mut Chat, bytes: &[u8]) {
+        let (split, unreadable) = (&mut self.split, &mut self.unreadable);
+        let lines = split.lines;
+        let mut n = lines;
+        split.feed(bytes, &mut |line, _| {
+            n += 1;
+            fold(chat, unreadable, n, line);
         });
+    }
+
+    /// Ends the stream: a last line without a line end counts only when it is complete JSON.
+    pub fn finish(&mut self, chat: &mut Chat) {
+        let (split, unreadable) = (&mut self.split, &mut self.unreadable);
+        let n = split.lines + 1;
+        if let Err(torn) = split.finish(&mut |line, _| fold(chat, unreadable, n, line)) {
+            self.torn = torn;
+        }
     }
 }
 
-fn is_blank(bytes: &[u8]) -> bool {
-    bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+fn fold(chat: &mut Chat, unreadable: &mut Vec<UnreadableLine>, line: usize, read: Line) {
+    let reason = match read {
+        Line::Blank => return,
+        Line::Text(text) => match chat.ingest_json_line(text) {
+            Ok(()) => return,
+            Err(reason) => reason,
+        },
+        Line::NotUtf8 => "not UTF-8 text".to_string(),
+        Line::TooLong => "the line is too long to read".to_string(),
+    };
+    unreadable.push(UnreadableLine { line, reason });
+}
+
+fn is_blank(text: &str) -> bool {
+    text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 #[cfg(test)]
@@ -208,19 +336,25 @@ mod tests {
 
     #[test]
     fn a_last_line_counts_only_when_it_is_complete_json() {
-        assert_eq!(
-            every_chunking(b"{\"type\":\"a\"}\n{\"type\":\"b\"}"),
-            (2, vec![], vec![], 0)
-        );
-        assert_eq!(
-            every_chunking(b"{\"type\":\"a\"}\n{\"type\":\"b"),
-            (1, vec![], vec![], 10)
-        );
+        assert_eq!(every_chunking(b"{\"type\":\"a\"}\n{\"type\":\"b\"}"), (2, vec![], vec![], 0));
+        assert_eq!(every_chunking(b"{\"type\":\"a\"}\n{\"type\":\"b"), (1, vec![], vec![], 10));
         assert_eq!(every_chunking(b"\xEF\xBB"), (0, vec![], vec![], 2));
         assert_eq!(every_chunking(b""), (0, vec![], vec![], 0));
+        assert_eq!(every_chunking(b"\xEF\xBB\xBF"), (0, vec![], vec![], 0));
+    }
+
+    #[test]
+    fn offsets_and_line_ends_are_those_of_the_bytes() {
+        for size in 1..=12 {
+            let bytes = b"{\"a\":1}\r\n\r{}\n{";
+            let mut split = LineSplitter::new(0, usize::MAX);
+            let mut ends = Vec::new();
+            for chunk in bytes.chunks(size) {
+                split.feed(chunk, &mut |_, end| ends.push(end));
+            }
+            assert_eq!(split.line_end, 14, "chunks of {size}");
+            assert!(split.open_line());
+            assert_eq!(split.finish(&mut |_, _| {}), Err(1));
+        }
     }
 }
-
-#[cfg(test)]
-#[path = "jsonl_oracle.rs"]
-mod oracle;

@@ -1,67 +1,70 @@
 //! The binding's params: JSON text the host layer wrote, read into typed
-//! structs. Unknown fields are refused, and every refusal is worded as it was
-//! when serde's derive read these structs (without a position: the host never
-//! sees the params text), because it reaches the host as an `oda-tasks:` error.
+//! structs by serde's derive (`deny_unknown_fields`). A refusal reaches the
+//! host as an `oda-tasks:` error, worded as serde words it, without its place
+//! in the params text (the host never sees that text).
 
-use std::borrow::Cow;
+use std::fmt;
 
-use crate::json::read::{Field, Parser, Shape};
-use crate::json::{Error, Input, LONE_SURROGATE};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+use crate::input::Input;
 use crate::settle::{Action, GoalAction, StartRequest};
+use crate::text::LONE_SURROGATE;
 
 /// Why params could not be read.
 pub type Why = String;
 
-/// Reads a whole params text with `read`.
-fn read_params<'a>(text: &'a str, shape: &Shape, field: Field<'a, '_>) -> Result<(), Why> {
-    let mut p = Parser::new(text.as_bytes());
-    // The message without its place in the params text.
-    p.read_struct(shape, field)
-        .and_then(|()| p.end())
-        .map_err(|e| e.message().to_string())
+/// Reads a whole params text.
+fn read<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Why> {
+    serde_json::from_str(text).map_err(|e| without_place(&e))
 }
 
-fn shape(expecting: &'static str, fields: &'static [&'static str], optional: u32, defaulted: u32) -> Shape {
-    Shape {
-        expecting,
-        fields,
-        deny_unknown: true,
-        last_wins: false,
-        optional,
-        defaulted,
+/// serde_json's message without " at line L column C".
+fn without_place(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match (e.line(), text.rfind(" at line ")) {
+        (1.., Some(at)) => text.get(..at).unwrap_or_default().to_string(),
+        _ => text,
     }
 }
 
-/// A string that must be well-formed Unicode.
-fn string(p: &mut Parser) -> Result<String, Error> {
-    p.loose_text("a string", LONE_SURROGATE).map(Cow::into_owned)
+/// A string the host wrote: a lone surrogate escape is refused by name.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct HostText(pub String);
+
+impl<'de> Deserialize<'de> for HostText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HostText, D::Error> {
+        struct TextVisitor;
+        impl Visitor<'_> for TextVisitor {
+            type Value = HostText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<HostText, E> {
+                match std::str::from_utf8(bytes) {
+                    Ok(text) => Ok(HostText(text.to_string())),
+                    Err(_) => Err(E::custom(LONE_SURROGATE)),
+                }
+            }
+        }
+        d.deserialize_bytes(TextVisitor)
+    }
 }
 
-fn optional_text(p: &mut Parser) -> Result<Option<String>, Error> {
-    if p.null()? {
-        return Ok(None);
-    }
-    string(p).map(Some)
-}
-
-/// A permission order: `null` or an array of strings.
-fn text_list(p: &mut Parser) -> Result<Option<Vec<String>>, Error> {
-    if p.null()? {
-        return Ok(None);
-    }
-    let mut list = Vec::new();
-    p.read_seq(&mut |p| {
-        list.push(string(p)?);
-        Ok(())
-    })?;
-    Ok(Some(list))
+fn texts(list: Option<Vec<HostText>>) -> Option<Vec<String>> {
+    list.map(|list| list.into_iter().map(|t| t.0).collect())
 }
 
 /// A model's input as the host passes it: its JSON text, or why the host
 /// could not serialise it (too large, a getter that threw, a cycle).
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelInput<'a> {
-    pub input: Option<&'a str>,
+    #[serde(default, borrow)]
+    pub input: Option<&'a RawValue>,
+    #[serde(default)]
     pub unreadable: Option<String>,
 }
 
@@ -69,188 +72,190 @@ impl ModelInput<'_> {
     pub fn read(&self) -> Input {
         match (&self.unreadable, self.input) {
             (Some(why), _) => Input::Unreadable(why.clone()),
-            (None, Some(raw)) => Input::parse(raw),
+            (None, Some(raw)) => Input::parse(raw.get()),
             (None, None) => Input::Unreadable("there is no input".to_string()),
         }
-    }
-
-    /// `input` (unparsed) and `unreadable`, fields 0 and 1 of a params struct.
-    fn field<'a>(into: &mut ModelInput<'a>, p: &mut Parser<'a>, k: usize) -> Result<(), Error> {
-        match k {
-            0 => {
-                if !p.null()? {
-                    into.input = std::str::from_utf8(p.raw_value()?).ok();
-                }
-            }
-            _ => {
-                if !p.null()? {
-                    into.unreadable = Some(p.strict_text("a string")?.into_owned());
-                }
-            }
-        }
-        Ok(())
     }
 }
 
 /// `suggestTask`'s params.
 pub fn model_input(text: &str) -> Result<ModelInput<'_>, Why> {
-    let mut m = ModelInput::default();
-    read_params(
-        text,
-        &shape("struct ModelInput", &["input", "unreadable"], 0b11, 0b11),
-        &mut |p, k| ModelInput::field(&mut m, p, k),
-    )?;
-    Ok(m)
+    read(text)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct TodoWriteOptions {
+    #[serde(default)]
+    one_active: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TodoWriteParams<'a> {
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(default)]
+    unreadable: Option<String>,
+    #[serde(default)]
+    options: Option<TodoWriteOptions>,
 }
 
 /// `todoWrite`'s params: the model's input and the one-active option.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct TodoWriteParams<'a> {
+#[derive(Debug, Default)]
+pub struct TodoWriteCall<'a> {
     pub input: ModelInput<'a>,
     pub one_active: Option<bool>,
 }
 
-pub fn todo_write(text: &str) -> Result<TodoWriteParams<'_>, Why> {
-    let mut params = TodoWriteParams::default();
-    let fields = &["input", "unreadable", "options"];
-    read_params(
-        text,
-        &shape("struct TodoWriteParams", fields, 0b111, 0b111),
-        &mut |p, k| {
-            if k < 2 {
-                return ModelInput::field(&mut params.input, p, k);
-            }
-            if p.null()? {
-                return Ok(());
-            }
-            p.read_struct(
-                &shape("struct TodoWriteOptions", &["oneActive"], 0b1, 0b1),
-                &mut |p, _| {
-                    if !p.null()? {
-                        params.one_active = Some(p.boolean()?);
-                    }
-                    Ok(())
-                },
-            )
+pub fn todo_write(text: &str) -> Result<TodoWriteCall<'_>, Why> {
+    let p: TodoWriteParams = read(text)?;
+    Ok(TodoWriteCall {
+        input: ModelInput {
+            input: p.input,
+            unreadable: p.unreadable,
         },
-    )?;
-    Ok(params)
+        one_active: p.options.and_then(|o| o.one_active),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum SettleAction {
+    Draft,
+    Dismiss,
+    Restore,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettleParams {
+    id: HostText,
+    action: SettleAction,
 }
 
 /// `settleSuggestion`'s params.
 pub fn settle(text: &str) -> Result<(String, Action), Why> {
-    let (mut id, mut action) = (String::new(), Action::Draft);
-    read_params(
-        text,
-        &shape("struct SettleParams", &["id", "action"], 0, 0),
-        &mut |p, k| {
-            if k == 0 {
-                id = string(p)?;
-            } else {
-                action = match p.read_variant(&["draft", "dismiss", "restore"])? {
-                    0 => Action::Draft,
-                    1 => Action::Dismiss,
-                    _ => Action::Restore,
-                };
-            }
-            Ok(())
-        },
-    )?;
-    Ok((id, action))
+    let p: SettleParams = read(text)?;
+    let action = match p.action {
+        SettleAction::Draft => Action::Draft,
+        SettleAction::Dismiss => Action::Dismiss,
+        SettleAction::Restore => Action::Restore,
+    };
+    Ok((p.id.0, action))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartRequestParams {
+    #[serde(default)]
+    model: Option<HostText>,
+    #[serde(default)]
+    permission: Option<HostText>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct PlanStartParams {
+    chat_id: HostText,
+    id: HostText,
+    #[serde(default)]
+    request: Option<StartRequestParams>,
+    #[serde(default)]
+    permissions: Option<Vec<HostText>>,
 }
 
 /// `planStart`'s params.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct PlanStartParams {
+pub struct PlanStartCall {
     pub chat_id: String,
     pub id: String,
     pub request: StartRequest,
     pub permissions: Option<Vec<String>>,
 }
 
-pub fn plan_start(text: &str) -> Result<PlanStartParams, Why> {
-    let mut params = PlanStartParams::default();
-    let fields = &["chatId", "id", "request", "permissions"];
-    read_params(
-        text,
-        &shape("struct PlanStartParams", fields, 0b1100, 0b1100),
-        &mut |p, k| {
-            match k {
-                0 => params.chat_id = string(p)?,
-                1 => params.id = string(p)?,
-                2 => {
-                    if !p.null()? {
-                        let request = &mut params.request;
-                        let fields = &["model", "permission"];
-                        p.read_struct(&shape("struct StartRequestParams", fields, 0b11, 0b11), &mut |p, k| {
-                            let value = optional_text(p)?;
-                            if k == 0 {
-                                request.model = value;
-                            } else {
-                                request.permission = value;
-                            }
-                            Ok(())
-                        })?;
-                    }
-                }
-                _ => params.permissions = text_list(p)?,
-            }
-            Ok(())
-        },
-    )?;
-    Ok(params)
+pub fn plan_start(text: &str) -> Result<PlanStartCall, Why> {
+    let p: PlanStartParams = read(text)?;
+    let request = p.request.map_or_else(StartRequest::default, |r| StartRequest {
+        model: r.model.map(|t| t.0),
+        permission: r.permission.map(|t| t.0),
+    });
+    Ok(PlanStartCall {
+        chat_id: p.chat_id.0,
+        id: p.id.0,
+        request,
+        permissions: texts(p.permissions),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct StartedChatParams {
+    chat_id: HostText,
+    suggestion_id: HostText,
 }
 
 /// `startedChat`'s params: the offering chat and the suggestion.
 pub fn started_chat(text: &str) -> Result<(String, String), Why> {
-    let (mut chat_id, mut suggestion_id) = (String::new(), String::new());
-    let fields = &["chatId", "suggestionId"];
-    read_params(text, &shape("struct StartedChatParams", fields, 0, 0), &mut |p, k| {
-        if k == 0 {
-            chat_id = string(p)?;
-        } else {
-            suggestion_id = string(p)?;
-        }
-        Ok(())
-    })?;
-    Ok((chat_id, suggestion_id))
+    let p: StartedChatParams = read(text)?;
+    Ok((p.chat_id.0, p.suggestion_id.0))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Goal {
+    Create,
+    Complete,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoalParams {
+    action: Goal,
 }
 
 /// `checkGoal`'s params.
 pub fn goal(text: &str) -> Result<GoalAction, Why> {
-    let mut action = GoalAction::Create;
-    read_params(text, &shape("struct GoalParams", &["action"], 0, 0), &mut |p, _| {
-        if p.read_variant(&["create", "complete"])? == 1 {
-            action = GoalAction::Complete;
-        }
-        Ok(())
-    })?;
-    Ok(action)
+    let p: GoalParams = read(text)?;
+    Ok(match p.action {
+        Goal::Create => GoalAction::Create,
+        Goal::Complete => GoalAction::Complete,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClampParams {
+    wanted: Option<HostText>,
+    ceiling: Option<HostText>,
+    #[serde(default)]
+    permissions: Option<Vec<HostText>>,
 }
 
 /// `clampPermission`'s params.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct ClampParams {
+pub struct Clamp {
     pub wanted: Option<String>,
     pub ceiling: Option<String>,
     pub permissions: Option<Vec<String>>,
 }
 
-pub fn clamp(text: &str) -> Result<ClampParams, Why> {
-    let mut params = ClampParams::default();
-    let fields = &["wanted", "ceiling", "permissions"];
-    // `wanted` and `ceiling` may be missing from an object, not from an array.
-    read_params(text, &shape("struct ClampParams", fields, 0b111, 0b100), &mut |p, k| {
-        match k {
-            0 => params.wanted = optional_text(p)?,
-            1 => params.ceiling = optional_text(p)?,
-            _ => params.permissions = text_list(p)?,
-        }
-        Ok(())
-    })?;
-    Ok(params)
+pub fn clamp(text: &str) -> Result<Clamp, Why> {
+    let p: ClampParams = read(text)?;
+    Ok(Clamp {
+        wanted: p.wanted.map(|t| t.0),
+        ceiling: p.ceiling.map(|t| t.0),
+        permissions: texts(p.permissions),
+    })
 }
 
-#[cfg(test)]
-#[path = "params_oracle.rs"]
-mod oracle;
+/// `view`'s params.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewParams {
+    pub cards: usize,
+}
+
+pub fn view(text: &str) -> Result<ViewParams, Why> {
+    read(text)
+}

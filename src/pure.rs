@@ -1,5 +1,5 @@
 //! The pure functions over a whole log of JSON values, for native callers
-//! (not built for WASM): each folds the log into a [`Chat`] and asks it (the
+//! and tests: each folds the log into a [`Chat`] and asks it (the
 //! binding does the same with entries as text, or keeps the `Chat` alive
 //! between calls).
 
@@ -8,15 +8,15 @@ use serde_json::Value;
 use crate::chat::Chat;
 use crate::entry::Origin;
 use crate::error::{GoalError, ServiceError, SuggestError};
-use crate::json::Input;
+use crate::input::Input;
+use crate::replay::{SuggestionReplay, TodoReplay};
 use crate::settle::{self, Action, Decision, GoalAction, StartPlan, StartRequest, StartedChatState};
-use crate::suggest::{self, SuggestTask, SuggestionReplay};
-use crate::todo::TodoReplay;
+use crate::suggest::SuggestTask;
 
 /// `suggest_task` on a log (`None`: no owning session).
 pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask, SuggestError> {
     let chat = log.map(|log| Chat::from_values(log, false));
-    suggest::suggest_task(chat.as_ref(), &Input::from(input.clone()))
+    crate::decide::suggest_task(chat.as_ref(), &Input::from(input.clone()))
 }
 
 pub fn replay_todos(log: &[Value]) -> TodoReplay {

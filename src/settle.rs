@@ -8,8 +8,9 @@
 use crate::chat::Chat;
 use crate::entry::{Message, Origin, Outcome, SessionEntry, Settings, Settlement, Source, FORMAT_VERSION, TOP_LEVEL};
 use crate::error::{GoalError, ServiceError};
-use crate::json::write::cat;
-use crate::json::{Out, ToJson};
+use std::hash::Hasher;
+
+use serde::Serialize;
 use crate::suggest::{Standing, OPEN_LIMIT};
 
 /// Permissions, lowest to highest, unless the host configures its own order.
@@ -104,7 +105,7 @@ pub enum StartPlan {
 /// plus a hash of the whole, keeping the id short enough for every store
 /// (file names, keys) while staying deterministic and distinct.
 pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
-    let plain = cat(&[chat_id, ".", suggestion_id]);
+    let plain = format!("{chat_id}.{suggestion_id}");
     if plain.len() <= STARTED_ID_MAX {
         return plain;
     }
@@ -113,37 +114,23 @@ pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
         cut -= 1;
     }
     let prefix = chat_id.get(..cut).unwrap_or_default();
-    let id = cat(&[prefix, "~", &hex16(fnv1a(chat_id.as_bytes())), ".", suggestion_id]);
+    let id = format!("{prefix}~{}.{suggestion_id}", fnv1a_hex(chat_id.as_bytes()));
     if id.len() <= STARTED_ID_MAX {
         id
     } else {
         // Only an absurdly long suggestion id gets here (the core assigns `s<n>`).
-        cat(&[
-            &hex16(fnv1a(chat_id.as_bytes())),
-            ".",
-            &hex16(fnv1a(suggestion_id.as_bytes())),
-        ])
+        format!("{}.{}", fnv1a_hex(chat_id.as_bytes()), fnv1a_hex(suggestion_id.as_bytes()))
     }
-}
-
-/// `n` as sixteen lowercase hexadecimal digits.
-fn hex16(n: u64) -> String {
-    let digits = b"0123456789abcdef";
-    (0..16)
-        .rev()
-        .map(|k| char::from(digits.get((n >> (k * 4) & 0xf) as usize).copied().unwrap_or(b'0')))
-        .collect()
 }
 
 /// Longest started-chat id in bytes (stores accept 200 characters).
 pub const STARTED_ID_MAX: usize = 120;
 
-/// FNV-1a, 64-bit: a stable hash that needs no dependency (not for security:
-/// it only keeps shortened ids apart).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
+/// The 64-bit FNV-1a hash of `bytes`, as 16 hex digits (part of the stored format: started chats' ids).
+fn fnv1a_hex(bytes: &[u8]) -> String {
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(bytes);
+    format!("{:016x}", hasher.finish())
 }
 
 /// Plans a Start of offer `id` of chat `chat_id`. Checks, in order:
@@ -234,7 +221,8 @@ pub fn clamp_permission(wanted: Option<&str>, ceiling: Option<&str>, order: &[St
 }
 
 /// Where a started chat stands, read from its own log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StartedChatState {
     /// Not created yet.
     Missing,
@@ -246,16 +234,6 @@ pub enum StartedChatState {
     Foreign,
 }
 
-impl ToJson for StartedChatState {
-    fn write_json(&self, out: &mut Out) {
-        out.string(match self {
-            StartedChatState::Missing => "missing",
-            StartedChatState::NeedsBrief => "needs_brief",
-            StartedChatState::Complete => "complete",
-            StartedChatState::Foreign => "foreign",
-        });
-    }
-}
 
 /// Reads a started chat's log (`None`: no such chat) against the offer it
 /// should come from, so a repeated Start can finish a crashed one, once.

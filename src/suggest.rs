@@ -1,12 +1,14 @@
 //! `suggest_task`: offering an out-of-scope follow-up, and the ledger of
 //! offers and their settlements rebuilt from the log.
 
-use crate::chat::Chat;
-use crate::entry::{Offer, Outcome, Settlement, FORMAT_VERSION};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::entry::{Offer, Outcome, Settlement};
 use crate::error::SuggestError;
-use crate::json::write::{cat, uint_text};
-use crate::json::{quote, Input, Out, ToJson, Value};
-use crate::table::TextTable;
+use crate::text::{char_count, quote};
 
 /// A chat's lifetime allowance of offers.
 pub const CHAT_LIMIT: usize = 10;
@@ -24,59 +26,12 @@ pub struct SuggestTask {
     pub output: String,
 }
 
-/// Checks a `suggest_task` call against a chat, in the SPEC's order: who and
-/// where, then the open turn, then the count limits (most lasting first),
-/// then the fields.
-pub fn suggest_task(chat: Option<&Chat>, input: &Input) -> Result<SuggestTask, SuggestError> {
-    let Some(chat) = chat else {
-        return Err(SuggestError::NoSession);
-    };
-    if chat.is_helper() {
-        return Err(SuggestError::Helper);
-    }
-    if chat.in_scheduled_folder() {
-        return Err(SuggestError::ScheduledFolder);
-    }
-    if !chat.turns.open {
-        return Err(SuggestError::NoOpenTurn);
-    }
-    let ledger = &chat.suggestions;
-    if ledger.recorded >= CHAT_LIMIT {
-        return Err(SuggestError::ChatLimit(CHAT_LIMIT));
-    }
-    if ledger.open_count() >= OPEN_LIMIT {
-        return Err(SuggestError::OpenLimit(OPEN_LIMIT));
-    }
-    if chat.turns.offered_this_turn {
-        return Err(SuggestError::TurnLimit);
-    }
-    let input = match input {
-        Input::Json(value) => value,
-        Input::Unreadable(why) => return Err(SuggestError::Unreadable(why.clone())),
-    };
-    let [title, tldr, brief] = fields(input)?;
-    let output = cat(&[
-        "Suggested \"",
-        &title,
-        "\". The user decides whether to start it; do not start it yourself.",
-    ]);
-    Ok(SuggestTask {
-        entry: Offer {
-            v: FORMAT_VERSION,
-            id: ledger.next_id(),
-            title,
-            tldr,
-            brief,
-        },
-        output,
-    })
-}
-
-fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
+/// The offer's three texts, checked: trimmed, non-empty, within their limits.
+pub fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
     let Some(obj) = input.as_object() else {
         return Err(SuggestError::InputNotObject);
     };
-    if let Some(field) = obj.first_key(|k| !FIELDS.iter().any(|(name, _)| *name == k)) {
+    if let Some(field) = obj.keys().find(|k| !FIELDS.iter().any(|(name, _)| *name == k.as_str())) {
         return Err(SuggestError::UnknownField(quote(field).into_owned()));
     }
     let mut out: [String; 3] = Default::default();
@@ -88,7 +43,7 @@ fn fields(input: &Value) -> Result<[String; 3], SuggestError> {
         if text.is_empty() {
             return Err(SuggestError::Empty(name));
         }
-        let got = crate::json::char_count(text);
+        let got = char_count(text);
         if got > limit {
             return Err(SuggestError::TooLong {
                 field: name,
@@ -138,7 +93,7 @@ pub struct SuggestionLedger {
     pub offers: Vec<Tracked>,
     /// Position in `offers` of each readable offer by id, or [`TAKEN`] for
     /// an id only offers replay could not use (unreadable or repeated) hold.
-    by_id: TextTable<String>,
+    by_id: BTreeMap<String, usize>,
     /// Offers currently open.
     open: usize,
     /// Every `suggestion_offered` entry, readable or not, duplicate id or
@@ -151,7 +106,7 @@ const TAKEN: usize = usize::MAX;
 
 impl SuggestionLedger {
     pub fn get(&self, id: &str) -> Option<&Tracked> {
-        self.offers.get(self.by_id.get(id)?)
+        self.offers.get(*self.by_id.get(id)?)
     }
 
     pub fn open_count(&self) -> usize {
@@ -164,8 +119,8 @@ impl SuggestionLedger {
     pub fn next_id(&self) -> String {
         let mut n = self.offers.len() + 1;
         loop {
-            let id = cat(&["s", &uint_text(n as u64)]);
-            if !self.by_id.contains(&id) {
+            let id = format!("s{n}");
+            if !self.by_id.contains_key(&id) {
                 return id;
             }
             n += 1;
@@ -177,18 +132,17 @@ impl SuggestionLedger {
     pub fn unusable_offer(&mut self, id: Option<String>) {
         self.recorded += 1;
         if let Some(id) = id {
-            self.by_id.insert_new(id, TAKEN);
+            self.by_id.entry(id).or_insert(TAKEN);
         }
     }
 
     pub fn offer(&mut self, index: usize, offer: Offer) -> Result<(), String> {
         self.recorded += 1;
-        if self.by_id.get(&offer.id).is_some_and(|at| at != TAKEN) {
-            return Err(cat(&[
-                "offer id \"",
-                &quote(&offer.id),
-                "\" is already used by an earlier offer",
-            ]));
+        if self.by_id.get(&offer.id).is_some_and(|&at| at != TAKEN) {
+            return Err(format!(
+                "offer id \"{}\" is already used by an earlier offer",
+                quote(&offer.id)
+            ));
         }
         self.by_id.insert(offer.id.clone(), self.offers.len());
         self.offers.push(Tracked {
@@ -202,8 +156,8 @@ impl SuggestionLedger {
 
     /// Applies a recorded settlement where it fits the offer's standing.
     pub fn settle(&mut self, s: Settlement) -> Result<(), String> {
-        let Some(tracked) = self.by_id.get(&s.id).and_then(|at| self.offers.get_mut(at)) else {
-            return Err(cat(&["names no offer \"", &quote(&s.id), "\""]));
+        let Some(tracked) = self.by_id.get(&s.id).and_then(|&at| self.offers.get_mut(at)) else {
+            return Err(format!("names no offer \"{}\"", quote(&s.id)));
         };
         let next = match (s.outcome, &tracked.standing) {
             (Outcome::Started, Standing::Open) => match s.chat_id {
@@ -214,14 +168,12 @@ impl SuggestionLedger {
             (Outcome::Dismissed, Standing::Open) => Standing::Dismissed,
             (Outcome::Restored, Standing::Dismissed) => Standing::Open,
             (outcome, standing) => {
-                return Err(cat(&[
-                    "`",
+                return Err(format!(
+                    "`{}` does not fit offer \"{}\", which is {}",
                     outcome.as_str(),
-                    "` does not fit offer \"",
-                    &quote(&s.id),
-                    "\", which is ",
-                    standing.outcome().unwrap_or("open"),
-                ]))
+                    quote(&s.id),
+                    standing.outcome().unwrap_or("open")
+                ))
             }
         };
         let was_open = tracked.standing == Standing::Open;
@@ -237,15 +189,18 @@ impl SuggestionLedger {
 }
 
 /// An offer as listed for display.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Listed {
     pub id: String,
     pub title: String,
     pub tldr: String,
     pub brief: String,
     /// `started`, `drafted` or `dismissed`; absent while open.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<&'static str>,
     /// The started chat.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_id: Option<String>,
 }
 
@@ -265,62 +220,11 @@ impl From<&Tracked> for Listed {
     }
 }
 
-/// `replaySuggestions`: open offers newest first, settled ones in offer order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SuggestionReplay {
-    pub open: Vec<Listed>,
-    pub settled: Vec<Listed>,
-    pub skipped: Vec<crate::entry::Skipped>,
-}
-
-pub fn list(chat: &Chat) -> (Vec<Listed>, Vec<Listed>) {
-    let offers = &chat.suggestions.offers;
-    let open = offers
-        .iter()
-        .rev()
-        .filter(|t| t.standing == Standing::Open)
-        .map(Listed::from)
-        .collect();
-    let settled = offers
-        .iter()
-        .filter(|t| t.standing != Standing::Open)
-        .map(Listed::from)
-        .collect();
-    (open, settled)
-}
-
-impl SuggestionReplay {
-    pub fn of(chat: &Chat) -> SuggestionReplay {
-        let (open, settled) = list(chat);
-        SuggestionReplay {
-            open,
-            settled,
-            skipped: chat.skipped.clone(),
-        }
-    }
-}
-
-// ---- writing: what replay answers ------------------------------------------
-
-impl ToJson for Listed {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("id", &self.id);
-            out.field("title", &self.title);
-            out.field("tldr", &self.tldr);
-            out.field("brief", &self.brief);
-            out.some("outcome", &self.outcome);
-            out.some("chatId", &self.chat_id);
-        });
-    }
-}
-
-impl ToJson for SuggestionReplay {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("open", &self.open);
-            out.field("settled", &self.settled);
-            out.field("skipped", &self.skipped);
-        });
+impl SuggestionLedger {
+    /// Open offers newest first, settled ones in offer order.
+    pub fn list(&self) -> (Vec<Listed>, Vec<Listed>) {
+        let open = self.offers.iter().rev().filter(|t| t.standing == Standing::Open).map(Listed::from).collect();
+        let settled = self.offers.iter().filter(|t| t.standing != Standing::Open).map(Listed::from).collect();
+        (open, settled)
     }
 }

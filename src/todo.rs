@@ -7,10 +7,15 @@
 
 pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
 use crate::error::TodoError;
-use crate::json::write::{cat, uint_text};
-use crate::json::{kind, quote, quoted, Input, Object, Out, ToJson, Value};
-use crate::table::TextTable;
+use crate::input::Input;
+use crate::text::{char_count, kind, quote, quoted};
 
 /// Host options of `todo_write`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +64,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
     let Some(obj) = input.as_object() else {
         return Err(TodoError::InputNotObject);
     };
-    if let Some(field) = obj.first_key(|k| k != "todos") {
+    if let Some(field) = obj.keys().find(|k| *k != "todos") {
         return Err(TodoError::UnknownInputField(quote(field).into_owned()));
     }
     let items = match obj.get("todos") {
@@ -69,7 +74,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
     };
 
     // Shape, over the whole list: objects, then fields, then statuses.
-    let mut objects: Vec<&Object> = Vec::with_capacity(items.len());
+    let mut objects: Vec<&Map<String, Value>> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         match item.as_object() {
             Some(obj) => objects.push(obj),
@@ -82,7 +87,7 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
         }
     }
     for (index, obj) in objects.iter().enumerate() {
-        if let Some(field) = obj.first_key(|k| !ITEM_FIELDS.contains(&k)) {
+        if let Some(field) = obj.keys().find(|k| !ITEM_FIELDS.contains(&k.as_str())) {
             return Err(TodoError::UnknownItemField {
                 index,
                 field: quote(field).into_owned(),
@@ -114,9 +119,10 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
             _ => return Err(TodoError::EmptyContent),
         }
     }
-    let mut seen: TextTable<&str> = TextTable::with_capacity(contents.len());
-    for (i, text) in contents.iter().enumerate() {
-        if !seen.insert_new(text, i) {
+    // A tree, not a hash table: texts chosen to collide cannot make it quadratic.
+    let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
+    for text in &contents {
+        if seen.insert(text, ()).is_some() {
             return Err(TodoError::DuplicateContent(quote(text).into_owned()));
         }
     }
@@ -142,13 +148,14 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
 /// values by kind, so a long or odd value cannot flood the message.
 fn describe_status(value: &Value) -> String {
     match value {
-        Value::String(s) if crate::json::char_count(s) <= 40 => quoted(s),
+        Value::String(s) if char_count(s) <= 40 => quoted(s),
         Value::String(_) => "a long string".to_string(),
         other => kind(other).to_string(),
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Counts {
     pub pending: usize,
     pub in_progress: usize,
@@ -169,20 +176,14 @@ pub fn counts(todos: &[TodoItem]) -> Counts {
 
 fn summary(todos: &[TodoItem]) -> String {
     let c = counts(todos);
-    let n = |n: usize| uint_text(n as u64);
-    cat(&[
-        "Updated todo list: ",
-        &n(c.pending),
-        " pending, ",
-        &n(c.in_progress),
-        " in progress, ",
-        &n(c.completed),
-        " completed",
-    ])
+    format!(
+        "Updated todo list: {} pending, {} in progress, {} completed",
+        c.pending, c.in_progress, c.completed
+    )
 }
 
 /// One "Update to-do list" card: the list an update sent and what changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Card {
     /// Position of the `todo_update` entry in the log.
     pub index: usize,
@@ -195,7 +196,8 @@ pub struct Card {
 
 /// What an update changed against the previous list. Items are matched by
 /// their text, the only identity an item has.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Changes {
     /// New items, with their position in the new list.
     pub added: Vec<Placed>,
@@ -207,21 +209,21 @@ pub struct Changes {
     pub moved: Vec<Move>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Placed {
     pub content: String,
     pub status: TodoStatus,
     pub position: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StatusChange {
     pub content: String,
     pub from: TodoStatus,
     pub to: TodoStatus,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Move {
     pub content: String,
     pub from: usize,
@@ -231,35 +233,48 @@ pub struct Move {
 /// Compares two lists. Texts are unique within a list the core wrote; a
 /// stored list with repeats (an older or foreign writer) matches the first.
 pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
-    let mut prev_at: TextTable<&str> = TextTable::with_capacity(prev.len());
-    for (i, item) in prev.iter().enumerate() {
-        prev_at.insert_new(item.content.as_str(), i);
-    }
-    let mut next_at: TextTable<&str> = TextTable::with_capacity(next.len());
-    for (i, item) in next.iter().enumerate() {
-        next_at.insert_new(item.content.as_str(), i);
-    }
+    let key = |item: &TodoItem| item.content.clone();
+    diff_by(prev, next, key, |item| (item.content.clone(), item.status))
+}
 
+/// [`diff`] over any items with an ordered key (a text, or an interned text's number).
+fn diff_by<T, K: Ord>(
+    prev: &[T],
+    next: &[T],
+    key: impl Fn(&T) -> K,
+    show: impl Fn(&T) -> (String, TodoStatus),
+) -> Changes {
+    // Trees, not hash tables: texts chosen to collide cannot make a diff quadratic.
+    let mut prev_at: BTreeMap<K, usize> = BTreeMap::new();
+    for (i, item) in prev.iter().enumerate() {
+        prev_at.entry(key(item)).or_insert(i);
+    }
+    let mut next_at: BTreeMap<K, usize> = BTreeMap::new();
+    for (j, item) in next.iter().enumerate() {
+        next_at.entry(key(item)).or_insert(j);
+    }
     let mut changes = Changes::default();
     // Kept items in new order, with their old positions.
     let mut kept: Vec<(usize, usize)> = Vec::new();
     for (j, item) in next.iter().enumerate() {
-        if next_at.get(item.content.as_str()) != Some(j) {
+        let k = key(item);
+        if next_at.get(&k) != Some(&j) {
             continue; // a repeat within the new list: its first occurrence speaks for it
         }
-        match prev_at.get(item.content.as_str()) {
+        let (content, status) = show(item);
+        match prev_at.get(&k).and_then(|&i| Some((i, prev.get(i)?))) {
             None => changes.added.push(Placed {
-                content: item.content.clone(),
-                status: item.status,
+                content,
+                status,
                 position: j,
             }),
-            Some(i) => {
-                // ok: `i` comes from `prev_at`, built over `prev`'s own indices.
-                if prev[i].status != item.status {
+            Some((i, before)) => {
+                let (_, from) = show(before);
+                if from != status {
                     changes.status_changed.push(StatusChange {
-                        content: item.content.clone(),
-                        from: prev[i].status,
-                        to: item.status,
+                        content,
+                        from,
+                        to: status,
                     });
                 }
                 kept.push((i, j));
@@ -267,57 +282,62 @@ pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
         }
     }
     for (i, item) in prev.iter().enumerate() {
-        if prev_at.get(item.content.as_str()) == Some(i) && !next_at.contains(item.content.as_str()) {
+        let k = key(item);
+        if prev_at.get(&k) == Some(&i) && !next_at.contains_key(&k) {
+            let (content, status) = show(item);
             changes.removed.push(Placed {
-                content: item.content.clone(),
-                status: item.status,
+                content,
+                status,
                 position: i,
             });
         }
     }
     let olds: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
     let stays = longest_increasing(&olds);
-    for (k, (i, j)) in kept.iter().enumerate() {
-        // ok: `stays` has one mark per kept item.
-        if !stays[k] {
-            changes.moved.push(Move {
-                content: next[*j].content.clone(),
-                from: *i,
-                to: *j,
-            });
+    for ((i, j), stays) in kept.iter().zip(stays) {
+        if !stays {
+            if let Some(item) = next.get(*j) {
+                changes.moved.push(Move {
+                    content: show(item).0,
+                    from: *i,
+                    to: *j,
+                });
+            }
         }
     }
     changes
 }
 
 /// Marks one longest strictly increasing subsequence of `xs` (O(n log n)):
-/// the kept items that did not move. Every index used below is one this
-/// function pushed (`tails`, `parent` and `marks` hold indices into `xs`, and
-/// `k - 1` is read only when `k > 0`), so none can be out of bounds.
+/// the kept items that did not move.
 fn longest_increasing(xs: &[usize]) -> Vec<bool> {
     // tails[k]: index into xs of the smallest tail of an increasing run of length k+1.
     let mut tails: Vec<usize> = Vec::new();
     let mut parent: Vec<Option<usize>> = vec![None; xs.len()];
     for (n, &x) in xs.iter().enumerate() {
-        let k = tails.partition_point(|&t| xs[t] < x);
-        parent[n] = if k > 0 { Some(tails[k - 1]) } else { None };
-        if k == tails.len() {
-            tails.push(n);
-        } else {
-            tails[k] = n;
+        let k = tails.partition_point(|&t| xs.get(t).is_some_and(|&v| v < x));
+        if let Some(slot) = parent.get_mut(n) {
+            *slot = k.checked_sub(1).and_then(|p| tails.get(p).copied());
+        }
+        match tails.get_mut(k) {
+            Some(tail) => *tail = n,
+            None => tails.push(n),
         }
     }
     let mut marks = vec![false; xs.len()];
     let mut at = tails.last().copied();
     while let Some(n) = at {
-        marks[n] = true;
-        at = parent[n];
+        if let Some(mark) = marks.get_mut(n) {
+            *mark = true;
+        }
+        at = parent.get(n).copied().flatten();
     }
     marks
 }
 
 /// What the chat shows as the current plan.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PlanState {
     /// Nothing to show: no update yet, or a new turn started since.
     #[default]
@@ -328,7 +348,7 @@ pub enum PlanState {
     Finished,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Plan {
     pub state: PlanState,
     /// The plan's items (empty when `state` is `none`).
@@ -337,13 +357,41 @@ pub struct Plan {
     pub turn: Option<usize>,
 }
 
+/// One update as the ledger keeps it: each item as its interned text's
+/// number and its state (two bits), so a long chat's cards stay small.
+#[derive(Debug, Clone)]
+struct Update {
+    index: usize,
+    turn: Option<usize>,
+    items: Box<[u32]>,
+}
+
+fn status_bits(status: TodoStatus) -> u32 {
+    match status {
+        TodoStatus::Pending => 0,
+        TodoStatus::InProgress => 1,
+        TodoStatus::Completed => 2,
+    }
+}
+
+fn status_of(bits: u32) -> TodoStatus {
+    match bits & 3 {
+        1 => TodoStatus::InProgress,
+        2 => TodoStatus::Completed,
+        _ => TodoStatus::Pending,
+    }
+}
+
 /// The task list as folded from the log.
 #[derive(Debug, Clone, Default)]
 pub struct TodoLedger {
     with_cards: bool,
     /// The latest recorded list: the list.
     pub todos: Vec<TodoItem>,
-    pub cards: Vec<Card>,
+    /// Every text an update held, once (a tree: no hash to collide).
+    texts: Vec<Rc<str>>,
+    text_ids: BTreeMap<Rc<str>, u32>,
+    updates: Vec<Update>,
     /// The plan's state and turn; its items are always the latest list.
     plan_state: PlanState,
     plan_turn: Option<usize>,
@@ -363,17 +411,23 @@ impl TodoLedger {
 
     pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
         if self.with_cards {
-            self.cards.push(Card {
-                index,
-                turn,
-                changes: diff(&self.todos, &todos),
-                counts: counts(&todos),
-                todos: todos.clone(),
-            });
+            let items = todos.iter().map(|item| self.intern(&item.content) << 2 | status_bits(item.status)).collect();
+            self.updates.push(Update { index, turn, items });
         }
         self.plan_state = PlanState::Running;
         self.plan_turn = turn;
         self.todos = todos;
+    }
+
+    fn intern(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.text_ids.get(text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        let text: Rc<str> = Rc::from(text);
+        self.texts.push(text.clone());
+        self.text_ids.insert(text, id);
+        id
     }
 
     pub fn turn_started(&mut self) {
@@ -398,153 +452,42 @@ impl TodoLedger {
             turn: self.plan_turn,
         }
     }
-}
 
-/// `replayTodos`: the list, its cards and the plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TodoReplay {
-    pub todos: Vec<TodoItem>,
-    pub cards: Vec<Card>,
-    pub plan: Plan,
-    pub skipped: Vec<crate::entry::Skipped>,
-}
-
-impl TodoReplay {
-    pub fn of(chat: &crate::chat::Chat) -> TodoReplay {
-        TodoReplay {
-            todos: chat.todos.todos.clone(),
-            cards: chat.todos.cards.clone(),
-            plan: chat.todos.plan(),
-            skipped: chat.skipped.clone(),
-        }
+    /// The number of cards (one per update, when cards are kept).
+    pub fn card_count(&self) -> usize {
+        self.updates.len()
     }
-}
 
-// ---- writing: what replay answers ------------------------------------------
-
-impl ToJson for Counts {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("pending", &self.pending);
-            out.field("inProgress", &self.in_progress);
-            out.field("completed", &self.completed);
-        });
-    }
-}
-
-impl ToJson for Card {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("index", &self.index);
-            out.field("turn", &self.turn);
-            out.field("todos", &self.todos);
-            out.field("counts", &self.counts);
-            out.field("changes", &self.changes);
-        });
-    }
-}
-
-impl ToJson for Changes {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("added", &self.added);
-            out.field("removed", &self.removed);
-            out.field("statusChanged", &self.status_changed);
-            out.field("moved", &self.moved);
-        });
-    }
-}
-
-impl ToJson for Placed {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("content", &self.content);
-            out.field("status", &self.status);
-            out.field("position", &self.position);
-        });
-    }
-}
-
-impl ToJson for StatusChange {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("content", &self.content);
-            out.field("from", &self.from);
-            out.field("to", &self.to);
-        });
-    }
-}
-
-impl ToJson for Move {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("content", &self.content);
-            out.field("from", &self.from);
-            out.field("to", &self.to);
-        });
-    }
-}
-
-impl ToJson for PlanState {
-    fn write_json(&self, out: &mut Out) {
-        out.string(match self {
-            PlanState::None => "none",
-            PlanState::Running => "running",
-            PlanState::Finished => "finished",
-        });
-    }
-}
-
-impl ToJson for Plan {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("state", &self.state);
-            out.field("todos", &self.todos);
-            out.field("turn", &self.turn);
-        });
-    }
-}
-
-impl ToJson for TodoReplay {
-    fn write_json(&self, out: &mut Out) {
-        let plan = (self.plan.state, self.plan.todos.as_slice(), self.plan.turn);
-        write_replay(out, &self.todos, &self.cards, plan, &self.skipped);
-    }
-}
-
-impl TodoReplay {
-    /// The JSON of `TodoReplay::of(chat)`, written from the chat itself
-    /// (a long chat's cards are not copied first).
-    pub fn json_of(chat: &crate::chat::Chat) -> String {
-        let ledger = &chat.todos;
-        let plan_todos: &[TodoItem] = if ledger.plan_state == PlanState::None {
-            &[]
-        } else {
-            &ledger.todos
+    /// Card `k`, its diff computed now against the update before it.
+    pub fn card(&self, k: usize) -> Option<Card> {
+        let update = self.updates.get(k)?;
+        let prev: &[u32] = match k.checked_sub(1) {
+            Some(p) => self.updates.get(p).map(|u| &u.items[..]).unwrap_or_default(),
+            None => &[],
         };
-        let mut out = Out::new();
-        let plan = (ledger.plan_state, plan_todos, ledger.plan_turn);
-        write_replay(&mut out, &ledger.todos, &ledger.cards, plan, &chat.skipped);
-        out.finish()
+        let show = |bits: &u32| {
+            let text = self.texts.get((bits >> 2) as usize).map(|t| t.to_string()).unwrap_or_default();
+            (text, status_of(*bits))
+        };
+        let todos: Vec<TodoItem> = update
+            .items
+            .iter()
+            .map(|bits| {
+                let (content, status) = show(bits);
+                TodoItem { content, status }
+            })
+            .collect();
+        Some(Card {
+            index: update.index,
+            turn: update.turn,
+            counts: counts(&todos),
+            changes: diff_by(prev, &update.items, |bits| bits >> 2, show),
+            todos,
+        })
     }
-}
 
-fn write_replay(
-    out: &mut Out,
-    todos: &[TodoItem],
-    cards: &[Card],
-    (state, plan_todos, turn): (PlanState, &[TodoItem], Option<usize>),
-    skipped: &[crate::entry::Skipped],
-) {
-    out.object(|out| {
-        out.field("todos", todos);
-        out.field("cards", cards);
-        out.key("plan");
-        out.object(|out| {
-            out.field("state", &state);
-            out.field("todos", plan_todos);
-            out.field("turn", &turn);
-        });
-        out.field("skipped", skipped);
-    });
+    /// Cards `from..to` (clamped to the cards there are).
+    pub fn cards(&self, from: usize, to: usize) -> Vec<Card> {
+        (from..to.min(self.card_count())).filter_map(|k| self.card(k)).collect()
+    }
 }

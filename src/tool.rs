@@ -1,25 +1,18 @@
 //! Tool definitions for model function-calling, built from the same
 //! constants the validators use, so the schema cannot drift from the rules.
 
-use crate::json::{data, Data, Out, ToJson};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
 use crate::suggest::FIELDS;
 
 /// `{ name, description, inputSchema }`, the shape function-calling APIs take.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
     pub name: &'static str,
     pub description: &'static str,
-    pub input_schema: Data,
-}
-
-impl ToJson for ToolDefinition {
-    fn write_json(&self, out: &mut Out) {
-        out.object(|out| {
-            out.field("name", self.name);
-            out.field("description", self.description);
-            out.field("inputSchema", &self.input_schema);
-        });
-    }
+    pub input_schema: Value,
 }
 
 pub const TODO_WRITE_DESCRIPTION: &str = "Keep the task list for multi-step work. Send the whole list every time: it replaces the previous one (no partial updates; to drop an item, send the list without it). Each item is its text and one state: pending, in_progress or completed. Mark an item in_progress when you start it and completed when it is done; keep one item in_progress at a time unless your setup allows several. A task with one obvious step needs no list.";
@@ -34,69 +27,63 @@ pub const SUGGEST_FIELD_DESCRIPTIONS: [&str; 3] = [
     "Self-contained instructions for the new chat, at most 4000 characters.",
 ];
 
-/// The `todo_write` input schema as JSON text (keys in byte order, as it has always been written).
-const TODO_WRITE_SCHEMA: &str = concat!(
-    r#"{"additionalProperties":false,"properties":{"todos":{"#,
-    r#""description":"The whole task list, in order. It replaces the previous list.","#,
-    r#""items":{"additionalProperties":false,"properties":{"#,
-    r#""content":{"description":"A short line naming the step; unique within the list.","minLength":1,"type":"string"},"#,
-    r#""status":{"description":"pending (not started), in_progress (being worked on now) or completed (finished).","#,
-    r#""enum":["pending","in_progress","completed"],"type":"string"}},"#,
-    r#""required":["content","status"],"type":"object"},"type":"array"}},"#,
-    r#""required":["todos"],"type":"object"}"#,
-);
+/// The `todo_write` input schema (keys in byte order, as a map writes them).
+fn todo_write_schema() -> Value {
+    json!({
+        "additionalProperties": false,
+        "properties": {
+            "todos": {
+                "description": "The whole task list, in order. It replaces the previous list.",
+                "items": {
+                    "additionalProperties": false,
+                    "properties": {
+                        "content": {
+                            "description": "A short line naming the step; unique within the list.",
+                            "minLength": 1,
+                            "type": "string"
+                        },
+                        "status": {
+                            "description": "pending (not started), in_progress (being worked on now) or completed (finished).",
+                            "enum": ["pending", "in_progress", "completed"],
+                            "type": "string"
+                        }
+                    },
+                    "required": ["content", "status"],
+                    "type": "object"
+                },
+                "type": "array"
+            }
+        },
+        "required": ["todos"],
+        "type": "object"
+    })
+}
 
 pub fn todo_write_tool() -> ToolDefinition {
     ToolDefinition {
         name: "todo_write",
         description: TODO_WRITE_DESCRIPTION,
-        input_schema: data::from_text(TODO_WRITE_SCHEMA),
+        input_schema: todo_write_schema(),
     }
 }
 
-/// The `suggest_task` input schema, written from [`FIELDS`] (keys in byte order).
-fn suggest_task_schema() -> String {
-    let mut out = Out::new();
-    out.object(|out| {
-        out.field("additionalProperties", &false);
-        out.key("properties");
-        out.object(|out| {
-            // Properties in byte order of their names, as a map writes them.
-            let mut written: Vec<&str> = Vec::new();
-            while let Some((k, (name, limit))) = FIELDS
-                .iter()
-                .enumerate()
-                .filter(|(_, (name, _))| !written.contains(name))
-                .min_by_key(|(_, (name, _))| *name)
-            {
-                written.push(name);
-                out.key(name);
-                out.object(|out| {
-                    out.field(
-                        "description",
-                        SUGGEST_FIELD_DESCRIPTIONS.get(k).copied().unwrap_or_default(),
-                    );
-                    out.field("maxLength", limit);
-                    out.field("minLength", &1usize);
-                    out.field("type", "string");
-                });
-            }
-        });
-        out.key("required");
-        out.open_array();
-        for (name, _) in FIELDS {
-            out.string(name);
-        }
-        out.close_array();
-        out.field("type", "object");
-    });
-    out.finish()
+/// The `suggest_task` input schema, written from [`FIELDS`].
+fn suggest_task_schema() -> Value {
+    let mut properties = Map::new();
+    for ((name, limit), description) in FIELDS.iter().zip(SUGGEST_FIELD_DESCRIPTIONS) {
+        properties.insert(
+            name.to_string(),
+            json!({ "description": description, "maxLength": limit, "minLength": 1, "type": "string" }),
+        );
+    }
+    let required: Vec<&str> = FIELDS.iter().map(|(name, _)| *name).collect();
+    json!({ "additionalProperties": false, "properties": properties, "required": required, "type": "object" })
 }
 
 pub fn suggest_task_tool() -> ToolDefinition {
     ToolDefinition {
         name: "suggest_task",
         description: SUGGEST_TASK_DESCRIPTION,
-        input_schema: data::from_text(&suggest_task_schema()),
+        input_schema: suggest_task_schema(),
     }
 }

@@ -6,9 +6,43 @@ import { ChatStateCore } from "../wasm/oda_tasks.js";
 import { assertReady } from "./load.js";
 import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject, recordArgument } from "./convert.js";
 import type {
-  GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState,
-  StartRequest, SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
+  ChatView, GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
+  StartedChatState, StartRequest, SuggestionReplay, SuggestTaskResult, TodoCard, TodoReplay, TodoWriteOptions,
+  TodoWriteResult, ToolCallOptions,
 } from "./types.js";
+
+/** The key under which an entry the core wrote carries its exact stored text (shared with the stores' `entryLine`). */
+export const RAW_TEXT: unique symbol = Symbol.for("oda-tasks.rawText") as never;
+
+/** `JSON.parse` as it was when the package loaded (an app may wrap it later). */
+const parseJson = JSON.parse;
+
+/** An answer from the core: `[answer JSON, entry texts…]`; each entry gets its exact text under {@link RAW_TEXT}. */
+export function withEntryTexts<T>(parts: string[], entries: (answer: T) => unknown[]): T {
+  const answer = parseJson(parts[0]!) as T;
+  entries(answer).forEach((entry, i) => {
+    const text = parts[i + 1];
+    if (entry !== null && typeof entry === "object" && text !== undefined) {
+      Object.defineProperty(entry, RAW_TEXT, { value: text, enumerable: false, writable: false, configurable: true });
+    }
+  });
+  return answer;
+}
+
+/** The entries of a tool answer, in the order the core gives their texts. */
+export const toolEntries = (r: { ok: boolean; entry?: unknown }): unknown[] => (r.ok ? [r.entry] : []);
+const settleEntries = (r: SettleDecision): unknown[] => (r.ok ? [r.entry] : []);
+const startEntries = (r: StartDecision): unknown[] =>
+  !r.ok ? [] : r.kind === "create" ? [r.session, r.settled, r.brief] : [r.brief];
+
+/** A whole number of cards, or a TypeError. */
+function cardNumber(call: string, name: string, value: unknown, absent: number): number {
+  if (value === undefined) return absent;
+  if (typeof value !== "number" || Number.isNaN(value)) {
+    throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`${name}\` must be a number`);
+  }
+  return value;
+}
 
 /**
  * Options of a {@link ChatState}.
@@ -122,6 +156,63 @@ export class ChatState {
   }
 
   /**
+   * Folds entries given as their JSON texts exactly as stored (no JS
+   * re-serialising), continuing the log at `from`. A text that is not one
+   * JSON value is an entry skipped as "not JSON".
+   *
+   * @example
+   * state.ingestTexts(state.length, await store.readTextFrom("chat-1", state.length));
+   */
+  ingestTexts(from: number, texts: readonly string[]): void {
+    const core = this.#live();
+    if (!Array.isArray(texts) || !texts.every((t) => typeof t === "string")) {
+      throw new TypeError("oda-tasks: invalid arguments of ingestTexts: `texts` must be an array of strings");
+    }
+    if (typeof from !== "number" || !Number.isSafeInteger(from) || from !== core.length) {
+      throw new Error(
+        `oda-tasks: ingest(from = ${String(from)}) does not continue this state of ${core.length} entries; feed entries from index ${core.length}`,
+      );
+    }
+    if (texts.length > 0) core.ingestTexts(from, [...texts]);
+  }
+
+  /** The number of todo cards (needs `cards: true`, the default). */
+  get cardCount(): number {
+    return this.#live().cardCount;
+  }
+
+  /**
+   * The chat's first screen in one call: the list, the plan, the open and
+   * settled suggestions, the card count and the last `cards` cards.
+   *
+   * @example
+   * const { todos, plan, open, cardCount, cards } = state.view({ cards: 50 });
+   */
+  view(options: { cards: number }): ChatView {
+    const { cards, ...rest } = optionsObject("view", options) as { cards?: unknown };
+    const unknown = Object.keys(rest)[0];
+    if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of view: unknown option \`${unknown}\``);
+    if (typeof cards !== "number" || !Number.isInteger(cards) || cards < 0) {
+      throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number of cards, 0 or more");
+    }
+    return parseJson(this.#live().view(cards)) as ChatView;
+  }
+
+  /**
+   * One page of cards, with \`Array.prototype.slice\` semantics over the card
+   * list (negative numbers count from the end).
+   *
+   * @example
+   * const older = state.cards(-100, -50);
+   */
+  cards(from?: number, to?: number): TodoCard[] {
+    const core = this.#live();
+    const start = cardNumber("cards", "from", from, 0);
+    const end = cardNumber("cards", "to", to, Infinity);
+    return parseJson(core.cards(start, end)) as TodoCard[];
+  }
+
+  /**
    * Folds the next chunk of a JSONL log; a line may span chunks. Call
    * {@link endJsonl} after the last chunk.
    *
@@ -144,7 +235,7 @@ export class ChatState {
   endJsonl(): JsonlReport {
     const core = this.#live();
     core.endJsonl();
-    return JSON.parse(core.jsonlReport()) as JsonlReport;
+    return parseJson(core.jsonlReport()) as JsonlReport;
   }
 
   /**
@@ -154,7 +245,7 @@ export class ChatState {
    * const r = state.todoWrite({ todos: [{ content: "Write tests", status: "in_progress" }] });
    */
   todoWrite(input: unknown, options?: TodoWriteOptions): TodoWriteResult {
-    return JSON.parse(this.#live().todoWrite(todoParams(input, options))) as TodoWriteResult;
+    return withEntryTexts<TodoWriteResult>(this.#live().todoWrite(todoParams(input, options)), toolEntries);
   }
 
   /**
@@ -164,7 +255,7 @@ export class ChatState {
    * const r = state.suggestTask({ title: "Add retries", tldr: "Flaky uploads", brief: "In upload.ts ..." });
    */
   suggestTask(input: unknown, options?: ToolCallOptions): SuggestTaskResult {
-    return JSON.parse(this.#live().suggestTask(suggestParams(input, options))) as SuggestTaskResult;
+    return withEntryTexts<SuggestTaskResult>(this.#live().suggestTask(suggestParams(input, options)), toolEntries);
   }
 
   /**
@@ -174,7 +265,7 @@ export class ChatState {
    * const { todos, cards, plan } = state.replayTodos();
    */
   replayTodos(): TodoReplay {
-    return JSON.parse(this.#live().replayTodos()) as TodoReplay;
+    return parseJson(this.#live().replayTodos()) as TodoReplay;
   }
 
   /**
@@ -184,7 +275,7 @@ export class ChatState {
    * const { open, settled } = state.replaySuggestions();
    */
   replaySuggestions(): SuggestionReplay {
-    return JSON.parse(this.#live().replaySuggestions()) as SuggestionReplay;
+    return parseJson(this.#live().replaySuggestions()) as SuggestionReplay;
   }
 
   /**
@@ -195,7 +286,7 @@ export class ChatState {
    */
   settleSuggestion(id: string, action: SettleAction): SettleDecision {
     const params = hostParams("settleSuggestion", { id, action });
-    return JSON.parse(this.#live().settleSuggestion(params)) as SettleDecision;
+    return withEntryTexts<SettleDecision>(this.#live().settleSuggestion(params), settleEntries);
   }
 
   /**
@@ -211,7 +302,7 @@ export class ChatState {
       request: recordArgument("planStart", "request", request),
       permissions: permissions ?? null,
     });
-    return JSON.parse(this.#live().planStart(params)) as StartDecision;
+    return withEntryTexts<StartDecision>(this.#live().planStart(params), startEntries);
   }
 
   /**
@@ -222,7 +313,7 @@ export class ChatState {
    */
   startedChat(chatId: string, suggestionId: string): StartedChatState {
     const params = hostParams("startedChat", { chatId, suggestionId });
-    return JSON.parse(this.#live().startedChat(params)) as StartedChatState;
+    return parseJson(this.#live().startedChat(params)) as StartedChatState;
   }
 
   /**
@@ -232,7 +323,7 @@ export class ChatState {
    * state.checkGoal("create"); // { ok: false, error: "goal: ..." }
    */
   checkGoal(action: GoalAction): GoalCheck {
-    return JSON.parse(this.#live().checkGoal(hostParams("checkGoal", { action }))) as GoalCheck;
+    return parseJson(this.#live().checkGoal(hostParams("checkGoal", { action }))) as GoalCheck;
   }
 
   /**

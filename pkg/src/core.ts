@@ -2,7 +2,7 @@
 // log, so each builds a ChatState, asks it and frees it; a host that answers
 // many calls on one chat keeps a ChatState instead (see state-cache.ts).
 import * as glue from "../wasm/oda_tasks.js";
-import { ChatState, suggestParams, todoParams } from "./chat-state.js";
+import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } from "./chat-state.js";
 import { hostParams, logArray } from "./convert.js";
 import { assertReady } from "./load.js";
 import type {
@@ -12,7 +12,7 @@ import type {
 
 export type * from "./types.js";
 export { NOT_INITIALISED, init, initSync } from "./load.js";
-export { ChatState, type ChatStateOptions } from "./chat-state.js";
+export { ChatState, RAW_TEXT, type ChatStateOptions } from "./chat-state.js";
 export { DEFAULT_MAX_INPUT_LENGTH } from "./convert.js";
 
 /** Runs `ask` on the state of `log`, then frees it. */
@@ -38,7 +38,7 @@ export function todoWrite(log: Log | null, input: unknown, options?: TodoWriteOp
   assertReady();
   const hasSession = log !== null && log !== undefined;
   if (hasSession) logArray(log);
-  return JSON.parse(glue.todoWriteCall(hasSession, todoParams(input, options))) as TodoWriteResult;
+  return withEntryTexts<TodoWriteResult>(glue.todoWriteCall(hasSession, todoParams(input, options)), toolEntries);
 }
 
 /**
@@ -51,7 +51,7 @@ export function todoWrite(log: Log | null, input: unknown, options?: TodoWriteOp
 export function suggestTask(log: Log | null, input: unknown, options?: ToolCallOptions): SuggestTaskResult {
   assertReady();
   if (log === null || log === undefined) {
-    return JSON.parse(glue.suggestTaskWithoutSession(suggestParams(input, options))) as SuggestTaskResult;
+    return withEntryTexts<SuggestTaskResult>(glue.suggestTaskWithoutSession(suggestParams(input, options)), toolEntries);
   }
   return withState(log, false, (state) => state.suggestTask(input, options));
 }
@@ -133,7 +133,7 @@ export function startedChat(log: Log | null, chatId: string, suggestionId: strin
 export function clampPermission(wanted: string | null, ceiling: string | null, permissions?: readonly string[]): string {
   assertReady();
   const params = hostParams("clampPermission", { wanted, ceiling, permissions: permissions ?? null });
-  return JSON.parse(glue.clampPermission(params)) as string;
+  return JSON.parse(glue.clampPermission(params)) as string; // a string answer
 }
 
 /**

@@ -89,6 +89,19 @@ export type PlanState = "none" | "running" | "finished";
 export interface TodoPlan { state: PlanState; todos: TodoItem[]; turn: number | null }
 export interface TodoReplay { todos: TodoItem[]; cards: TodoCard[]; plan: TodoPlan; skipped: Skipped[] }
 
+/** A chat's first screen: the list, the plan, the suggestions, the last cards ({@link ChatState.view}). */
+export interface ChatView {
+  todos: TodoItem[];
+  plan: TodoPlan;
+  open: Suggestion[];
+  settled: SettledSuggestion[];
+  /** How many cards the chat has; page through older ones with `cards(from, to)`. */
+  cardCount: number;
+  /** The last `n` cards asked for, in log order. */
+  cards: TodoCard[];
+  skipped: Skipped[];
+}
+
 /** What the model sends to `suggest_task`. */
 export interface SuggestTaskInput { title: string; tldr: string; brief: string }
 export interface Suggestion { id: string; title: string; tldr: string; brief: string }

@@ -2,26 +2,26 @@
 //! from a log (as entry texts or JSONL bytes), feeds it only new entries, and
 //! asks it every question; nothing re-reads the log.
 
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{answer, host, object, params, permission_order, tool_answer};
+use super::convert::{answer, host, params, permission_order, tool_answer};
 use crate::chat::Chat;
 use crate::entry::{Entry, Origin};
 use crate::error::{HostError, ServiceError};
-use crate::json::write::{cat, uint_text};
-use crate::json::Out;
 use crate::jsonl::JsonlReader;
-use crate::params::TodoWriteParams;
+use crate::params::TodoWriteCall;
+use crate::replay::{slice_range, SuggestionReplay, TodoReplay, View};
 use crate::settle::{self, Decision, StartPlan};
-use crate::suggest::{self, SuggestionReplay};
-use crate::todo::{self, TodoOptions, TodoReplay};
+use crate::todo::{self, TodoOptions};
+use crate::{decide, jsonl};
 
 /// One chat's state. Wrapped by the package's `ChatState` class.
 ///
 /// @example
 /// const core = new ChatStateCore(true);
 /// core.ingest(0, 2, '{"type":"session"}\n{"type":"turn_started"}');
-/// JSON.parse(core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}')).ok; // true
+/// JSON.parse(core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}')[0]).ok; // true
 #[wasm_bindgen]
 pub struct ChatStateCore {
     chat: Chat,
@@ -30,30 +30,58 @@ pub struct ChatStateCore {
 
 /// A service failure: `{ ok: false, code, message, payload, <payload's name>, id? }`.
 fn failure(error: &ServiceError) -> String {
-    object(|out| {
-        out.field("ok", &false);
-        out.field("code", error.code());
-        out.field("message", &error.text());
-        match error {
-            ServiceError::NotFound { id } => {
-                out.field("payload", id);
-                out.field("id", id);
-            }
-            ServiceError::NotOpen { id, outcome } => {
-                out.field("payload", *outcome);
-                out.field("id", id);
-                out.field("outcome", *outcome);
-            }
-            ServiceError::OpenLimit { limit } => {
-                out.field("payload", limit);
-                out.field("limit", limit);
-            }
-            ServiceError::NoWorkspace { chat_id } | ServiceError::ScheduledFolder { chat_id } => {
-                out.field("payload", chat_id);
-                out.field("chatId", chat_id);
-            }
-        }
-    })
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Failure<'a, P: Serialize> {
+        ok: bool,
+        code: &'static str,
+        message: String,
+        payload: P,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        outcome: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        limit: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        chat_id: Option<&'a str>,
+    }
+    let (code, message) = (error.code(), error.to_string());
+    let base = |payload| Failure {
+        ok: false,
+        code,
+        message: message.clone(),
+        payload,
+        id: None,
+        outcome: None,
+        limit: None,
+        chat_id: None,
+    };
+    match error {
+        ServiceError::NotFound { id } => answer(&Failure {
+            id: Some(id),
+            ..base(id.as_str())
+        }),
+        ServiceError::NotOpen { id, outcome } => answer(&Failure {
+            id: Some(id),
+            outcome: Some(outcome),
+            ..base(*outcome)
+        }),
+        ServiceError::OpenLimit { limit } => answer(&Failure {
+            ok: false,
+            code,
+            message,
+            payload: *limit,
+            id: None,
+            outcome: None,
+            limit: Some(*limit),
+            chat_id: None,
+        }),
+        ServiceError::NoWorkspace { chat_id } | ServiceError::ScheduledFolder { chat_id } => answer(&Failure {
+            chat_id: Some(chat_id),
+            ..base(chat_id.as_str())
+        }),
+    }
 }
 
 #[wasm_bindgen]
@@ -78,35 +106,49 @@ impl ChatStateCore {
         self.chat.todos.keeps_cards()
     }
 
+    /// The number of todo cards.
+    #[wasm_bindgen(getter, js_name = cardCount)]
+    pub fn card_count(&self) -> f64 {
+        self.chat.todos.card_count() as f64
+    }
+
+    fn continues(&self, from: f64) -> Result<(), JsValue> {
+        if from == self.chat.len as f64 {
+            return Ok(());
+        }
+        Err(host(HostError::NotContinuing {
+            from: if from.is_finite() && from >= 0.0 { from as usize } else { usize::MAX },
+            length: self.chat.len,
+        }))
+    }
+
     /// Folds `count` entries given as JSON texts joined by `\n`, which must
     /// continue the log exactly at `from` (no gap, no double feed).
-    pub fn ingest(&mut self, from: f64, count: u32, lines: &str) -> Result<(), JsError> {
-        if from != self.chat.len as f64 {
-            return Err(host(HostError::NotContinuing {
-                from: if from.is_finite() && from >= 0.0 {
-                    from as usize
-                } else {
-                    usize::MAX
-                },
-                length: self.chat.len,
-            }));
-        }
+    pub fn ingest(&mut self, from: f64, count: u32, lines: &str) -> Result<(), JsValue> {
+        self.continues(from)?;
         if count == 0 {
             return Ok(());
         }
-        let mut fed = 0u32;
+        let mut fed = 0usize;
         for line in lines.split('\n') {
             self.chat.ingest(line);
             fed += 1;
         }
-        if fed != count {
-            return Err(JsError::new(&cat(&[
-                "oda-tasks: ingest got ",
-                &uint_text(u64::from(fed)),
-                " entry texts for ",
-                &uint_text(u64::from(count)),
-                " entries",
-            ])));
+        if fed != count as usize {
+            return Err(host(HostError::WrongCount {
+                fed,
+                count: count as usize,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Folds entries given as their JSON texts exactly as stored, continuing the log at `from`.
+    #[wasm_bindgen(js_name = ingestTexts)]
+    pub fn ingest_texts(&mut self, from: f64, texts: Vec<String>) -> Result<(), JsValue> {
+        self.continues(from)?;
+        for text in &texts {
+            self.chat.ingest(text);
         }
         Ok(())
     }
@@ -117,7 +159,7 @@ impl ChatStateCore {
         self.jsonl.feed(&mut self.chat, bytes);
     }
 
-    /// Ends a JSONL stream: a last line without a newline counts only if it is complete JSON.
+    /// Ends a JSONL stream: a last line without a line end counts only if it is complete JSON.
     #[wasm_bindgen(js_name = endJsonl)]
     pub fn end_jsonl(&mut self) {
         self.jsonl.finish(&mut self.chat);
@@ -126,34 +168,61 @@ impl ChatStateCore {
     /// JSON: `{ unreadable: [{ line, reason }], tornBytes }` of the JSONL read so far.
     #[wasm_bindgen(js_name = jsonlReport)]
     pub fn jsonl_report(&self) -> String {
-        object(|out| {
-            out.field("unreadable", &self.jsonl.unreadable);
-            out.field("tornBytes", &self.jsonl.torn);
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Report<'a> {
+            unreadable: &'a [jsonl::UnreadableLine],
+            torn_bytes: usize,
+        }
+        answer(&Report {
+            unreadable: &self.jsonl.unreadable,
+            torn_bytes: self.jsonl.torn,
         })
     }
 
+    /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = todoWrite)]
-    pub fn todo_write(&self, params_text: &str) -> Result<String, JsError> {
+    pub fn todo_write(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
         let p = params("todoWrite", crate::params::todo_write(params_text))?;
         Ok(todo_write_answer(true, &p))
     }
 
+    /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = suggestTask)]
-    pub fn suggest_task(&self, params_text: &str) -> Result<String, JsError> {
+    pub fn suggest_task(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
         let p = params("suggestTask", crate::params::model_input(params_text))?;
         Ok(tool_answer(
-            suggest::suggest_task(Some(&self.chat), &p.read())
+            decide::suggest_task(Some(&self.chat), &p.read())
                 .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
-                .map_err(|e| e.text()),
+                .map_err(|e| e.to_string()),
         ))
     }
 
     #[wasm_bindgen(js_name = replayTodos)]
-    pub fn replay_todos(&self) -> Result<String, JsError> {
-        if !self.chat.todos.keeps_cards() {
-            return Err(host(HostError::NoCards));
+    pub fn replay_todos(&self) -> Result<String, JsValue> {
+        self.cards_kept()?;
+        Ok(answer(&TodoReplay::of(&self.chat)))
+    }
+
+    fn cards_kept(&self) -> Result<(), JsValue> {
+        match self.chat.todos.keeps_cards() {
+            true => Ok(()),
+            false => Err(host(HostError::NoCards)),
         }
-        Ok(TodoReplay::json_of(&self.chat))
+    }
+
+    /// The first screen: `{ todos, plan, open, settled, cardCount, cards, skipped }` with the last `cards` cards.
+    pub fn view(&self, cards: f64) -> Result<String, JsValue> {
+        self.cards_kept()?;
+        let n = if cards.is_finite() && cards > 0.0 { cards as usize } else { 0 };
+        Ok(answer(&View::of(&self.chat, n)))
+    }
+
+    /// Cards `from..to`, with `Array.prototype.slice` semantics.
+    pub fn cards(&self, from: f64, to: f64) -> Result<String, JsValue> {
+        self.cards_kept()?;
+        let (from, to) = slice_range(from, to, self.chat.todos.card_count());
+        Ok(answer(&self.chat.todos.cards(from, to)))
     }
 
     #[wasm_bindgen(js_name = replaySuggestions)]
@@ -161,32 +230,48 @@ impl ChatStateCore {
         answer(&SuggestionReplay::of(&self.chat))
     }
 
+    /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = settleSuggestion)]
-    pub fn settle_suggestion(&self, params_text: &str) -> Result<String, JsError> {
+    pub fn settle_suggestion(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
+        #[derive(Serialize)]
+        struct Settled<'a> {
+            ok: bool,
+            entry: Option<&'a Entry>,
+        }
         let (id, action) = params("settleSuggestion", crate::params::settle(params_text))?;
         Ok(match settle::settle(&self.chat, &id, action) {
-            Ok(Decision::Append(s)) => object(|out| {
-                out.field("ok", &true);
-                out.field("entry", &Entry::SuggestionSettled(s));
-            }),
-            Ok(Decision::Unchanged) => object(|out| {
-                out.field("ok", &true);
-                out.key("entry");
-                out.null();
-            }),
-            Err(e) => failure(&e),
+            Ok(Decision::Append(s)) => {
+                let entry = Entry::SuggestionSettled(s);
+                vec![
+                    answer(&Settled {
+                        ok: true,
+                        entry: Some(&entry),
+                    }),
+                    entry.text(),
+                ]
+            }
+            Ok(Decision::Unchanged) => vec![answer(&Settled { ok: true, entry: None })],
+            Err(e) => vec![failure(&e)],
         })
     }
 
+    /// `[answer JSON, entry texts…]` (create: session, settled, brief; started: brief).
     #[wasm_bindgen(js_name = planStart)]
-    pub fn plan_start(&self, params_text: &str) -> Result<String, JsError> {
+    pub fn plan_start(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Planned<'a> {
+            kind: &'static str,
+            ok: bool,
+            chat_id: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            session: Option<&'a Entry>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            settled: Option<&'a Entry>,
+            brief: &'a Entry,
+        }
         let p = params("planStart", crate::params::plan_start(params_text))?;
         let order = permission_order(p.permissions)?;
-        let planned = |out: &mut Out, kind: &str, chat_id: &str| {
-            out.field("kind", kind);
-            out.field("ok", &true);
-            out.field("chatId", chat_id);
-        };
         Ok(
             match settle::plan_start(&self.chat, &p.chat_id, &p.id, &p.request, &order) {
                 Ok(StartPlan::Create {
@@ -194,49 +279,71 @@ impl ChatStateCore {
                     session,
                     settled,
                     brief,
-                }) => object(|out| {
-                    planned(out, "create", &chat_id);
-                    out.field("session", &Entry::Session(session));
-                    out.field("settled", &Entry::SuggestionSettled(settled));
-                    out.field("brief", &Entry::Message(brief));
-                }),
-                Ok(StartPlan::Started { chat_id, brief }) => object(|out| {
-                    planned(out, "started", &chat_id);
-                    out.field("brief", &Entry::Message(brief));
-                }),
-                Err(e) => failure(&e),
+                }) => {
+                    let (session, settled, brief) = (
+                        Entry::Session(session),
+                        Entry::SuggestionSettled(settled),
+                        Entry::Message(brief),
+                    );
+                    let plan = Planned {
+                        kind: "create",
+                        ok: true,
+                        chat_id: &chat_id,
+                        session: Some(&session),
+                        settled: Some(&settled),
+                        brief: &brief,
+                    };
+                    vec![answer(&plan), session.text(), settled.text(), brief.text()]
+                }
+                Ok(StartPlan::Started { chat_id, brief }) => {
+                    let brief = Entry::Message(brief);
+                    let plan = Planned {
+                        kind: "started",
+                        ok: true,
+                        chat_id: &chat_id,
+                        session: None,
+                        settled: None,
+                        brief: &brief,
+                    };
+                    vec![answer(&plan), brief.text()]
+                }
+                Err(e) => vec![failure(&e)],
             },
         )
     }
 
     #[wasm_bindgen(js_name = startedChat)]
-    pub fn started_chat(&self, params_text: &str) -> Result<String, JsError> {
+    pub fn started_chat(&self, params_text: &str) -> Result<String, JsValue> {
         let (chat_id, suggestion_id) = params("startedChat", crate::params::started_chat(params_text))?;
         let origin = Origin { chat_id, suggestion_id };
         Ok(answer(&settle::started_chat(Some(&self.chat), &origin)))
     }
 
     #[wasm_bindgen(js_name = checkGoal)]
-    pub fn check_goal(&self, params_text: &str) -> Result<String, JsError> {
+    pub fn check_goal(&self, params_text: &str) -> Result<String, JsValue> {
+        #[derive(Serialize)]
+        struct Checked {
+            ok: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<String>,
+        }
         let action = params("checkGoal", crate::params::goal(params_text))?;
-        Ok(object(|out| match settle::check_goal(&self.chat, action) {
-            Ok(()) => out.field("ok", &true),
-            Err(e) => {
-                out.field("ok", &false);
-                out.field("error", &e.text());
-            }
+        let error = settle::check_goal(&self.chat, action).err().map(|e| e.to_string());
+        Ok(answer(&Checked {
+            ok: error.is_none(),
+            error,
         }))
     }
 }
 
 /// `todo_write` with or without an owning session (the free export has none to hold).
-pub(super) fn todo_write_answer(has_session: bool, p: &TodoWriteParams) -> String {
+pub(super) fn todo_write_answer(has_session: bool, p: &TodoWriteCall) -> Vec<String> {
     let options = TodoOptions {
         one_active: p.one_active.unwrap_or(true),
     };
     tool_answer(
         todo::todo_write(has_session, &p.input.read(), options)
             .map(|d| (Entry::TodoUpdate(d.entry), d.output))
-            .map_err(|e| e.text()),
+            .map_err(|e| e.to_string()),
     )
 }

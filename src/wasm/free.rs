@@ -1,20 +1,21 @@
 //! Exports that need no chat state: the stateless `todo_write` refusal path,
 //! the permission clamp and the tool definitions.
 
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::chat_state::todo_write_answer;
-use super::convert::{answer, object, params, permission_order, tool_answer};
+use super::convert::{answer, params, permission_order, tool_answer};
 use crate::entry::Entry;
-use crate::{settle, suggest, tool};
+use crate::{decide, settle, tool};
 
 /// `todo_write` for a chat given only as "has a session or not": the list is
-/// self-contained, so no log is read.
+/// self-contained, so no log is read. Answers `[answer JSON, entry text?]`.
 ///
 /// @example
-/// JSON.parse(todoWriteCall(false, '{"input":{"todos":[]}}')).error; // "Error: todo_write requires an owning agent session"
+/// JSON.parse(todoWriteCall(false, '{"input":{"todos":[]}}')[0]).error; // "Error: todo_write requires an owning agent session"
 #[wasm_bindgen(js_name = todoWriteCall)]
-pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<String, JsError> {
+pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<Vec<String>, JsValue> {
     let p = params("todoWrite", crate::params::todo_write(params_text))?;
     Ok(todo_write_answer(has_session, &p))
 }
@@ -22,14 +23,14 @@ pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<String, J
 /// `suggest_task` for a call with no owning session: the first refusal.
 ///
 /// @example
-/// JSON.parse(suggestTaskWithoutSession('{"input":{}}')).error; // "suggest_task requires an owning agent session"
+/// JSON.parse(suggestTaskWithoutSession('{"input":{}}')[0]).error; // "suggest_task requires an owning agent session"
 #[wasm_bindgen(js_name = suggestTaskWithoutSession)]
-pub fn suggest_task_without_session(params_text: &str) -> Result<String, JsError> {
+pub fn suggest_task_without_session(params_text: &str) -> Result<Vec<String>, JsValue> {
     let p = params("suggestTask", crate::params::model_input(params_text))?;
     Ok(tool_answer(
-        suggest::suggest_task(None, &p.read())
+        decide::suggest_task(None, &p.read())
             .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
-            .map_err(|e| e.text()),
+            .map_err(|e| e.to_string()),
     ))
 }
 
@@ -38,7 +39,7 @@ pub fn suggest_task_without_session(params_text: &str) -> Result<String, JsError
 /// @example
 /// JSON.parse(clampPermission('{"wanted":"full-access","ceiling":"ask"}')); // "ask"
 #[wasm_bindgen(js_name = clampPermission)]
-pub fn clamp_permission(params_text: &str) -> Result<String, JsError> {
+pub fn clamp_permission(params_text: &str) -> Result<String, JsValue> {
     let p = params("clampPermission", crate::params::clamp(params_text))?;
     let order = permission_order(p.permissions)?;
     Ok(answer(&settle::clamp_permission(
@@ -54,8 +55,14 @@ pub fn clamp_permission(params_text: &str) -> Result<String, JsError> {
 /// JSON.parse(toolDefinitions()).todoWrite.name; // "todo_write"
 #[wasm_bindgen(js_name = toolDefinitions)]
 pub fn tool_definitions() -> String {
-    object(|out| {
-        out.field("todoWrite", &tool::todo_write_tool());
-        out.field("suggestTask", &tool::suggest_task_tool());
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Definitions {
+        todo_write: tool::ToolDefinition,
+        suggest_task: tool::ToolDefinition,
+    }
+    answer(&Definitions {
+        todo_write: tool::todo_write_tool(),
+        suggest_task: tool::suggest_task_tool(),
     })
 }
