@@ -17,6 +17,8 @@ pub struct Turns {
     pub open: bool,
     /// An offer entry (any, readable or not) was recorded since the latest `turn_started`.
     pub offered_this_turn: bool,
+    /// `started` when the latest `todo_update` was read; `None` before any (the host's reminder counts from it).
+    pub started_at_update: Option<usize>,
 }
 
 /// The origins of the briefs present in a chat (a set).
@@ -156,6 +158,7 @@ impl Chat {
             }
             Entry::TodoUpdate(update) => {
                 let turn = self.turns.open.then_some(self.turns.started);
+                self.turns.started_at_update = Some(self.turns.started);
                 self.todos.record(index, turn, update.todos);
             }
             Entry::SuggestionOffered(offer) => {

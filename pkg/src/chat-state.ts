@@ -6,7 +6,7 @@ import { ChatStateCore } from "../wasm/oda_tasks.js";
 import { assertReady } from "./load.js";
 import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject, recordArgument } from "./convert.js";
 import type {
-  ChatView, GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
+  ChatView, GoalAction, GoalCheck, JsonlReport, ListState, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
   StartedChatState, StartRequest, SuggestionReplay, SuggestTaskResult, TodoCard, TodoReplay, TodoWriteOptions,
   TodoWriteResult, ToolCallOptions,
 } from "./types.js";
@@ -256,6 +256,17 @@ export class ChatState {
    */
   suggestTask(input: unknown, options?: ToolCallOptions): SuggestTaskResult {
     return withEntryTexts<SuggestTaskResult>(this.#live().suggestTask(suggestParams(input, options)), toolEntries);
+  }
+
+  /**
+   * Where the list and the turns stand, with or without cards: the turn
+   * markers and the list's reminder read it.
+   *
+   * @example
+   * const { todos, turnOpen, turnsSinceUpdate } = state.listState();
+   */
+  listState(): ListState {
+    return parseJson(this.#live().listState()) as ListState;
   }
 
   /**

@@ -1,50 +1,30 @@
-// Node's entry: the same API as `index.ts`, with the core initialised on
-// import (synchronously, from the `.wasm` beside the glue), so plain
-// `import { todoWrite } from "oda-tasks"` works with no flags and no init.
-// Bundled for Node, the `.wasm` may not be beside the bundle: then `init()`
-// loads it from a path, a `file:` URL or the bytes.
-import { readFileSync } from "node:fs";
+// Node's entry (also Deno's and Bun's): the same API as `index.ts`, with the
+// core initialised on import from the .wasm inlined in the package's JS, so
+// plain `import { todoWrite } from "oda-tasks"` works with no flags and no
+// init, needs no file-read permission (Deno) and survives any bundler (esbuild
+// for Node, ESM or CommonJS, copies no asset and needs none).
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { init as initWeb, initSync, isReady, loadFailed, type WasmSource } from "./load.js";
+import { loadInlined } from "./inline-load.js";
+import { init as initWeb, initSync, isReady, type WasmSource } from "./load.js";
 
 export * from "./index.js";
 
-/** Where the package keeps its `.wasm`, or `null` where the bundle has no location (CommonJS output). */
-const wasmFile: URL | null = (() => {
-  try {
-    return new URL("../wasm/oda_tasks_bg.wasm", import.meta.url);
-  } catch {
-    return null;
-  }
-})();
-
-try {
-  if (wasmFile === null) throw new Error("this bundle has no import.meta.url");
-  initSync(readFileSync(wasmFile));
-} catch (e) {
-  loadFailed(
-    `oda-tasks: the WebAssembly core could not be loaded on import from ${wasmFile?.href ?? "the package"} ` +
-      `(${e instanceof Error ? e.message : String(e)}); a bundle must load it once with \`await init(source)\`, ` +
-      "source being the .wasm's path, file: URL or bytes",
-  );
-}
+loadInlined();
 
 /**
  * Loads the WebAssembly core, which Node's entry already did on import
- * unless a bundler moved the package's files. `source` may be a file path, a
- * `file:` URL, the bytes or a module; with none, the package's own `.wasm`.
+ * (so this resolves at once). Kept for code shared with browsers: `source`
+ * may be a file path, a `file:` URL, the bytes or a module.
  *
  * @example
  * import { init } from "oda-tasks";
- * import wasm from "oda-tasks/oda_tasks_bg.wasm"; // esbuild --loader:.wasm=file
- * await init(new URL(wasm, import.meta.url));
+ * await init(); // a no-op on Node, Deno and Bun
  */
 export async function init(source?: WasmSource | Promise<WasmSource>): Promise<void> {
   if (isReady()) return;
   const s = await source;
-  const path = s === undefined ? wasmFile : filePath(s);
-  if (path === null) throw new Error("oda-tasks: this bundle has no import.meta.url; pass the .wasm's path to init()");
+  const path = s === undefined ? undefined : filePath(s);
   if (path !== undefined) {
     initSync(await readFile(path));
     return;

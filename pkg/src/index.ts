@@ -10,3 +10,6 @@ export { MAX_ATTEMPTS } from "./append-loop.js";
 export * from "./run.js";
 export * from "./service.js";
 export * from "./sdk-tools.js";
+export * from "./lifecycle.js";
+export * from "./reminder.js";
+export { toolHandlers, type ChatToolsOptions, type ToolHandlers } from "./tool-handlers.js";

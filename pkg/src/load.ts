@@ -5,7 +5,8 @@ import * as glue from "../wasm/oda_tasks.js";
 
 /** Thrown when the core is called in a browser before `await init()`. */
 export const NOT_INITIALISED =
-  "oda-tasks: the WebAssembly core is not initialised; call `await init()` once before using it (Node initialises it on import)";
+  "oda-tasks: the WebAssembly core is not initialised; call `await init()` once before using it " +
+  '(Node, Deno, Bun, "oda-tasks/inline" and the `workerd` condition initialise it on import)';
 
 /**
  * Where {@link init} loads the core from: a URL (string or `URL`), a `Request`
@@ -57,21 +58,38 @@ export async function init(source?: WasmSource | Promise<WasmSource>): Promise<v
 
 async function load(source: WasmSource | Promise<WasmSource> | undefined): Promise<void> {
   if (source !== undefined) {
-    await glue.default({ module_or_path: source });
+    try {
+      await glue.default({ module_or_path: source });
+    } catch (e) {
+      throw loadError("could not load the WebAssembly core from the source given to init()", e);
+    }
     return;
   }
   const url = defaultLocation();
   try {
     await glue.default({ module_or_path: url });
   } catch (e) {
-    throw new Error(
-      `oda-tasks: could not load the WebAssembly core from ${url} (${e instanceof Error ? e.message : String(e)}). ` +
-        "A bundler that moved the package's files needs the .wasm's URL: " +
+    throw loadError(
+      `could not load the WebAssembly core from ${url}`,
+      e,
+      "A bundler that moved the package's files needs the .wasm's URL: " +
         '`import wasmUrl from "oda-tasks/oda_tasks_bg.wasm?url"` (Vite) or with a file loader (esbuild), ' +
-        "then `await init(wasmUrl)`; with Vite's dev server, `optimizeDeps: { exclude: [\"oda-tasks\"] }` also works",
-      { cause: e },
+        "then `await init(wasmUrl)`; with Vite's dev server, `optimizeDeps: { exclude: [\"oda-tasks\"] }` also works; " +
+        'a bundle that copies no assets can import "oda-tasks/inline" instead, which needs no init()',
     );
   }
+}
+
+/** Cloudflare Workers compile no WebAssembly from bytes: only a `.wasm` imported as a module loads there. */
+const EDGE_FIX =
+  'On Cloudflare Workers import "oda-tasks" with the `workerd` condition, which loads the core on import ' +
+  "(wrangler does; esbuild: --conditions=workerd --loader:.wasm=copy), or pass init() the .wasm imported as a module";
+
+/** An `oda-tasks:` error for a failed load that names the fix for this runtime. */
+function loadError(what: string, cause: unknown, fix?: string): Error {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const edge = /code generation disallowed/i.test(message);
+  return new Error(`oda-tasks: ${what} (${message}). ${edge ? EDGE_FIX : fix ?? "Pass the .wasm's URL, bytes or module."}`, { cause });
 }
 
 /**
@@ -82,6 +100,8 @@ async function load(source: WasmSource | Promise<WasmSource> | undefined): Promi
  * `new URL(..., import.meta.url)`s, which bundlers rewrite to the file's URL.
  */
 function defaultLocation(): string {
+  // Cloudflare Workers give a module no import.meta.url: nothing is "beside" it there.
+  if (typeof import.meta.url !== "string") throw new Error(`oda-tasks: this runtime gives the package no import.meta.url, so init() cannot find the .wasm. ${EDGE_FIX}`);
   return import.meta.url.includes("/node_modules/.vite/deps/")
     ? new URL("../../oda-tasks/wasm/oda_tasks_bg.wasm", import.meta.url).href
     : new URL("../wasm/oda_tasks_bg.wasm", import.meta.url).href;

@@ -54,8 +54,16 @@ const live: Set<string> = ((globalThis as { [LIVE]?: Set<string> })[LIVE] ??= ne
 /** Codes rename() gives when the lock's directory exists and is not empty (EPERM, EACCES: Windows). */
 const LOCK_HELD = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "EBUSY", "ENOTDIR"]);
 const OWNER_NAME = /^(\d+)-([0-9a-f]+)-([0-9a-f]+)$/;
-/** This host, hashed short: pids of another host (a container sharing the directory) mean nothing here. */
-const HOST = createHash("sha256").update(hostname()).digest("hex").slice(0, 12);
+/**
+ * This host, hashed short: pids of another host (a container sharing the
+ * directory) mean nothing here. Read on first use, not on import, so importing
+ * the module needs no permission to read the host name (Deno's --allow-sys).
+ */
+let hostHash: string | undefined;
+function thisHost(): string {
+  hostHash ??= createHash("sha256").update(hostname()).digest("hex").slice(0, 12);
+  return hostHash;
+}
 
 /**
  * A name this process owns until `release()`: `<pid>-<host>-<token>`. A temp
@@ -68,7 +76,7 @@ const HOST = createHash("sha256").update(hostname()).digest("hex").slice(0, 12);
 export function claimName(): { name: string; release(): void } {
   const id = randomBytes(12).toString("hex");
   live.add(id);
-  return { name: `${process.pid}-${HOST}-${id}`, release: () => live.delete(id) };
+  return { name: `${process.pid}-${thisHost()}-${id}`, release: () => live.delete(id) };
 }
 
 /**
@@ -240,7 +248,7 @@ type OwnerState = "dead" | "alive" | "foreign" | "impossible";
 
 function ownerState(pid: number, host: string, id: string): OwnerState {
   // Another host's pids mean nothing here: never break its locks.
-  if (host !== HOST) return "foreign";
+  if (host !== thisHost()) return "foreign";
   // kill(0) would signal our process group and a pid past int32 is refused: no owner has those.
   if (!Number.isSafeInteger(pid) || pid < 1 || pid > 0x7fffffff) return "impossible";
   // Our own pid with a token we do not hold: left by an earlier process that had our pid.

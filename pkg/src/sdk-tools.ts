@@ -1,21 +1,8 @@
 // The two tools in the shapes the OpenAI and Anthropic SDKs take, built from
 // the same definitions as todoWriteTool/suggestTaskTool. Plain data: no SDK
 // is imported, yet the types are what the SDKs' tool types accept.
-import type { JsonSchema, JsonValue, ToolDefinition } from "./core.js";
+import type { JsonSchema, JsonValue, ToolDefinition, ToolInputSchema } from "./core.js";
 import { suggestTaskTool, todoWriteTool } from "./gen/tools.js";
-
-/**
- * An object schema as both SDKs want it at the top of a tool's input:
- * `type: "object"` in its type, its properties and the required ones.
- *
- * @example
- * const s: ToolInputSchema = anthropicTools()[0].input_schema;
- */
-export type ToolInputSchema = JsonSchema & {
-  type: "object";
-  properties: { [name: string]: JsonSchema };
-  required: string[];
-};
 
 /**
  * An OpenAI Chat Completions function tool (`ChatCompletionTool`).
@@ -23,9 +10,9 @@ export type ToolInputSchema = JsonSchema & {
  * @example
  * const tool: OpenAiTool<"todo_write"> = openaiTools()[0];
  */
-export interface OpenAiTool<N extends string = string> {
+export interface OpenAiTool<N extends string = string, S extends boolean = boolean> {
   type: "function";
-  function: { name: N; description: string; parameters: ToolInputSchema; strict: boolean };
+  function: { name: N; description: string; parameters: ToolInputSchema; strict: S };
 }
 
 /**
@@ -67,6 +54,8 @@ const STRICT_REFUSED = new Set(["minLength", "maxLength"]);
  * import { openaiTools } from "oda-tasks";
  * const reply = await openai.chat.completions.create({ model, messages, tools: openaiTools({ strict: true }) });
  */
+export function openaiTools(options: { strict: true }): [OpenAiTool<"todo_write", true>, OpenAiTool<"suggest_task", true>];
+export function openaiTools(options?: OpenAiToolsOptions): [OpenAiTool<"todo_write">, OpenAiTool<"suggest_task">];
 export function openaiTools(options: OpenAiToolsOptions = {}): [OpenAiTool<"todo_write">, OpenAiTool<"suggest_task">] {
   const strict = options.strict === true;
   const openai = <N extends string>(tool: ToolDefinition<N>): OpenAiTool<N> => ({
@@ -98,11 +87,52 @@ export function anthropicTools(): [AnthropicTool<"todo_write">, AnthropicTool<"s
   return [anthropic(todoWriteTool), anthropic(suggestTaskTool)];
 }
 
+/**
+ * A tool's input schema that lets every input through to the core (for
+ * frameworks that check input against the schema before calling the tool,
+ * LangChain and Mastra): only the top `type: "object"` is checked; the
+ * structure (`properties`, `items`) and descriptions stay for the model, the
+ * checks (`type`, `enum`, `required`, lengths, `additionalProperties`) go, so
+ * a bad input reaches the core and the model reads its exact refusal.
+ *
+ * @example
+ * import { looseInputSchema, todoWriteTool } from "oda-tasks";
+ * tool(run, { name: "todo_write", description: todoWriteTool.description, schema: looseInputSchema(todoWriteTool) });
+ */
+export function looseInputSchema(tool: ToolDefinition): LooseInputSchema {
+  const walk = (value: JsonValue): JsonValue => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (!isObject(value)) return value;
+    const out: JsonSchema = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (LOOSE_DROPPED.has(key)) continue;
+      out[key] = key === "properties" && isObject(inner)
+        ? Object.fromEntries(Object.entries(inner).map(([name, s]) => [name, walk(s)]))
+        : walk(inner);
+    }
+    return out;
+  };
+  const { properties } = inputSchema(tool.inputSchema);
+  return { type: "object", properties: walk(properties) as { [name: string]: JsonSchema } };
+}
+
+/**
+ * What {@link looseInputSchema} returns: an object schema with properties
+ * that checks nothing below its top.
+ *
+ * @example
+ * const s: LooseInputSchema = looseInputSchema(suggestTaskTool);
+ */
+export type LooseInputSchema = JsonSchema & { type: "object"; properties: { [name: string]: JsonSchema } };
+
+/** Keywords that check an input (and so would refuse it before the core does). */
+const LOOSE_DROPPED = new Set(["type", "enum", "const", "required", "minLength", "maxLength", "minItems", "maxItems", "additionalProperties"]);
+
 /** A deep copy of a tool's top-level schema, checked to be the object schema both SDKs need. */
 function inputSchema(schema: JsonSchema): ToolInputSchema {
   const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema;
-  const { type, properties, required } = copy;
-  if (type !== "object" || !isObject(properties) || !Array.isArray(required)) {
+  const { type, properties, required, additionalProperties } = copy;
+  if (type !== "object" || !isObject(properties) || !Array.isArray(required) || additionalProperties !== false) {
     throw new Error("oda-tasks: a tool's input schema must be an object schema with properties and required");
   }
   return copy as ToolInputSchema;

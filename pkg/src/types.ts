@@ -87,6 +87,17 @@ export interface TodoCard {
 /** `running` while the recording turn runs, `finished` after it ends, `none` once the next turn starts. */
 export type PlanState = "none" | "running" | "finished";
 export interface TodoPlan { state: PlanState; todos: TodoItem[]; turn: number | null }
+/** Where a chat's list and turns stand (`ChatState#listState`). */
+export interface ListState {
+  /** The current list. */
+  todos: TodoItem[];
+  /** Turns started so far (the current turn's number). */
+  turns: number;
+  /** A turn has started and not ended. */
+  turnOpen: boolean;
+  /** Turns started since the latest `todo_update` was recorded; `null` before any. */
+  turnsSinceUpdate: number | null;
+}
 export interface TodoReplay { todos: TodoItem[]; cards: TodoCard[]; plan: TodoPlan; skipped: Skipped[] }
 
 /** A chat's first screen: the list, the plan, the suggestions, the last cards ({@link ChatState.view}). */
@@ -141,5 +152,16 @@ export type GoalCheck = { ok: true } | { ok: false; error: string };
 
 /** A JSON Schema object. */
 export type JsonSchema = { [keyword: string]: JsonValue };
+/**
+ * The top of a tool's input schema: an object schema that admits no other
+ * property, typed (`type: "object"`, `additionalProperties: false`) so the
+ * SDKs that want those literals take it as it is.
+ */
+export type ToolInputSchema = JsonSchema & {
+  type: "object";
+  properties: { [name: string]: JsonSchema };
+  required: string[];
+  additionalProperties: false;
+};
 /** A tool definition for model function-calling. */
-export interface ToolDefinition<N extends string = string> { name: N; description: string; inputSchema: JsonSchema }
+export interface ToolDefinition<N extends string = string> { name: N; description: string; inputSchema: ToolInputSchema }

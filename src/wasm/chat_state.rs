@@ -180,6 +180,27 @@ impl ChatStateCore {
         })
     }
 
+    /// JSON `{ todos, turns, turnOpen, turnsSinceUpdate }`: where the list and the turns stand, cards or not
+    /// (the host's turn markers and the list's reminder read it).
+    #[wasm_bindgen(js_name = listState)]
+    pub fn list_state(&self) -> String {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct ListState<'a> {
+            todos: &'a [crate::entry::TodoItem],
+            turns: usize,
+            turn_open: bool,
+            turns_since_update: Option<usize>,
+        }
+        let turns = &self.chat.turns;
+        answer(&ListState {
+            todos: &self.chat.todos.todos,
+            turns: turns.started,
+            turn_open: turns.open,
+            turns_since_update: turns.started_at_update.map(|at| turns.started - at),
+        })
+    }
+
     /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = todoWrite)]
     pub fn todo_write(&self, params_text: &str) -> Result<Vec<String>, JsValue> {

@@ -1,0 +1,65 @@
+// The two tools as functions from the model's input to the text it sees,
+// bound to one stored chat: what every framework's `execute` needs, so no
+// adapter repeats `r.ok ? r.output : r.error`.
+import { optionsObject } from "./convert.js";
+import { runTool, type RunToolOptions } from "./run.js";
+import type { Store } from "./store.js";
+
+/**
+ * The chat the tools act on, and {@link runTool}'s options.
+ *
+ * @example
+ * const options: ChatToolsOptions = { store, chatId: "chat-1", oneActive: false };
+ */
+export interface ChatToolsOptions extends RunToolOptions {
+  store: Store;
+  chatId: string;
+}
+
+/**
+ * Each tool's handler: the model's input (unchecked) to the text the model
+ * sees, the core's output or its exact refusal.
+ *
+ * @example
+ * const text: string = await handlers.todo_write(call.input);
+ */
+export interface ToolHandlers {
+  todo_write(input: unknown): Promise<string>;
+  suggest_task(input: unknown): Promise<string>;
+}
+
+const RUN_OPTIONS = new Set(["oneActive", "maxInputLength", "cache"]);
+
+/**
+ * Internal: the store, chat id and {@link runTool} options out of a tools
+ * call's options, read as own properties; a missing store or chat id throws.
+ */
+export function chatToolsOptions(call: string, options: unknown): ChatToolsOptions {
+  const { store, chatId, ...run } = optionsObject(call, options);
+  if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
+    throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`store\` must be a store (MemoryStore, JsonlStore, ...)`);
+  }
+  if (typeof chatId !== "string") throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`chatId\` must be a string`);
+  const unknown = Object.keys(run).find((key) => !RUN_OPTIONS.has(key));
+  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of ${call}: unknown option \`${unknown}\``);
+  return { store: store as Store, chatId, ...(run as RunToolOptions) };
+}
+
+/**
+ * `todo_write` and `suggest_task` bound to chat `chatId`: each resolves to
+ * the text to give the model back. An unknown option throws here.
+ *
+ * @example
+ * import { toolHandlers } from "oda-tasks";
+ * const tools = toolHandlers({ store, chatId: "chat-1" });
+ * await tools.todo_write({ todos: [{ content: "Ship it", status: "in_progress" }] });
+ * // "Updated todo list: 0 pending, 1 in progress, 0 completed"
+ */
+export function toolHandlers(options: ChatToolsOptions): ToolHandlers {
+  const { store, chatId, ...run } = chatToolsOptions("toolHandlers", options);
+  const handler = (name: "todo_write" | "suggest_task") => async (input: unknown): Promise<string> => {
+    const r = await runTool(store, chatId, { name, input }, run);
+    return r.ok ? r.output : r.error;
+  };
+  return { todo_write: handler("todo_write"), suggest_task: handler("suggest_task") };
+}
