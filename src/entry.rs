@@ -100,6 +100,13 @@ impl Copied {
     }
 }
 
+impl From<serde_json::Value> for Copied {
+    fn from(value: serde_json::Value) -> Copied {
+        let text = serde_json::to_string(&value).unwrap_or_else(|_| "null".to_string());
+        Copied::from_text(&text).unwrap_or_else(|| Copied(RawValue::NULL.to_owned()))
+    }
+}
+
 impl PartialEq for Copied {
     fn eq(&self, other: &Copied) -> bool {
         self.get() == other.get()
@@ -498,17 +505,21 @@ fn read_known(mut fields: Fields) -> Read {
 }
 
 /// `v`, read by its value: absent is 1; a number equal to 1 (`1`, `1.0`,
-/// `1e0`) is version 1; a whole number above it is a newer version, reported;
-/// anything else (`1.5`, `1e400`, `"1"`, `0`, `-1`) cannot be read.
+/// `1e0`) is version 1; a whole number above it (written in digits, or of
+/// magnitude below 2^53) is a newer version, reported; anything else (`1.5`,
+/// `1e400`, `"1"`, `0`, `-1`) cannot be read. Both fail the entry closed.
 fn version(raw: Option<&str>) -> Result<u32, String> {
     let Some(text) = raw else { return Ok(1) };
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
     let number = match text.bytes().next() {
         Some(b'-' | b'0'..=b'9') => text.parse::<f64>().ok().filter(|n| n.is_finite()),
         _ => None,
     };
+    const SAFE: f64 = 9_007_199_254_740_992.0; // 2^53
+    let newer = |n: f64| n > f64::from(FORMAT_VERSION) && n.fract() == 0.0 && n < SAFE;
     match number {
         Some(n) if n == f64::from(FORMAT_VERSION) => Ok(FORMAT_VERSION),
-        Some(n) if n > f64::from(FORMAT_VERSION) && n.fract() == 0.0 => Err(format!(
+        Some(n) if newer(n) || (digits && n > 1.0) => Err(format!(
             "written in format v{}; this version reads up to v{FORMAT_VERSION}",
             quote(text)
         )),
@@ -840,6 +851,9 @@ struct StoredSettings<'a> {
 /// fail the whole session closed rather than lose, say, a sandbox.
 fn read_settings(raw: Option<&str>) -> Result<Settings, ()> {
     let Some(raw) = raw else { return Ok(Settings::default()) };
+    if !raw.starts_with('{') {
+        return Err(()); // an object only: a struct by position would read `[]` as no settings
+    }
     let stored: StoredSettings = serde_json::from_str(raw).map_err(|_| ())?;
     // Copied as written, but it must be JSON data a reader can build (depth-limited, no lone surrogates).
     let copied = |raw: Option<&RawValue>| -> Result<Option<Copied>, ()> {

@@ -11,7 +11,7 @@ use oda_tasks::entry::{
     read_entry, Entry, Message, Offer, Origin, Outcome, Read, SessionEntry, Settings, Settlement, Source, TodoItem,
     TodoStatus, TodoUpdate,
 };
-use oda_tasks::json::Input;
+use oda_tasks::input::Input;
 use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
 use oda_tasks::settle::{clamp_permission, Action, GoalAction, StartPlan, StartRequest};
 use oda_tasks::{pure, todo_write, TodoOptions};
@@ -432,7 +432,7 @@ proptest! {
     fn questions_leave_the_chat_as_it_was(log in log(), input in model_input(), id in string_of(IDS)) {
         let chat = Chat::from_values(&log, true);
         let before = answers(&chat);
-        let _ = oda_tasks::suggest::suggest_task(Some(&chat), &Input::from(input));
+        let _ = oda_tasks::decide::suggest_task(Some(&chat), &Input::from(input));
         let id = id.as_str().unwrap_or("s1");
         let _ = oda_tasks::settle::settle(&chat, id, Action::Restore);
         prop_assert_eq!(before, answers(&chat));
@@ -636,8 +636,8 @@ fn written_entry() -> BoxedStrategy<Entry> {
             preset,
             model,
             permission,
-            sandbox,
-            approval,
+            sandbox: sandbox.map(Into::into),
+            approval: approval.map(Into::into),
         });
     let session = (
         prop::option::of(string()),

@@ -2,12 +2,11 @@
 
 use oda_tasks::chat::Chat;
 use oda_tasks::entry::{read_entry, Entry, Read};
-use oda_tasks::json::Input;
+use oda_tasks::input::Input;
 use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
 use oda_tasks::settle::{plan_start, StartPlan, StartRequest, DEFAULT_PERMISSIONS};
-use oda_tasks::suggest::suggest_task;
+use oda_tasks::decide::suggest_task;
 use oda_tasks::SuggestError;
-use serde_json::json;
 
 const HELPER: &str = r#"{"type":"session","chatId":"c","workspace":"w1","agent":"helper","settings":{}}"#;
 const TURN: &str = r#"{"type":"turn_started"}"#;
@@ -64,12 +63,11 @@ fn line_numbers_count_lines_within_the_first_bytes() {
 
 /// Found by `written_entries_read_back_the_same`: serde_json's default float
 /// parser may land one ulp off, so a Start copied `sandbox` and `approval`
-/// with a changed number. The WASM core now keeps a number's text as written
-/// (tests/node/chat-state.test.mjs checks that number there); natively, settings
-/// are serde_json values, exact for numbers such as this one.
+/// with a changed number. The core keeps them as written (`RawValue`), so the
+/// number's text is copied byte for byte, numbers past f64's range too.
 #[test]
 fn settings_numbers_are_copied_exactly() {
-    let number = "-7.8125e-3";
+    for number in ["-7.8125e-3", "1e400", "18446744073709551615", "1.50"] {
     let session = format!(
         r#"{{"type":"session","chatId":"c","workspace":"w1","agent":"top-level","settings":{{"sandbox":{{"limit":{number}}},"approval":[{number}]}}}}"#
     );
@@ -83,9 +81,10 @@ fn settings_numbers_are_copied_exactly() {
     else {
         panic!("the offer should start");
     };
-    let expected: f64 = number.parse().expect("a float");
-    assert_eq!(started.settings.sandbox, Some(json!({ "limit": expected })));
-    assert_eq!(started.settings.approval, Some(json!([expected])));
+    assert_eq!(started.settings.sandbox.as_ref().map(|c| c.get()), Some(format!(r#"{{"limit":{number}}}"#).as_str()));
+    assert_eq!(started.settings.approval.as_ref().map(|c| c.get()), Some(format!("[{number}]").as_str()));
     let written = serde_json::to_string(&Entry::Session(started.clone())).expect("serialises");
+    assert!(written.contains(&format!(r#""approval":[{number}]"#)), "{written}");
     assert_eq!(read_entry(&written), Read::Entry(Entry::Session(started)));
+    }
 }

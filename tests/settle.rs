@@ -668,8 +668,8 @@ fn without_a_preset_sandbox_and_approval_are_copied_as_they_are() {
         assert_eq!(p.settings.preset, None);
         assert_eq!(p.settings.model.as_deref(), Some("m1"));
         assert_eq!(p.settings.permission.as_deref(), Some("ask"));
-        assert_eq!(p.settings.sandbox.as_ref(), Some(&sandbox));
-        assert_eq!(p.settings.approval.as_ref(), Some(&approval));
+        assert_eq!(p.settings.sandbox.as_ref().map(|c| c.value()), Some(sandbox.clone()));
+        assert_eq!(p.settings.approval.as_ref().map(|c| c.value()), Some(approval.clone()));
         assert_eq!(p.session["settings"]["sandbox"], sandbox);
         assert_eq!(p.session["settings"]["approval"], approval);
     }
@@ -778,8 +778,8 @@ fn started_settings_directly() {
         preset: None,
         model: Some("m1".into()),
         permission: Some("auto".into()),
-        sandbox: Some(json!({ "x": 1 })),
-        approval: Some(json!("never")),
+        sandbox: Some(json!({ "x": 1 }).into()),
+        approval: Some(json!("never").into()),
     };
     assert_eq!(started_settings(&parent, &no_request(), &order()), parent);
     let with_preset = Settings {

@@ -8,7 +8,8 @@ mod common;
 
 use common::*;
 use oda_tasks::entry::{Entry, FORMAT_VERSION};
-use oda_tasks::suggest::{Listed, SuggestTask, SuggestionReplay};
+use oda_tasks::suggest::{Listed, SuggestTask};
+use oda_tasks::SuggestionReplay;
 use oda_tasks::{replay_suggestions, suggest_task, suggest_task_tool};
 use serde_json::{json, Value};
 

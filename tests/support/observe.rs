@@ -8,10 +8,11 @@
 use oda_tasks::chat::{Chat, Turns};
 use oda_tasks::entry::{Origin, SessionEntry};
 use oda_tasks::error::{GoalError, ServiceError, SuggestError};
-use oda_tasks::json::Input;
+use oda_tasks::input::Input;
 use oda_tasks::settle::{self, Action, Decision, GoalAction, StartPlan, StartRequest, StartedChatState};
-use oda_tasks::suggest::{self, SuggestTask, SuggestionReplay};
-use oda_tasks::todo::TodoReplay;
+use oda_tasks::suggest::SuggestTask;
+use oda_tasks::SuggestionReplay;
+use oda_tasks::TodoReplay;
 
 /// What a chat answers: its replays, its standing counters and every decision
 /// the service can take on it (for each offer id it holds, and one it does not).
@@ -75,7 +76,7 @@ pub fn answers(chat: &Chat) -> Answers {
             (id, d)
         })
         .collect();
-    let mut briefs: Vec<String> = chat.briefs.keys().map(str::to_string).collect();
+    let mut briefs: Vec<String> = chat.briefs.iter().map(|o| format!("{}:{}{}", o.chat_id.len(), o.chat_id, o.suggestion_id)).collect();
     briefs.sort();
     Answers {
         len: chat.len,
@@ -88,7 +89,7 @@ pub fn answers(chat: &Chat) -> Answers {
         next_id: chat.suggestions.next_id(),
         person_spoke: chat.person_spoke,
         briefs,
-        suggest: suggest::suggest_task(Some(chat), &Input::parse(VALID_SUGGESTION)),
+        suggest: oda_tasks::decide::suggest_task(Some(chat), &Input::parse(VALID_SUGGESTION)),
         goal: settle::check_goal(chat, GoalAction::Create),
         decisions,
     }
