@@ -3,7 +3,6 @@
 import { ChatState, init, readFrom, runTool, SuggestionService } from "oda-tasks";
 import { IndexedDbStore } from "oda-tasks/browser";
 import { chatIdFor, parseChat, toJsonl } from "./files.js";
-import { cardPages, firstScreen } from "./paged.js";
 import { Timeline } from "./timeline.js";
 import * as view from "./view.js";
 
@@ -111,13 +110,13 @@ async function render() {
     return;
   }
   const { log, state } = chat;
-  const screen = firstScreen(state, 50);
+  const screen = state.view({ cards: 50 });
   const offers = await service.list(current, { progress: true });
   if (seq !== renders) return;
   $("chat-header").replaceChildren(...view.chatHeader(current, log, open));
   $("skipped").replaceChildren(...view.skippedList(screen.skipped));
   $("skipped").hidden = screen.skipped.length === 0;
-  timeline.show(current, log, cardPages(state), screen);
+  timeline.show(current, log, state, screen);
   Object.assign($("plan"), { plan: screen.plan, cardCount: screen.cardCount });
   $("suggestions").list = offers;
   $("suggestion-status").textContent = suggestionStatus;

@@ -176,6 +176,15 @@ test("<oda-suggestions>: chips and settled offers; Start, Draft, Dismiss, Restor
   assert.equal(await started.locator(".outcome").textContent(), "Started");
   assert.equal(await started.locator(".progress").textContent(), "3 of 5 completed");
   await el.getByRole("button", { name: "Open chat: Add upload metrics" }).click();
+  const noList = await tab.evaluate(() => {
+    const el = document.querySelector("oda-suggestions");
+    const started = el.list.settled.at(-1);
+    el.list = { open: [], settled: [...el.list.settled.slice(0, -1), { ...started, progress: { completed: 0, total: 0 } }] };
+    const text = el.shadowRoot.querySelector(".o-started .progress").textContent;
+    el.list = { open: [], settled: [...el.list.settled.slice(0, -1), started] };
+    return text;
+  });
+  assert.equal(noList, "No to-do list yet");
   assert.deepEqual(await tab.evaluate(() => window.__events), [
     { type: "oda-start", detail: { id: "s2" }, target: "oda-suggestions" },
     { type: "oda-draft", detail: { id: "s2" }, target: "oda-suggestions" },

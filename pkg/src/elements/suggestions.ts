@@ -128,7 +128,8 @@ export class OdaSuggestionsElement extends ElementBase {
         type: "button", part: "button open-button", "data-key": `open:${s.id}`, "aria-label": `Open chat: ${s.title}`, text: "Open chat",
         onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId: s.chatId! }),
       }) : null,
-      progress ? h("span", { class: "progress", part: "progress", text: `${progress.completed} of ${progress.total} completed` }) : null);
+      progress ? h("span", { class: "progress", part: "progress",
+        text: progress.total === 0 ? "No to-do list yet" : `${progress.completed} of ${progress.total} completed` }) : null);
   }
 }
 
