@@ -48,8 +48,11 @@ export class Timeline {
     if (this.start === 0) return;
     const anchor = this.list.querySelector("li[data-index]");
     const top = anchor?.getBoundingClientRect().top ?? 0;
+    const pressed = this.list.querySelector("li.older")?.contains(document.activeElement) ?? false;
     this.start = Math.max(0, this.start - PAGE);
     this.#draw();
+    // The keyboard stays on the button (or, with nothing earlier left, goes to the timeline).
+    if (pressed) (this.list.querySelector("li.older button") ?? this.list.closest("[tabindex]"))?.focus({ preventScroll: true });
     if (anchor) {
       const same = this.list.querySelector(`li[data-index="${anchor.dataset.index}"]`);
       window.scrollBy(0, (same?.getBoundingClientRect().top ?? top) - top);
