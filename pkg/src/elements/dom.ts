@@ -13,6 +13,38 @@ import { ICONS, type IconName } from "./icons.js";
 export const ElementBase: typeof HTMLElement =
   (globalThis as { HTMLElement?: typeof HTMLElement }).HTMLElement ?? (class {} as unknown as typeof HTMLElement);
 
+/**
+ * What the three elements share: a shadow root with the stylesheet, the
+ * properties kept when the element upgrades, and one draw on connect.
+ *
+ * @example
+ * class Mine extends AnswerElement { protected readonly fed = ["value"]; protected draw() {} }
+ */
+export abstract class AnswerElement extends ElementBase {
+  protected readonly root: ShadowRoot;
+  /** The properties an app feeds (set before the class was defined, they are applied on connect). */
+  protected abstract readonly fed: readonly string[];
+  #drawn = false;
+
+  constructor() {
+    super();
+    this.root = shadowWithStyles(this);
+  }
+
+  connectedCallback(): void {
+    upgrade(this, this.fed);
+    if (!this.#drawn) this.redraw();
+  }
+
+  /** Draws the element from its properties now. */
+  protected redraw(): void {
+    this.#drawn = true;
+    this.draw();
+  }
+
+  protected abstract draw(): void;
+}
+
 type Props = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
 type Child = Node | string | null | undefined | false;
 

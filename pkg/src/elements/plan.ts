@@ -1,7 +1,7 @@
 // <oda-plan>: the chat's current plan, drawn from `view().plan`, with a live
 // region that tells a screen reader what changed.
 import type { TodoPlan } from "../types.js";
-import { ElementBase, h, headingLevel, icon, shadowWithStyles, upgrade } from "./dom.js";
+import { AnswerElement, h, headingLevel, icon } from "./dom.js";
 import { todoItem } from "./todo-card.js";
 import { STATUS } from "./words.js";
 
@@ -15,17 +15,12 @@ import { STATUS } from "./words.js";
  * const { plan, cardCount } = state.view({ cards: 20 });
  * Object.assign(document.querySelector("oda-plan"), { plan, cardCount });
  */
-export class OdaPlanElement extends ElementBase {
+export class OdaPlanElement extends AnswerElement {
+  protected readonly fed = ["plan", "cardCount"];
   #plan: TodoPlan | null = null;
   #cardCount = 0;
-  readonly #root: ShadowRoot;
   #live: HTMLElement | null = null;
   #body: HTMLElement | null = null;
-
-  constructor() {
-    super();
-    this.#root = shadowWithStyles(this);
-  }
 
   /** The plan: `view().plan` (or `replayTodos().plan`). */
   get plan(): TodoPlan | null {
@@ -33,7 +28,7 @@ export class OdaPlanElement extends ElementBase {
   }
   set plan(value: TodoPlan | null) {
     this.#plan = value ?? null;
-    this.#render();
+    this.redraw();
   }
 
   /** How many cards the chat has (`view().cardCount`): a plan of `none` with cards was cleared. */
@@ -42,21 +37,16 @@ export class OdaPlanElement extends ElementBase {
   }
   set cardCount(value: number) {
     this.#cardCount = typeof value === "number" ? value : 0;
-    this.#render();
+    this.redraw();
   }
 
-  connectedCallback(): void {
-    upgrade(this, ["plan", "cardCount"]);
-    if (this.#body === null) this.#render();
-  }
-
-  #render(): void {
+  protected draw(): void {
     const level = headingLevel(this, 2);
     if (this.#body === null || this.#live === null) {
       // The live region is made once and stays, so that its changes are announced.
       this.#body = h("div", { class: "body" });
       this.#live = h("p", { class: "vh", part: "announcement", role: "status", "aria-live": "polite" });
-      this.#root.replaceChildren(h("section", { class: "panel", part: "plan", "aria-labelledby": "heading" },
+      this.root.replaceChildren(h("section", { class: "panel", part: "plan", "aria-labelledby": "heading" },
         h(`h${level}`, { id: "heading", class: "heading", part: "heading", text: "Plan" }), this.#body, this.#live));
     }
     const p = this.#plan ?? { state: "none", todos: [], turn: null };

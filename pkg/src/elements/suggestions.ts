@@ -2,7 +2,7 @@
 // `list()` answer. Its buttons only dispatch events; the app does the writing.
 import type { ListedSuggestion, SuggestionList } from "../service.js";
 import type { Suggestion } from "../types.js";
-import { ElementBase, h, headingLevel, icon, keepFocus, shadowWithStyles, upgrade } from "./dom.js";
+import { AnswerElement, h, headingLevel, icon, keepFocus } from "./dom.js";
 import { OUTCOME } from "./words.js";
 
 /**
@@ -54,14 +54,9 @@ type Action = "start" | "draft" | "dismiss" | "restore";
  * el.list = await service.list(chatId, { progress: true });
  * el.addEventListener("oda-start", async (e) => open((await service.start(chatId, e.detail.id)).chatId));
  */
-export class OdaSuggestionsElement extends ElementBase {
+export class OdaSuggestionsElement extends AnswerElement {
+  protected readonly fed = ["list"];
   #list: SuggestionList | null = null;
-  readonly #root: ShadowRoot;
-
-  constructor() {
-    super();
-    this.#root = shadowWithStyles(this);
-  }
 
   /** The suggestions: `service.list(chatId)` (or `replaySuggestions()`). */
   get list(): SuggestionList | null {
@@ -69,22 +64,17 @@ export class OdaSuggestionsElement extends ElementBase {
   }
   set list(value: SuggestionList | null) {
     this.#list = value ?? null;
-    keepFocus(this.#root, () => this.#render(), (key) => this.#nextFocus(key));
-  }
-
-  connectedCallback(): void {
-    upgrade(this, ["list"]);
-    if (this.#root.querySelector("section") === null) this.#render();
+    keepFocus(this.root, () => this.redraw(), (key) => this.#nextFocus(key));
   }
 
   /** Where the keyboard goes when its button went away: the same offer's next action, else the heading. */
   #nextFocus(key: string): HTMLElement | null {
     const id = key.slice(key.indexOf(":") + 1);
     for (const action of ["start", "restore", "open"]) {
-      const el = this.#root.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${action}:${id}`)}"]`);
+      const el = this.root.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${action}:${id}`)}"]`);
       if (el !== null) return el;
     }
-    return this.#root.getElementById("heading");
+    return this.root.getElementById("heading");
   }
 
   #fire(name: keyof OdaSuggestionsEventMap, detail: SuggestionEventDetail | OpenChatEventDetail): void {
@@ -99,7 +89,7 @@ export class OdaSuggestionsElement extends ElementBase {
     });
   }
 
-  #render(): void {
+  protected draw(): void {
     const level = headingLevel(this, 2);
     const open = this.#list?.open ?? [];
     const settled = this.#list?.settled ?? [];
@@ -109,7 +99,7 @@ export class OdaSuggestionsElement extends ElementBase {
       h("details", { part: "brief", "data-key": `brief:${s.id}` }, h("summary", { text: "Brief" }), h("p", { class: "brief", text: s.brief })),
       h("div", { class: "actions", part: "actions" }, this.#button("start", s, true), this.#button("draft", s), this.#button("dismiss", s))));
     const items = settled.map((s) => this.#settledItem(s));
-    this.#root.replaceChildren(h("section", { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
+    this.root.replaceChildren(h("section", { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
       h(`h${level}`, { id: "heading", class: "heading", part: "heading", tabindex: "-1", text: "Suggestions" }),
       h("p", { class: "counts", part: "counts", text: `${open.length} open · ${settled.length} settled` }),
       open.length ? h("ul", { class: "chips", part: "open-list", "aria-label": "Open suggestions" }, chips) : null,

@@ -1,7 +1,7 @@
 // <oda-todo-card>: one "Update to-do list" card of a chat's timeline, drawn
 // from a card of the core's answers (`view().cards`, `cards(from, to)`).
 import type { TodoCard, TodoItem } from "../types.js";
-import { ElementBase, h, headingLevel, hidden, icon, shadowWithStyles, upgrade } from "./dom.js";
+import { AnswerElement, h, headingLevel, hidden, icon } from "./dom.js";
 import { plural, STATUS } from "./words.js";
 
 /**
@@ -15,16 +15,11 @@ import { plural, STATUS } from "./words.js";
  * el.card = state.view({ cards: 1 }).cards[0];
  * el.position = 4; el.total = 4;
  */
-export class OdaTodoCardElement extends ElementBase {
+export class OdaTodoCardElement extends AnswerElement {
+  protected readonly fed = ["card", "position", "total"];
   #card: TodoCard | null = null;
   #position: number | null = null;
   #total: number | null = null;
-  readonly #root: ShadowRoot;
-
-  constructor() {
-    super();
-    this.#root = shadowWithStyles(this);
-  }
 
   /** The card drawn: an item of `view().cards` or `cards(from, to)`. */
   get card(): TodoCard | null {
@@ -32,7 +27,7 @@ export class OdaTodoCardElement extends ElementBase {
   }
   set card(value: TodoCard | null) {
     this.#card = value ?? null;
-    this.#render();
+    this.redraw();
   }
 
   /** Which card of the chat this is, from 1 (optional). */
@@ -41,7 +36,7 @@ export class OdaTodoCardElement extends ElementBase {
   }
   set position(value: number | null) {
     this.#position = typeof value === "number" ? value : null;
-    this.#render();
+    this.redraw();
   }
 
   /** How many cards the chat has: `cardCount` (optional). */
@@ -50,18 +45,13 @@ export class OdaTodoCardElement extends ElementBase {
   }
   set total(value: number | null) {
     this.#total = typeof value === "number" ? value : null;
-    this.#render();
+    this.redraw();
   }
 
-  connectedCallback(): void {
-    upgrade(this, ["card", "position", "total"]);
-    if (this.#root.childElementCount === 0) this.#render();
-  }
-
-  #render(): void {
+  protected draw(): void {
     const c = this.#card;
     if (c === null) {
-      this.#root.replaceChildren();
+      this.root.replaceChildren();
       return;
     }
     const { added, removed, statusChanged, moved } = c.changes;
@@ -89,7 +79,7 @@ export class OdaTodoCardElement extends ElementBase {
       h("span", { class: "line" }, hidden("Removed: "), h("del", { class: "text", text: r.content }),
         h("span", { class: "marks", "aria-hidden": "true" }, mark("removed", "Removed")))));
     const level = headingLevel(this, 3);
-    this.#root.replaceChildren(h("article", { class: "card", part: "card", "aria-labelledby": "title" },
+    this.root.replaceChildren(h("article", { class: "card", part: "card", "aria-labelledby": "title" },
       h("header", { part: "header" },
         h(`h${level}`, { id: "title", class: "title", part: "title" }, icon("card"), "Update to-do list"),
         where ? h("span", { class: "position", part: "position", text: where }) : null),
@@ -101,7 +91,13 @@ export class OdaTodoCardElement extends ElementBase {
   }
 }
 
-/** A to-do item: its state as an icon and (for screen readers) a word, its text, then any change marks. */
+/**
+ * A to-do item: its state as an icon and (for screen readers) a word, its
+ * text, then any change marks (the plan draws its items with it too).
+ *
+ * @example
+ * todoItem({ content: "Write tests", status: "in_progress" });
+ */
 export function todoItem(item: TodoItem, marks: HTMLElement[] = []): HTMLElement {
   return h("li", { class: `todo s-${item.status}`, part: `item item-${item.status}` }, icon(item.status),
     h("span", { class: "line" }, hidden(`${STATUS[item.status]}: `), h("span", { class: "text", text: item.content }),
