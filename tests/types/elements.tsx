@@ -48,3 +48,12 @@ export function feed(state: ChatState, list: Awaited<ReturnType<SuggestionServic
   const plan = document.createElement("oda-plan");
   plan.plan = state.replayTodos().plan;
 }
+
+// list({ progress: true }) answers what <oda-suggestions> takes, progress included.
+export async function progress(service: SuggestionService): Promise<number | undefined> {
+  const list = await service.list("chat-1", { progress: true });
+  document.createElement("oda-suggestions").list = list;
+  // @ts-expect-error progress is a boolean
+  await service.list("chat-1", { progress: 1 });
+  return list.settled[0]?.progress?.completed;
+}
