@@ -257,11 +257,17 @@ pub enum Read {
     NotJson(String),
     /// A known or unusable entry that cannot be read: reported, and still
     /// counted where its mere presence matters (an offer, a session).
-    Skip { kind: Option<KnownType>, reason: String },
+    Skip {
+        kind: Option<KnownType>,
+        reason: String,
+    },
     /// A session that cannot be read as written: `session` is what it stands
     /// for (its fields read one by one, restrictively, or
     /// [`SessionEntry::fail_closed`] as a whole).
-    FailedSession { session: SessionEntry, reason: String },
+    FailedSession {
+        session: SessionEntry,
+        reason: String,
+    },
 }
 
 /// The entry types the core reads.
@@ -307,8 +313,22 @@ impl KnownType {
 
 /// Every field any known entry has; [`Field`] names their places.
 const FIELD_NAMES: [&str; 16] = [
-    "type", "v", "chatId", "title", "workspace", "scheduledTaskFolder", "agent", "settings", "origin", "todos", "id",
-    "tldr", "brief", "outcome", "role", "source",
+    "type",
+    "v",
+    "chatId",
+    "title",
+    "workspace",
+    "scheduledTaskFolder",
+    "agent",
+    "settings",
+    "origin",
+    "todos",
+    "id",
+    "tldr",
+    "brief",
+    "outcome",
+    "role",
+    "source",
 ];
 
 #[derive(Clone, Copy)]
@@ -391,9 +411,9 @@ impl<'de> Visitor<'de> for FieldsVisitor {
             };
             let todos = k == Field::Todos as usize;
             if todos && self.fast && fields.get(Field::Type) == Some("\"todo_update\"") {
-                fields.items = map.next_value::<Option<Vec<FastItem>>>()?.map(|items| {
-                    items.into_iter().map(|item| (item.content, item.status)).collect()
-                });
+                fields.items = map
+                    .next_value::<Option<Vec<FastItem>>>()?
+                    .map(|items| items.into_iter().map(|item| (item.content, item.status)).collect());
                 if let Some(slot) = fields.raw.get_mut(k) {
                     *slot = None;
                 }
@@ -677,14 +697,19 @@ fn todo_items(raw: &str) -> Result<Items<'_>, serde_json::Error> {
 fn read_todo_update(f: &mut Fields, v: u32) -> Result<TodoUpdate, String> {
     let items = match f.items.take() {
         Some(items) => items,
-        None => required(f.get(Field::Todos), "todos", "an array of { content, status }", todo_items)?,
+        None => required(
+            f.get(Field::Todos),
+            "todos",
+            "an array of { content, status }",
+            todo_items,
+        )?,
     };
     let todos = items
         .into_iter()
         .enumerate()
         .map(|(i, (content, status))| {
-            let status = TodoStatus::parse(&status)
-                .ok_or_else(|| format!("todos[{i}]: unknown status {}", quote(&status)))?;
+            let status =
+                TodoStatus::parse(&status).ok_or_else(|| format!("todos[{i}]: unknown status {}", quote(&status)))?;
             Ok(TodoItem {
                 content: content.into_owned(),
                 status,
@@ -800,7 +825,10 @@ fn read_session(f: &Fields, v: u32) -> Read {
             reason: "`settings` cannot be read; the session fails closed".to_string(),
         };
     };
-    let origin = match f.get(Field::Origin).map(|raw| read_strings(raw, &["chatId", "suggestionId"])) {
+    let origin = match f
+        .get(Field::Origin)
+        .map(|raw| read_strings(raw, &["chatId", "suggestionId"]))
+    {
         None => None,
         Some(Ok([chat_id, suggestion_id])) => Some(Origin {
             chat_id: chat_id.into_owned(),
@@ -826,7 +854,10 @@ fn read_session(f: &Fields, v: u32) -> Read {
     } else {
         let names: Vec<String> = odd.iter().map(|name| format!("`{name}`")).collect();
         Read::FailedSession {
-            reason: format!("{} cannot be read; read as the most restrictive value", names.join(", ")),
+            reason: format!(
+                "{} cannot be read; read as the most restrictive value",
+                names.join(", ")
+            ),
             session,
         }
     }

@@ -50,7 +50,9 @@ pub enum SuggestError {
     NoOpenTurn,
     #[error("suggest_task: this chat already offered {0} suggestions; offer no more")]
     ChatLimit(usize),
-    #[error("suggest_task: {0} suggestions already wait for the user; offer no more until one is started or dismissed")]
+    #[error(
+        "suggest_task: {0} suggestions already wait for the user; offer no more until one is started or dismissed"
+    )]
     OpenLimit(usize),
     #[error("suggest_task: one suggestion per turn; this turn already offered one")]
     TurnLimit,
@@ -65,7 +67,11 @@ pub enum SuggestError {
     #[error("suggest_task: {0} must not be empty")]
     Empty(&'static str),
     #[error("suggest_task: {field} must be at most {limit} characters (got {got})")]
-    TooLong { field: &'static str, limit: usize, got: usize },
+    TooLong {
+        field: &'static str,
+        limit: usize,
+        got: usize,
+    },
 }
 
 /// Failures of the suggestion service (start, draft, dismiss, restore).
@@ -140,6 +146,7 @@ macro_rules! text_as_display {
 text_as_display!(TodoError, SuggestError, ServiceError, GoalError, HostError);
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

@@ -56,9 +56,13 @@ fn lone_surrogate_path(text: &str) -> Option<String> {
         return None;
     }
     let lower = text.to_ascii_lowercase();
-    let (marker, escape) = [('\u{10FFFF}', "\\udbff\\udfff"), ('\u{FFFF}', "\\uffff"), ('\u{FFFE}', "\\ufffe")]
-        .into_iter()
-        .find(|(m, escape)| !text.contains(*m) && !lower.contains(escape))?;
+    let (marker, escape) = [
+        ('\u{10FFFF}', "\\udbff\\udfff"),
+        ('\u{FFFF}', "\\uffff"),
+        ('\u{FFFE}', "\\ufffe"),
+    ]
+    .into_iter()
+    .find(|(m, escape)| !text.contains(*m) && !lower.contains(escape))?;
     let mut marked = String::with_capacity(text.len());
     let mut at = 0;
     for range in lone {

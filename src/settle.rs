@@ -10,8 +10,8 @@ use crate::entry::{Message, Origin, Outcome, SessionEntry, Settings, Settlement,
 use crate::error::{GoalError, ServiceError};
 use std::hash::Hasher;
 
-use serde::Serialize;
 use crate::suggest::{Standing, OPEN_LIMIT};
+use serde::Serialize;
 
 /// Permissions, lowest to highest, unless the host configures its own order.
 pub const DEFAULT_PERMISSIONS: [&str; 4] = ["read-only", "ask", "auto", "full-access"];
@@ -119,7 +119,11 @@ pub fn started_chat_id(chat_id: &str, suggestion_id: &str) -> String {
         id
     } else {
         // Only an absurdly long suggestion id gets here (the core assigns `s<n>`).
-        format!("{}.{}", fnv1a_hex(chat_id.as_bytes()), fnv1a_hex(suggestion_id.as_bytes()))
+        format!(
+            "{}.{}",
+            fnv1a_hex(chat_id.as_bytes()),
+            fnv1a_hex(suggestion_id.as_bytes())
+        )
     }
 }
 
@@ -233,7 +237,6 @@ pub enum StartedChatState {
     /// A chat with this id exists but was not started from this offer.
     Foreign,
 }
-
 
 /// Reads a started chat's log (`None`: no such chat) against the offer it
 /// should come from, so a repeated Start can finish a crashed one, once.

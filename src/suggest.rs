@@ -223,8 +223,19 @@ impl From<&Tracked> for Listed {
 impl SuggestionLedger {
     /// Open offers newest first, settled ones in offer order.
     pub fn list(&self) -> (Vec<Listed>, Vec<Listed>) {
-        let open = self.offers.iter().rev().filter(|t| t.standing == Standing::Open).map(Listed::from).collect();
-        let settled = self.offers.iter().filter(|t| t.standing != Standing::Open).map(Listed::from).collect();
+        let open = self
+            .offers
+            .iter()
+            .rev()
+            .filter(|t| t.standing == Standing::Open)
+            .map(Listed::from)
+            .collect();
+        let settled = self
+            .offers
+            .iter()
+            .filter(|t| t.standing != Standing::Open)
+            .map(Listed::from)
+            .collect();
         (open, settled)
     }
 }

@@ -8,7 +8,7 @@
 pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -389,8 +389,8 @@ pub struct TodoLedger {
     /// The latest recorded list: the list.
     pub todos: Vec<TodoItem>,
     /// Every text an update held, once (a tree: no hash to collide).
-    texts: Vec<Rc<str>>,
-    text_ids: BTreeMap<Rc<str>, u32>,
+    texts: Vec<Arc<str>>,
+    text_ids: BTreeMap<Arc<str>, u32>,
     updates: Vec<Update>,
     /// The plan's state and turn; its items are always the latest list.
     plan_state: PlanState,
@@ -411,7 +411,10 @@ impl TodoLedger {
 
     pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
         if self.with_cards {
-            let items = todos.iter().map(|item| self.intern(&item.content) << 2 | status_bits(item.status)).collect();
+            let items = todos
+                .iter()
+                .map(|item| self.intern(&item.content) << 2 | status_bits(item.status))
+                .collect();
             self.updates.push(Update { index, turn, items });
         }
         self.plan_state = PlanState::Running;
@@ -424,7 +427,7 @@ impl TodoLedger {
             return id;
         }
         let id = self.texts.len() as u32;
-        let text: Rc<str> = Rc::from(text);
+        let text: Arc<str> = Arc::from(text);
         self.texts.push(text.clone());
         self.text_ids.insert(text, id);
         id
@@ -466,7 +469,11 @@ impl TodoLedger {
             None => &[],
         };
         let show = |bits: &u32| {
-            let text = self.texts.get((bits >> 2) as usize).map(|t| t.to_string()).unwrap_or_default();
+            let text = self
+                .texts
+                .get((bits >> 2) as usize)
+                .map(|t| t.to_string())
+                .unwrap_or_default();
             (text, status_of(*bits))
         };
         let todos: Vec<TodoItem> = update

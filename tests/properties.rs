@@ -1,6 +1,7 @@
 //! Property tests (proptest): the core never mutates what it reads, what it
 //! writes reads back the same, replay survives any JSON, the permission clamp
 //! only ever lowers, and folding a log in pieces answers as folding it whole.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
 #[path = "support/observe.rs"]
 mod observe;

@@ -1,11 +1,12 @@
 //! Inputs the property tests and fuzzers found, kept as plain tests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
 use oda_tasks::chat::Chat;
+use oda_tasks::decide::suggest_task;
 use oda_tasks::entry::{read_entry, Entry, Read};
 use oda_tasks::input::Input;
 use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
 use oda_tasks::settle::{plan_start, StartPlan, StartRequest, DEFAULT_PERMISSIONS};
-use oda_tasks::decide::suggest_task;
 use oda_tasks::SuggestError;
 
 const HELPER: &str = r#"{"type":"session","chatId":"c","workspace":"w1","agent":"helper","settings":{}}"#;
@@ -68,23 +69,30 @@ fn line_numbers_count_lines_within_the_first_bytes() {
 #[test]
 fn settings_numbers_are_copied_exactly() {
     for number in ["-7.8125e-3", "1e400", "18446744073709551615", "1.50"] {
-    let session = format!(
-        r#"{{"type":"session","chatId":"c","workspace":"w1","agent":"top-level","settings":{{"sandbox":{{"limit":{number}}},"approval":[{number}]}}}}"#
-    );
-    let offer = r#"{"type":"suggestion_offered","v":1,"id":"s1","title":"T","tldr":"W","brief":"B"}"#;
-    let mut chat = Chat::new(false);
-    for text in [session.as_str(), TURN, offer] {
-        chat.ingest(text);
-    }
-    let order: Vec<String> = DEFAULT_PERMISSIONS.iter().map(|p| p.to_string()).collect();
-    let Ok(StartPlan::Create { session: started, .. }) = plan_start(&chat, "c", "s1", &StartRequest::default(), &order)
-    else {
-        panic!("the offer should start");
-    };
-    assert_eq!(started.settings.sandbox.as_ref().map(|c| c.get()), Some(format!(r#"{{"limit":{number}}}"#).as_str()));
-    assert_eq!(started.settings.approval.as_ref().map(|c| c.get()), Some(format!("[{number}]").as_str()));
-    let written = serde_json::to_string(&Entry::Session(started.clone())).expect("serialises");
-    assert!(written.contains(&format!(r#""approval":[{number}]"#)), "{written}");
-    assert_eq!(read_entry(&written), Read::Entry(Entry::Session(started)));
+        let session = format!(
+            r#"{{"type":"session","chatId":"c","workspace":"w1","agent":"top-level","settings":{{"sandbox":{{"limit":{number}}},"approval":[{number}]}}}}"#
+        );
+        let offer = r#"{"type":"suggestion_offered","v":1,"id":"s1","title":"T","tldr":"W","brief":"B"}"#;
+        let mut chat = Chat::new(false);
+        for text in [session.as_str(), TURN, offer] {
+            chat.ingest(text);
+        }
+        let order: Vec<String> = DEFAULT_PERMISSIONS.iter().map(|p| p.to_string()).collect();
+        let Ok(StartPlan::Create { session: started, .. }) =
+            plan_start(&chat, "c", "s1", &StartRequest::default(), &order)
+        else {
+            panic!("the offer should start");
+        };
+        assert_eq!(
+            started.settings.sandbox.as_ref().map(|c| c.get()),
+            Some(format!(r#"{{"limit":{number}}}"#).as_str())
+        );
+        assert_eq!(
+            started.settings.approval.as_ref().map(|c| c.get()),
+            Some(format!("[{number}]").as_str())
+        );
+        let written = serde_json::to_string(&Entry::Session(started.clone())).expect("serialises");
+        assert!(written.contains(&format!(r#""approval":[{number}]"#)), "{written}");
+        assert_eq!(read_entry(&written), Read::Entry(Entry::Session(started)));
     }
 }

@@ -4,6 +4,7 @@
 //!
 //! Texts and codes are compared byte for byte with literals copied from
 //! SPEC.md (goal texts from src/error.rs), never built from the enums.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! Every text the model sees is compared byte for byte with a literal copied
 //! from SPEC.md (or, for the shape errors the SPEC leaves to the developers,
 //! from src/error.rs), never built from the error enums.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! todo_write: every rule and message of SPEC section 3, and replay.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
 use oda_tasks::todo::{diff, PlanState, TodoItem, TodoStatus};
 use oda_tasks::{replay_todos, todo_write, TodoError, TodoOptions};

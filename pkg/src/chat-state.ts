@@ -38,7 +38,7 @@ const startEntries = (r: StartDecision): unknown[] =>
 /** A whole number of cards, or a TypeError. */
 function cardNumber(call: string, name: string, value: unknown, absent: number): number {
   if (value === undefined) return absent;
-  if (typeof value !== "number" || Number.isNaN(value)) {
+  if (typeof value !== "number") {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`${name}\` must be a number`);
   }
   return value;

@@ -46,52 +46,70 @@ try {
   process.stderr.write(`oda-tasks: cannot read ${path}: ${(e as Error).message}\n`);
   process.exit(1);
 }
-const todos = state.replayTodos();
-const suggestions = state.replaySuggestions();
 const entries = state.length;
-state.free();
-
 if (json) {
-  const out = { todos, suggestions, unreadable: report.unreadable, tornBytes: report.tornBytes };
+  // Exact: the replay objects as the API answers them.
+  const out = { todos: state.replayTodos(), suggestions: state.replaySuggestions(), unreadable: report.unreadable, tornBytes: report.tornBytes };
+  state.free();
   process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   process.exit(0);
 }
 
+/**
+ * Text from the log as the terminal may show it: control characters (C0, DEL,
+ * C1), line and paragraph separators and bidirectional overrides are written
+ * as `\uXXXX`, so a todo or a title cannot move the cursor, set the title,
+ * write the clipboard or overwrite a line.
+ */
+const visible = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+const view = state.view({ cards: 0 });
 const mark: Record<TodoStatus, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
 const list = (items: TodoItem[], indent: string) =>
-  items.length === 0 ? `${indent}(empty)` : items.map((t) => `${indent}${mark[t.status]} ${t.content}`).join("\n");
-const out: string[] = [];
+  items.length === 0 ? `${indent}(empty)` : items.map((t) => `${indent}${mark[t.status]} ${visible(t.content)}`).join("\n");
+const write = (lines: string[]) => process.stdout.write(lines.join("\n") + "\n");
 
-out.push(`Log: ${path}`);
+const out: string[] = [];
+out.push(`Log: ${visible(path)}`);
 out.push(`  ${entries} entries` +
   (report.unreadable.length ? `, ${report.unreadable.length} unreadable line(s) left out` : "") +
   (report.tornBytes > 0 ? ", a torn last line left out" : ""));
-for (const u of report.unreadable) out.push(`  line ${u.line}: not JSON (${u.reason})`);
-for (const s of todos.skipped) out.push(`  entry ${s.index}${s.type ? ` (${s.type})` : ""} skipped: ${s.reason}`);
+for (const u of report.unreadable) out.push(`  line ${u.line}: not JSON (${visible(u.reason)})`);
+for (const s of view.skipped) out.push(`  entry ${s.index}${s.type ? ` (${visible(s.type)})` : ""} skipped: ${visible(s.reason)}`);
 
-const c = todos.cards.at(-1)?.counts;
+const last = view.cardCount > 0 ? state.cards(-1)[0] : undefined;
+const c = last?.counts;
 out.push("", `Current list` + (c ? ` (${c.pending} pending, ${c.inProgress} in progress, ${c.completed} completed)` : ""));
-out.push(list(todos.todos, "  "));
+out.push(list(view.todos, "  "));
+out.push("", `Cards (${view.cardCount})`);
+write(out);
 
-out.push("", `Cards (${todos.cards.length})`);
-todos.cards.forEach((card, n) => {
-  const { added, removed, statusChanged, moved } = card.changes;
-  out.push(`  ${n + 1}. Update to-do list — entry ${card.index}${card.turn === null ? "" : `, turn ${card.turn}`}: ` +
-    `${card.counts.pending} pending, ${card.counts.inProgress} in progress, ${card.counts.completed} completed`);
-  for (const a of added) out.push(`       + ${a.content} (${a.status})`);
-  for (const r of removed) out.push(`       - ${r.content}`);
-  for (const s of statusChanged) out.push(`       ~ ${s.content}: ${s.from} -> ${s.to}`);
-  for (const m of moved) out.push(`       ^ ${m.content}: moved from ${m.from + 1} to ${m.to + 1}`);
-  if (!added.length && !removed.length && !statusChanged.length && !moved.length) out.push("       (no change)");
-});
+// The cards a page at a time: a long chat's cards are never all in memory at once.
+const PAGE = 500;
+for (let from = 0; from < view.cardCount; from += PAGE) {
+  const page: string[] = [];
+  state.cards(from, from + PAGE).forEach((card, k) => {
+    const { added, removed, statusChanged, moved } = card.changes;
+    page.push(`  ${from + k + 1}. Update to-do list — entry ${card.index}${card.turn === null ? "" : `, turn ${card.turn}`}: ` +
+      `${card.counts.pending} pending, ${card.counts.inProgress} in progress, ${card.counts.completed} completed`);
+    for (const a of added) page.push(`       + ${visible(a.content)} (${a.status})`);
+    for (const r of removed) page.push(`       - ${visible(r.content)}`);
+    for (const s of statusChanged) page.push(`       ~ ${visible(s.content)}: ${s.from} -> ${s.to}`);
+    for (const m of moved) page.push(`       ^ ${visible(m.content)}: moved from ${m.from + 1} to ${m.to + 1}`);
+    if (!added.length && !removed.length && !statusChanged.length && !moved.length) page.push("       (no change)");
+  });
+  write(page);
+}
+state.free();
 
-const plan = todos.plan;
-out.push("", `Plan: ${plan.state === "none" ? "nothing shown" : plan.state}` + (plan.turn === null ? "" : ` (turn ${plan.turn})`));
-if (plan.state !== "none") out.push(list(plan.todos, "  "));
+const tail: string[] = [];
+const plan = view.plan;
+tail.push("", `Plan: ${plan.state === "none" ? "nothing shown" : plan.state}` + (plan.turn === null ? "" : ` (turn ${plan.turn})`));
+if (plan.state !== "none") tail.push(list(plan.todos, "  "));
 
-out.push("", `Suggestions: ${suggestions.open.length} open, ${suggestions.settled.length} settled`);
-for (const s of suggestions.open) out.push(`  open      ${s.id}  ${s.title} — ${s.tldr}`);
-for (const s of suggestions.settled)
-  out.push(`  ${s.outcome.padEnd(9)} ${s.id}  ${s.title}` + (s.chatId ? ` -> chat ${s.chatId}` : ""));
-
-process.stdout.write(out.join("\n") + "\n");
+tail.push("", `Suggestions: ${view.open.length} open, ${view.settled.length} settled`);
+for (const s of view.open) tail.push(`  open      ${visible(s.id)}  ${visible(s.title)} — ${visible(s.tldr)}`);
+for (const s of view.settled)
+  tail.push(`  ${s.outcome.padEnd(9)} ${visible(s.id)}  ${visible(s.title)}` + (s.chatId ? ` -> chat ${visible(s.chatId)}` : ""));
+write(tail);

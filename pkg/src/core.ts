@@ -6,7 +6,7 @@ import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } fro
 import { hostParams, logArray } from "./convert.js";
 import { assertReady } from "./load.js";
 import type {
-  GoalAction, GoalCheck, Log, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
+  GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
   SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
 } from "./types.js";
 
@@ -144,6 +144,44 @@ export function clampPermission(wanted: string | null, ceiling: string | null, p
  * const g = checkGoal(log, "create");
  * if (!g.ok) return g.error;
  */
+/** A JSONL log read by the core's one JSONL reader: its entries, their stored texts, and what was not an entry. */
+export interface JsonlRead extends JsonlReport {
+  entries: LogEntry[];
+  /** Each entry's JSON text exactly as stored, parallel to `entries`. */
+  texts: string[];
+}
+
+/**
+ * Reads JSONL bytes (one chunk or several) by the core's line rules, the same
+ * as `ChatState.fromJsonl` and the JSONL store: for an importer or a viewer.
+ *
+ * @example
+ * const { entries, unreadable, tornBytes } = readJsonl(new Uint8Array(await file.arrayBuffer()));
+ */
+export function readJsonl(bytes: Uint8Array | Iterable<Uint8Array>): JsonlRead {
+  assertReady();
+  const iterable = typeof (bytes as { [Symbol.iterator]?: unknown } | null)?.[Symbol.iterator] === "function";
+  if (!(bytes instanceof Uint8Array) && !iterable) {
+    throw new TypeError("oda-tasks: readJsonl needs a Uint8Array or an iterable of Uint8Array chunks");
+  }
+  const lines = new glue.JsonlLines(0, 0, 0x1fffffe8);
+  try {
+    const texts: string[] = [];
+    const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
+    for (const chunk of chunks) {
+      if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: readJsonl needs Uint8Array chunks");
+      lines.push(chunk);
+      for (const text of lines.texts()) texts.push(text);
+    }
+    lines.end();
+    for (const text of lines.texts()) texts.push(text);
+    const report = JSON.parse(lines.report()) as JsonlReport;
+    return { entries: texts.map((t) => JSON.parse(t) as LogEntry), texts, ...report };
+  } finally {
+    lines.free();
+  }
+}
+
 export function checkGoal(log: Log, action: GoalAction): GoalCheck {
   return withState(log, false, (state) => state.checkGoal(action));
 }

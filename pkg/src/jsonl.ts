@@ -1,44 +1,48 @@
 // JSONL, the on-disk form of a log: one entry per line, read by the file
-// store in chunks of any size. The rules (the core's reader in src/jsonl.rs
-// keeps the same ones, except that it ends lines at "\n" only):
-// - a line ends at "\n", "\r\n" or a lone "\r" (JSON text never holds a raw
-//   CR or LF inside a string, and the store itself only writes "\n");
+// store in chunks of any size. Where lines end and which lines are entries is
+// decided by the core's one JSONL reader (src/jsonl.rs, through `JsonlLines`),
+// the same rules as `ChatState.fromJsonl`, the CLI and the preview:
+// - a line ends at "\n", "\r\n" or a lone "\r";
 // - a UTF-8 byte order mark at the very start of the file is not data;
-// - a blank line is skipped; a line that is not JSON (or not UTF-8) is left
-//   out and reported, never replaced or removed;
+// - a blank line is skipped; a line that is not JSON (or not UTF-8, or too
+//   long to be a JS string) is left out, never replaced or removed;
 // - the last line may lack its line end: if it is JSON it is an entry (a
-//   hand-written file), else it is a write cut off by a crash ("torn"). The
-//   store writes objects only, and no strict prefix of an object is JSON.
-import { isUtf8 } from "node:buffer";
-
-/** What one line holds: an entry, nothing (blank), or something unreadable. */
-type Line = { entry: unknown } | "blank" | { error: string };
-
-function readLine(text: string): Line {
-  if (text.trim() === "") return "blank";
-  try {
-    return { entry: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { error: (e as Error).message };
-  }
-}
+//   hand-written file), else it is a write cut off by a crash ("torn").
+import { JsonlLines } from "../wasm/oda_tasks.js";
+// The file store is Node's: loading Node's entry initialises the core from its .wasm.
+import "./index.node.js";
 
 /** A line longer than this cannot become a JS string: it is unreadable, not an error. */
 const MAX_LINE_BYTES = 0x1fffffe8;
 
+/** `JSON.parse` as it was when the package loaded (an app may wrap it later). */
+const parseJson = JSON.parse;
+
+/** A line the core read as JSON that this process's `JSON.parse` refused: read again, never count it as unreadable. */
+function readFailed(index: number, e: unknown): Error {
+  const error = new Error(
+    `oda-tasks: entry ${index} is JSON to the core, but JSON.parse refused it (${e instanceof Error ? e.message : String(e)}); read the log again`,
+  ) as Error & { code: string };
+  error.name = "StoreError";
+  error.code = "store/read-failed";
+  return error;
+}
+
 /**
- * Reads JSONL bytes fed in chunks of any size by the rules above, never
- * holding more than one line as text. It counts the
- * entries it sees and keeps those from index `keepFrom` on.
+ * Reads JSONL bytes fed in chunks of any size by the core's rules, counting
+ * the entries it sees and keeping those from index `keepFrom` on, as objects
+ * (`entries`) and as their stored texts (`texts`).
  *
  * @example
  * const scan = new JsonlScanner({ offset: 0, count: 0 }, 0);
  * for (const chunk of chunks) scan.push(chunk);
- * const { entries, count } = scan.end();
+ * const { entries, texts, count } = scan.end();
  */
 export class JsonlScanner {
   /** Entries with index >= `keepFrom`, in order. */
   readonly entries: unknown[] = [];
+  /** The same entries' JSON texts, exactly as stored. */
+  readonly texts: string[] = [];
   /** Entries seen so far (from index 0, counting those before the start point). */
   count: number;
   /** Absolute offset just past the last complete line, and the entries up to there. */
@@ -47,91 +51,54 @@ export class JsonlScanner {
   openLine = false;
 
   readonly #keepFrom: number;
-  readonly #maxLine: number;
-  /** Absolute offset of the next byte pushed. */
-  #offset: number;
-  /** The current line's bytes so far (null once it is too long to keep). */
-  #pieces: Buffer[] | null = [];
-  #pieceBytes = 0;
-  #lineStart: number;
-  /** The last byte pushed was a CR: a LF right after it ends the same line. */
-  #afterCR = false;
+  #lines: JsonlLines | undefined;
 
   /**
    * Starts at `from.offset`, which must be 0 or just past a line end, where
    * `from.count` entries lie before it.
    */
   constructor(from: { offset: number; count: number }, keepFrom: number, maxLineBytes = MAX_LINE_BYTES) {
-    this.#offset = from.offset;
-    this.#lineStart = from.offset;
     this.count = from.count;
     this.checkpoint = { ...from };
     this.#keepFrom = keepFrom;
-    this.#maxLine = maxLineBytes;
+    this.#lines = new JsonlLines(from.offset, from.count, maxLineBytes);
   }
 
-  push(chunk: Buffer): void {
-    let pos = 0;
-    if (this.#afterCR && chunk.length > 0) {
-      this.#afterCR = false;
-      if (chunk[0] === 0x0a) {
-        pos = 1; // the LF of a CRLF split between chunks
-        this.#lineStart = this.#offset + 1;
-        this.checkpoint = { offset: this.#offset + 1, count: this.count };
-      }
-    }
-    let lf = chunk.indexOf(0x0a, pos);
-    let cr = chunk.indexOf(0x0d, pos);
-    while (lf !== -1 || cr !== -1) {
-      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-      this.#collect(chunk, pos, end);
-      this.#endLine();
-      pos = end + 1;
-      if (chunk[end] === 0x0d) {
-        if (end + 1 < chunk.length) {
-          if (chunk[end + 1] === 0x0a) pos++;
-        } else {
-          this.#afterCR = true;
-        }
-      }
-      this.#lineStart = this.#offset + pos;
-      this.checkpoint = { offset: this.#offset + pos, count: this.count };
-      if (lf !== -1 && lf < pos) lf = chunk.indexOf(0x0a, pos);
-      if (cr !== -1 && cr < pos) cr = chunk.indexOf(0x0d, pos);
-    }
-    this.#collect(chunk, pos, chunk.length);
-    this.#offset += chunk.length;
-    if (chunk.length > 0) this.openLine = this.#offset > this.#lineStart || this.#pieceBytes > 0;
+  push(chunk: Uint8Array): void {
+    this.#live().push(chunk);
+    this.#take();
   }
 
   /** Reads the last line (one without a line end) and returns the result. */
   end(): this {
-    if (this.#pieceBytes > 0 || this.#pieces === null) this.#endLine();
+    const lines = this.#live();
+    lines.end();
+    this.#take();
+    lines.free();
+    this.#lines = undefined;
     return this;
   }
 
-  #collect(chunk: Buffer, start: number, end: number): void {
-    if (end <= start) return;
-    this.#pieceBytes += end - start;
-    if (this.#pieces === null) return;
-    if (this.#pieceBytes > this.#maxLine) {
-      this.#pieces = null; // too long to ever be a string: skip to its end
-      return;
-    }
-    this.#pieces.push(chunk.subarray(start, end));
+  #live(): JsonlLines {
+    if (this.#lines === undefined) throw new Error("oda-tasks: this JsonlScanner has ended");
+    return this.#lines;
   }
 
-  #endLine(): void {
-    const pieces = this.#pieces;
-    this.#pieces = [];
-    this.#pieceBytes = 0;
-    if (pieces === null) return; // too long: unreadable
-    let bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
-    if (this.#lineStart === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-    if (bytes.length === 0 || !isUtf8(bytes)) return; // blank, or unreadable rather than U+FFFD
-    const line = readLine(bytes.toString("utf8"));
-    if (line === "blank" || !("entry" in line)) return;
-    if (this.count >= this.#keepFrom) this.entries.push(line.entry);
-    this.count++;
+  #take(): void {
+    const lines = this.#live();
+    for (const text of lines.texts()) {
+      const index = this.count++;
+      if (index < this.#keepFrom) continue;
+      let entry: unknown;
+      try {
+        entry = parseJson(text);
+      } catch (e) {
+        throw readFailed(index, e);
+      }
+      this.entries.push(entry);
+      this.texts.push(text);
+    }
+    this.checkpoint = { offset: lines.checkpointOffset, count: lines.checkpointCount };
+    this.openLine = lines.openLine;
   }
 }

@@ -117,7 +117,11 @@ impl ChatStateCore {
             return Ok(());
         }
         Err(host(HostError::NotContinuing {
-            from: if from.is_finite() && from >= 0.0 { from as usize } else { usize::MAX },
+            from: if from.is_finite() && from >= 0.0 {
+                from as usize
+            } else {
+                usize::MAX
+            },
             length: self.chat.len,
         }))
     }
@@ -235,7 +239,11 @@ impl ChatStateCore {
     /// The first screen: `{ todos, plan, open, settled, cardCount, cards, skipped }` with the last `cards` cards.
     pub fn view(&self, cards: f64) -> Result<String, JsValue> {
         self.cards_kept()?;
-        let n = if cards.is_finite() && cards > 0.0 { cards as usize } else { 0 };
+        let n = if cards.is_finite() && cards > 0.0 {
+            cards as usize
+        } else {
+            0
+        };
         Ok(answer(&View::of(&self.chat, n)))
     }
 

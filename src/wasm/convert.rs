@@ -27,8 +27,15 @@ pub fn tool_answer(result: Result<(Entry, String), String>) -> Vec<String> {
     #[derive(Serialize)]
     #[serde(untagged)]
     enum ToolAnswer<'a> {
-        Done { ok: bool, entry: &'a Entry, output: &'a str },
-        Refused { ok: bool, error: &'a str },
+        Done {
+            ok: bool,
+            entry: &'a Entry,
+            output: &'a str,
+        },
+        Refused {
+            ok: bool,
+            error: &'a str,
+        },
     }
     match &result {
         Ok((entry, output)) => vec![
@@ -46,7 +53,10 @@ pub fn tool_answer(result: Result<(Entry, String), String>) -> Vec<String> {
 /// A permission order: lowest first, non-empty, the core's default when absent.
 pub fn permission_order(order: Option<Vec<String>>) -> Result<Vec<String>, JsValue> {
     match order {
-        None => Ok(crate::settle::DEFAULT_PERMISSIONS.iter().map(|p| p.to_string()).collect()),
+        None => Ok(crate::settle::DEFAULT_PERMISSIONS
+            .iter()
+            .map(|p| p.to_string())
+            .collect()),
         Some(order) if order.is_empty() => Err(host(HostError::BadArguments {
             call: "permissions",
             why: "`permissions` must be a non-empty array of strings, lowest first".to_string(),

@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::jsonl::{Line, LineSplitter};
+use crate::jsonl::{Line, LineSplitter, UnreadableLine};
 
 /// Splits JSONL bytes fed in chunks into entry texts, by the core's rules.
 ///
@@ -19,7 +19,9 @@ pub struct JsonlLines {
     /// Entries seen, and the count and offset at the last line end.
     count: f64,
     checkpoint_count: f64,
-    unreadable: u32,
+    unreadable: Vec<UnreadableLine>,
+    /// Lines handed on so far (for the 1-based number of an unreadable one).
+    lines: usize,
     torn: f64,
 }
 
@@ -28,25 +30,42 @@ impl JsonlLines {
     /// Starts at byte `offset` (0, or just past a line end) with `count` entries before it.
     #[wasm_bindgen(constructor)]
     pub fn new(offset: f64, count: f64, max_line: f64) -> JsonlLines {
-        let max = if max_line.is_finite() && max_line > 0.0 { max_line as usize } else { usize::MAX };
+        let max = if max_line.is_finite() && max_line > 0.0 {
+            max_line as usize
+        } else {
+            usize::MAX
+        };
         JsonlLines {
             split: LineSplitter::new(offset.max(0.0) as u64, max),
             texts: Vec::new(),
             count,
             checkpoint_count: count,
-            unreadable: 0,
+            unreadable: Vec::new(),
+            lines: 0,
             torn: 0.0,
         }
     }
 
     fn take(&mut self, line: Line) {
-        match line {
-            Line::Blank => {}
-            Line::Text(text) if crate::entry::is_json(text) => {
-                self.texts.push(text.to_string());
-                self.count += 1.0;
-            }
-            Line::Text(_) | Line::NotUtf8 | Line::TooLong => self.unreadable += 1,
+        self.lines += 1;
+        let reason = match line {
+            Line::Blank => None,
+            Line::Text(text) => match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Ok(_) => {
+                    self.texts.push(text.to_string());
+                    self.count += 1.0;
+                    None
+                }
+                Err(e) => Some(crate::text::quote(&e.to_string()).into_owned()),
+            },
+            Line::NotUtf8 => Some("not UTF-8 text".to_string()),
+            Line::TooLong => Some("the line is too long to read".to_string()),
+        };
+        if let Some(reason) = reason {
+            self.unreadable.push(UnreadableLine {
+                line: self.lines,
+                reason,
+            });
         }
         self.checkpoint_count = self.count;
     }
@@ -60,11 +79,13 @@ impl JsonlLines {
 
     /// Ends the stream: a last line without a line end is an entry only if it is complete JSON.
     pub fn end(&mut self) {
+        let at_line_end = self.checkpoint_count;
         let mut split = std::mem::take(&mut self.split);
         if let Err(torn) = split.finish(&mut |line, _| self.take(line)) {
             self.torn = torn as f64;
         }
         self.split = split;
+        self.checkpoint_count = at_line_end; // a last line without its end lies past the checkpoint
     }
 
     /// The entry texts read since the last call, in order.
@@ -96,10 +117,18 @@ impl JsonlLines {
         self.split.open_line()
     }
 
-    /// Lines that were not entries (not JSON, not UTF-8, too long).
-    #[wasm_bindgen(getter)]
-    pub fn unreadable(&self) -> u32 {
-        self.unreadable
+    /// JSON: `{ unreadable: [{ line, reason }], tornBytes }`, as `ChatState#endJsonl` reports it.
+    pub fn report(&self) -> String {
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Report<'a> {
+            unreadable: &'a [UnreadableLine],
+            torn_bytes: f64,
+        }
+        super::convert::answer(&Report {
+            unreadable: &self.unreadable,
+            torn_bytes: self.torn,
+        })
     }
 
     /// Bytes of a torn last line (0: none), after `end()`.

@@ -285,3 +285,130 @@ test("a Start copies settings' numbers exactly as written (the core keeps a numb
   assert.equal(plan.session.settings.sandbox.limit, number);
   assert.deepEqual(plan.session.settings.approval, [number, 1.5, 1e21]);
 });
+
+// ---------------------------------------------------------------------------
+// Answers in pages: view, cards and cardCount answer exactly what replayTodos
+// and replaySuggestions answer, card for card.
+
+/** Every page question of `state`, checked against the pure replays of `log`. */
+function assertPagesAgree(log, rand, label) {
+  const todos = replayTodos(log);
+  const suggestions = replaySuggestions(log);
+  const state = ChatState.fromLog(log);
+  try {
+    const count = todos.cards.length;
+    assert.equal(state.cardCount, count, `${label}: cardCount`);
+    for (const n of [0, 1, 3, 50, count, count + 5]) {
+      const view = state.view({ cards: n });
+      assert.deepEqual(view, {
+        todos: todos.todos, plan: todos.plan, open: suggestions.open, settled: suggestions.settled,
+        cardCount: count, cards: n === 0 ? [] : todos.cards.slice(-n), skipped: todos.skipped,
+      }, `${label}: view({ cards: ${n} })`);
+    }
+    const ends = [undefined, 0, 1, -1, -3, 2, count, count + 3, -count - 4, 1.7, -1.2, NaN, Infinity, -Infinity];
+    for (let k = 0; k < 12; k++) {
+      const from = ends[Math.floor(rand() * ends.length)];
+      const to = ends[Math.floor(rand() * ends.length)];
+      assert.deepEqual(state.cards(from, to), todos.cards.slice(from, to), `${label}: cards(${from}, ${to})`);
+    }
+    assert.deepEqual(state.cards(), todos.cards, `${label}: cards()`);
+  } finally {
+    state.free();
+  }
+}
+
+test("view, cards and cardCount agree with replayTodos on the edge cases and 300 random logs (seeded)", () => {
+  for (const [name, log] of Object.entries(EDGE_CASES)) assertPagesAgree(log, prng(7), name);
+  let cards = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const log = randomLog(seed);
+    assertPagesAgree(log, prng(seed * 31), `seed ${seed}`);
+    cards += replayTodos(log).cards.length;
+  }
+  assert.ok(cards > 300, `the random logs have cards (${cards})`);
+});
+
+test("view and cards refuse bad arguments with an oda-tasks TypeError, and need cards kept", () => {
+  const state = ChatState.fromLog([session, turn, update(["a", "pending"])]);
+  for (const bad of [undefined, null, 5, {}, { cards: -1 }, { cards: 1.5 }, { cards: "2" }, { cards: 1, more: true }]) {
+    assert.throws(() => state.view(bad), (e) => e instanceof TypeError && e.message.startsWith("oda-tasks: "), JSON.stringify(bad));
+  }
+  for (const bad of [["1"], [null], [0, {}]]) {
+    assert.throws(() => state.cards(...bad), (e) => e instanceof TypeError && e.message.startsWith("oda-tasks: "), JSON.stringify(bad));
+  }
+  state.free();
+  const lean = ChatState.fromLog([session], { cards: false });
+  assert.throws(() => lean.view({ cards: 1 }), /keeps no todo cards/);
+  assert.throws(() => lean.cards(0, 1), /keeps no todo cards/);
+  assert.equal(lean.cardCount, 0);
+  lean.free();
+});
+
+test("ingestTexts reads entries as stored: exact numbers, repeated keys as JSON.parse reads them, a text that is not JSON skipped", () => {
+  const texts = [
+    '{"type":"session","chatId":"c","workspace":"/w","agent":"helper","agent":"top-level","settings":{"sandbox":{"n":1e400,"m":18446744073709551615},"approval":1.50}}',
+    '{"type":"turn_started"}',
+    '{"type":"suggestion_offered","v":1,"id":"s9","id":"s1","title":"T","tldr":"W","brief":"B"}',
+    "{not json",
+    '{"type":"app","deep":' + "[".repeat(10000) + "]".repeat(10000) + "}",
+  ];
+  const state = ChatState.empty();
+  state.ingestTexts(0, texts);
+  assert.equal(state.length, 5);
+  const skipped = state.replayTodos().skipped;
+  assert.deepEqual(skipped.map((s) => [s.index, s.type]), [[3, null]]);
+  assert.match(skipped[0].reason, /^not JSON \(/);
+  // The repeated agent reads as JSON.parse reads it (the last one): a top-level chat; the repeated id too.
+  assert.equal(JSON.parse(texts[0]).agent, "top-level");
+  assert.deepEqual(state.replaySuggestions().open.map((o) => o.id), ["s1"]);
+  const plan = state.planStart("c", "s1");
+  assert.equal(plan.ok && plan.kind, "create");
+  const raw = Symbol.for("oda-tasks.rawText");
+  assert.match(plan.session[raw], /"sandbox":\{"n":1e400,"m":18446744073709551615\},"approval":1\.50\}/);
+  assert.equal(Object.keys(plan.session).includes(raw), false, "the text is not an enumerable member");
+  assert.deepEqual(JSON.parse(plan.session[raw]), plan.session);
+  for (const entry of [plan.settled, plan.brief]) assert.deepEqual(JSON.parse(entry[raw]), entry);
+  // The chat keeps working after the deep entry.
+  assert.equal(state.suggestTask({ title: "x", tldr: "y", brief: "z" }).ok, false); // one per turn
+  assert.throws(() => state.ingestTexts(4, ["{}"]), /does not continue/);
+  assert.throws(() => state.ingestTexts(5, [1]), TypeError);
+  state.free();
+});
+
+test("a repeated type, agent or id never fails open: the core reads what JSON.parse reads", () => {
+  const lines = [
+    '{"type":"session","workspace":"/w","agent":"top-level","agent":"helper"}',
+    '{"type":"session","workspace":"/w","agent":"helper","agent":"top-level"}',
+    '{"type":"session","type":"app","workspace":"/w","agent":"helper"}',
+    '{"type":"app","type":"session","workspace":"/w","agent":"helper"}',
+    '{"type":"session","workspace":"/w","scheduledTaskFolder":false,"scheduledTaskFolder":true}',
+  ];
+  const ask = (state) => {
+    const r = state.suggestTask({ title: "t", tldr: "w", brief: "b" });
+    state.free();
+    return r;
+  };
+  const answers = lines.map((line) => {
+    const asStored = ask(ChatState.fromJsonl(Buffer.from(line + '\n{"type":"turn_started"}\n')));
+    const asParsed = ask(ChatState.fromLog([JSON.parse(line), { type: "turn_started" }]));
+    assert.deepEqual(asStored, asParsed, line);
+    return asStored.ok;
+  });
+  assert.deepEqual(answers, [false, true, true, false, false]);
+});
+
+test("a session's v is read by value: 1, 1.0 and 1e0 are version 1; 1e400, 1.5, 2 and \"1\" fail closed, in every reader", () => {
+  for (const [v, one] of [["1", true], ["1.0", true], ["1e0", true], ["10e-1", true], ["1e400", false], ["1.5", false], ["2", false], ['"1"', false], ["0", false]]) {
+    const text = `{"type":"session","v":${v},"workspace":"/w","agent":"top-level"}`;
+    for (const state of [ChatState.fromJsonl(Buffer.from(`${text}\n{"type":"turn_started"}\n`)), (() => {
+      const s = ChatState.empty();
+      s.ingestTexts(0, [text, '{"type":"turn_started"}']);
+      return s;
+    })()]) {
+      const r = state.suggestTask({ title: "t", tldr: "w", brief: "b" });
+      assert.equal(r.ok, one, `v ${v}: ${JSON.stringify(r)}`);
+      if (!one) assert.equal(r.error, "suggest_task is only for the top-level agent; report the follow-up in your result instead");
+      state.free();
+    }
+  }
+});

@@ -51,3 +51,48 @@ test("a missing file is a clear error with a non-zero exit", () => {
   assert.equal(r.status, 1);
   assert.match(r.stderr, /^oda-tasks: cannot read \/nonexistent\/chat.jsonl/);
 });
+
+test("control characters in todos, titles and reasons are shown visibly; --json stays exact", () => {
+  const dir = mkdtempSync(join(tmpdir(), "oda-cli-"));
+  try {
+    const file = join(dir, "chat.jsonl");
+    const evil = "\u001b]0;pwned\u0007fake\r[x] done\u001b[2J\u009b31m\u202e";
+    const lines = [
+      { type: "session", workspace: "/w", agent: "top-level" },
+      { type: "turn_started" },
+      { type: "todo_update", v: 1, todos: [{ content: evil, status: "in_progress" }] },
+      { type: "suggestion_offered", v: 1, id: "s1", title: `Title ${evil}`, tldr: `tl\u001b]52;c;Zm9v\u0007dr`, brief: "b" },
+      { type: "todo_update", v: 1, todos: [{ content: evil, status: "completed" }, { content: "b\u0000", status: "pending" }] },
+    ].map((e) => JSON.stringify(e));
+    writeFileSync(file, lines.join("\n") + "\n");
+    const out = run(file);
+    assert.doesNotMatch(out, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/, "no control character reaches the terminal but line ends");
+    assert.match(out, /\[x\] \\u001b\]0;pwned\\u0007fake\\u000d\[x\] done\\u001b\[2J\\u009b31m\\u202e/);
+    assert.match(out, /Title \\u001b\]0;pwned/);
+    assert.match(out, /tl\\u001b\]52;c;Zm9v\\u0007dr/);
+    assert.match(out, /\+ b\\u0000 \(pending\)/);
+    const json = JSON.parse(run(file, "--json"));
+    assert.equal(json.todos.todos[0].content, evil);
+    assert.equal(json.suggestions.open[0].title, `Title ${evil}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a chat with more cards than a page prints every card, in order", () => {
+  const dir = mkdtempSync(join(tmpdir(), "oda-cli-"));
+  try {
+    const file = join(dir, "chat.jsonl");
+    const lines = [JSON.stringify({ type: "turn_started" })];
+    for (let i = 0; i < 1203; i++) lines.push(JSON.stringify({ type: "todo_update", v: 1, todos: [{ content: `step ${i}`, status: "pending" }] }));
+    writeFileSync(file, lines.join("\n") + "\n");
+    const out = run(file);
+    assert.match(out, /Cards \(1203\)/);
+    const numbers = [...out.matchAll(/^ {2}(\d+)\. Update to-do list — entry (\d+)/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+    assert.deepEqual(numbers, Array.from({ length: 1203 }, (_, i) => [i + 1, i + 1]));
+    assert.match(out, /1203\. Update to-do list — entry 1203, turn 1: 1 pending/);
+    assert.match(out, /\+ step 1202 \(pending\)\n {7}- step 1201\n/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -76,7 +76,11 @@ pub fn answers(chat: &Chat) -> Answers {
             (id, d)
         })
         .collect();
-    let mut briefs: Vec<String> = chat.briefs.iter().map(|o| format!("{}:{}{}", o.chat_id.len(), o.chat_id, o.suggestion_id)).collect();
+    let mut briefs: Vec<String> = chat
+        .briefs
+        .iter()
+        .map(|o| format!("{}:{}{}", o.chat_id.len(), o.chat_id, o.suggestion_id))
+        .collect();
     briefs.sort();
     Answers {
         len: chat.len,

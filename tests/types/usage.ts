@@ -143,3 +143,27 @@ const codes: StoreError["code"][] = ["store/locked", "store/not-a-file", "store/
 void fresh, own, where, codes;
 const created: boolean = await store.create("c", []);
 void length, created;
+
+// Answers in pages.
+{
+  const state = ChatState.fromLog(log);
+  const view: import("oda-tasks").ChatView = state.view({ cards: 50 });
+  const count: number = view.cardCount + state.cardCount;
+  const page: TodoCard[] = state.cards(-100, -50);
+  const all: TodoCard[] = state.cards();
+  void [count, page, all, view.todos, view.plan.state, view.open, view.settled, view.skipped];
+  state.ingestTexts(state.length, ['{"type":"turn_ended"}']);
+  // @ts-expect-error a number of cards, not a bare number
+  state.view(5);
+  // @ts-expect-error texts are strings
+  state.ingestTexts(0, [{ type: "turn_ended" }]);
+  state.free();
+}
+{
+  const { readJsonl, RAW_TEXT } = await import("oda-tasks");
+  const read: import("oda-tasks").JsonlRead = readJsonl(new Uint8Array());
+  const texts: string[] = read.texts;
+  const report: JsonlReport = read;
+  const key: symbol = RAW_TEXT;
+  void [texts, report, key, read.entries];
+}

@@ -1,0 +1,95 @@
+// One JSONL reader: ChatState.fromJsonl, the JSONL store's scanner and
+// readJsonl (the preview's importer) all take their line rules from the core,
+// so they agree on every byte sequence, however it is chunked.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ChatState, readJsonl } from "oda-tasks";
+import { JsonlScanner } from "../../pkg/dist/jsonl.js";
+import { prng } from "./helpers/random-log.mjs";
+
+const enc = (s) => Buffer.from(s, "utf8");
+const PIECES = [
+  '{"type":"session","workspace":"/w"}', '{"type":"turn_started"}', '{"type":"app","n":1}', "{oops", "1", "[]", "", " ", "\t",
+  '{"type":"todo_update","v":1,"todos":[{"content":"a","status":"pending"}]}', '{"type":"x","s":"\\u2028é😀"}',
+  '{"type":"x","v":1e400}', '{"type":"a","type":"b"}',
+];
+const ENDS = ["\n", "\r\n", "\r"];
+
+/** A random JSONL byte sequence: pieces, line ends, sometimes a BOM, bad UTF-8 or a torn tail. */
+function randomBytes(rand) {
+  const parts = [];
+  if (rand() < 0.2) parts.push(Buffer.from([0xef, 0xbb, 0xbf]));
+  const n = Math.floor(rand() * 12);
+  for (let i = 0; i < n; i++) {
+    parts.push(rand() < 0.07 ? Buffer.from([0xff, 0xfe]) : enc(PIECES[Math.floor(rand() * PIECES.length)]));
+    parts.push(enc(ENDS[Math.floor(rand() * ENDS.length)]));
+  }
+  if (rand() < 0.3) parts.push(enc(rand() < 0.5 ? '{"type":"end"}' : '{"type":"to'));
+  return Buffer.concat(parts);
+}
+
+function chunked(bytes, rand) {
+  const chunks = [];
+  for (let at = 0; at < bytes.length; ) {
+    const size = 1 + Math.floor(rand() * 7);
+    chunks.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return chunks;
+}
+
+test("fromJsonl, the store's scanner and readJsonl agree on every entry of random JSONL, in any chunking", () => {
+  const rand = prng(1234);
+  for (let round = 0; round < 400; round++) {
+    const bytes = randomBytes(rand);
+    const whole = readJsonl(bytes);
+    const state = ChatState.fromJsonl(chunked(bytes, rand));
+    const report = state.endJsonl();
+    assert.equal(state.length, whole.entries.length, `round ${round}: entries`);
+    assert.deepEqual(report.unreadable.map((u) => u.line), whole.unreadable.map((u) => u.line), `round ${round}: unreadable lines`);
+    assert.equal(report.tornBytes, whole.tornBytes, `round ${round}: torn`);
+    state.free();
+    const scan = new JsonlScanner({ offset: 0, count: 0 }, 0);
+    for (const chunk of chunked(bytes, rand)) scan.push(chunk);
+    scan.end();
+    assert.deepEqual(scan.texts, whole.texts, `round ${round}: texts`);
+    assert.deepEqual(scan.entries, whole.entries, `round ${round}: entries`);
+    assert.equal(scan.count, whole.entries.length);
+    for (const text of whole.texts) assert.ok(bytes.includes(enc(text)), `round ${round}: ${text} is the stored bytes`);
+  }
+});
+
+test("the scanner's checkpoint is just past the last line end, and a last line without its end stays open", () => {
+  const bytes = enc('{"type":"a"}\r\n{"type":"b"}\r{"type":"c"}');
+  const scan = new JsonlScanner({ offset: 0, count: 0 }, 1);
+  scan.push(bytes.subarray(0, 13));
+  assert.deepEqual(scan.checkpoint, { offset: 13, count: 1 });
+  scan.push(bytes.subarray(13));
+  scan.end();
+  assert.deepEqual(scan.checkpoint, { offset: 27, count: 2 });
+  assert.equal(scan.openLine, true);
+  assert.equal(scan.count, 3);
+  assert.deepEqual(scan.texts, ['{"type":"b"}', '{"type":"c"}']);
+  // Resuming at the checkpoint reads on from there.
+  const again = new JsonlScanner({ offset: 14, count: 1 }, 1);
+  again.push(bytes.subarray(14));
+  again.end();
+  assert.deepEqual(again.texts, ['{"type":"b"}', '{"type":"c"}']);
+});
+
+test("a line the core reads as JSON but an app-wrapped JSON.parse refuses is store/read-failed, never an unreadable line", async () => {
+  const original = JSON.parse;
+  // The scanner took JSON.parse when it loaded; a wrapper installed before load is the case to guard.
+  const url = new URL(`../../pkg/dist/jsonl.js?wrapped=${Date.now()}`, import.meta.url);
+  JSON.parse = (text, ...rest) => {
+    if (typeof text === "string" && text.includes('"boom"')) throw new SyntaxError("the app refused it");
+    return original(text, ...rest);
+  };
+  try {
+    const { JsonlScanner: Wrapped } = await import(url.href);
+    const scan = new Wrapped({ offset: 0, count: 0 }, 0);
+    assert.throws(() => scan.push(enc('{"type":"a"}\n{"type":"boom"}\n')), (e) => e.code === "store/read-failed" && /entry 1/.test(e.message));
+  } finally {
+    JSON.parse = original;
+  }
+});
