@@ -1,8 +1,8 @@
 // The preview page: chats in IndexedDB, shown as a chat app would show them,
 // driven by hand. It uses only the package's public API, imported by name.
-import { ChatState, init, readFrom, runTool, SuggestionService } from "oda-tasks";
+import { ChatState, init, readFrom, readJsonl, runTool, SuggestionService } from "oda-tasks";
 import { IndexedDbStore } from "oda-tasks/browser";
-import { chatIdFor, parseChat, toJsonl } from "./files.js";
+import { chatIdFor, toJsonl } from "./files.js";
 import { Timeline } from "./timeline.js";
 import * as view from "./view.js";
 
@@ -39,17 +39,30 @@ async function addChat(chatId, title, source) {
   await index.append(LIST, [{ type: "preview_chat", chatId, title, ...(source ? { source } : {}) }]);
 }
 
-/** Imports a JSONL text as a new chat; on any bad line nothing changes and the page says why. */
-async function importText(text, name, source) {
-  const parsed = parseChat(text);
-  if (parsed.error) {
-    notice(`Nothing was imported: ${name}: ${parsed.error}.`);
+/**
+ * Imports JSONL bytes as a new chat, read by the core's one JSONL reader. A
+ * line it cannot read, a cut-off last line, or an entry the store refuses
+ * (not an object with a string `type`) imports nothing, and the page says why.
+ */
+async function importBytes(bytes, name, source) {
+  const parsed = readJsonl(bytes);
+  const why = parsed.unreadable.length > 0 ? `line ${parsed.unreadable[0].line} cannot be read (${parsed.unreadable[0].reason})`
+    : parsed.tornBytes > 0 ? `its last line is cut off (${parsed.tornBytes} bytes that are not JSON)`
+    : parsed.entries.length === 0 ? "it holds no entries" : null;
+  if (why !== null) {
+    notice(`Nothing was imported: ${name}: ${why}.`);
     return null;
   }
   const base = chatIdFor(parsed.entries, name);
   let chatId = base;
-  for (let n = 2; !(await store.create(chatId, parsed.entries)); n++) chatId = `${base}-${n}`;
-  const session = parsed.entries.find((e) => e.type === "session");
+  try {
+    for (let n = 2; !(await store.create(chatId, parsed.entries)); n++) chatId = `${base}-${n}`;
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+    notice(`Nothing was imported: ${name}: ${e.message.replace(/^oda-tasks: /, "")}.`);
+    return null;
+  }
+  const session = parsed.entries.find((e) => e?.type === "session");
   await addChat(chatId, typeof session?.title === "string" ? session.title : name, source);
   notice("");
   changed();
@@ -237,7 +250,7 @@ $("export").addEventListener("click", async () => {
 });
 
 async function importFile(file) {
-  const chatId = await importText(await file.text(), file.name);
+  const chatId = await importBytes(new Uint8Array(await file.arrayBuffer()), file.name);
   if (chatId !== null) await open(chatId);
 }
 $("import").addEventListener("change", async () => {
@@ -280,16 +293,16 @@ channel.addEventListener("message", () => render());
 
 await index.create(LIST, []);
 const opening = await (await fetch("/opening.json")).json();
-const text = await (await fetch(opening.url)).text();
-const source = await sha256(text);
+const bytes = new Uint8Array(await (await fetch(opening.url)).arrayBuffer());
+const source = await sha256(bytes);
 const known = (await chats()).find((c) => c.source === source);
-const openingId = known?.chatId ?? (await importText(text, opening.name, source));
+const openingId = known?.chatId ?? (await importBytes(bytes, opening.name, source));
 const wanted = location.hash.startsWith("#chat=") ? decodeURIComponent(location.hash.slice(6)) : null;
 const list = await chats();
 await open(list.some((c) => c.chatId === wanted) ? wanted : openingId ?? list[0]?.chatId ?? null);
 window.__preview = { ready: true };
 
 async function sha256(value) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+  const digest = await crypto.subtle.digest("SHA-256", value);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -204,13 +204,20 @@ test("import and export: an invalid JSONL changes nothing and says why; a droppe
   const before = { chats: await page.locator("#chat-list li").count(), title: await page.locator("#chat-title").textContent() };
   const importFile = (name, text) => page.locator("#import").setInputFiles({ name, mimeType: "application/jsonl", buffer: Buffer.from(text) });
 
+  // The core's one JSONL reader decides (readJsonl): its reasons, its line numbers.
   await importFile("bad.jsonl", '{"type":"session","chatId":"x"}\n{not json\n');
   await page.getByRole("alert").waitFor();
-  assert.match(await page.getByRole("alert").textContent(), /^Nothing was imported: bad\.jsonl: line 2 is not JSON \(.+\)\.Close$/);
+  assert.equal(await page.getByRole("alert").textContent(),
+    "Nothing was imported: bad.jsonl: line 2 cannot be read (key must be a string at line 1 column 2).Close");
   await importFile("odd.jsonl", '{"type":"turn_started"}\n[1,2]\n');
   await page.getByRole("alert").filter({ hasText: "odd.jsonl" }).waitFor();
-  assert.equal(await page.getByRole("alert").textContent(),
-    'Nothing was imported: odd.jsonl: line 2 is not a log entry: an entry is a JSON object with a string "type".Close');
+  assert.equal(await page.getByRole("alert").textContent(), "Nothing was imported: odd.jsonl: entry 1 is not a JSON object (it is an array).Close");
+  await importFile("torn.jsonl", '{"type":"turn_started"}\n{"type":"turn_en');
+  await page.getByRole("alert").filter({ hasText: "torn.jsonl" }).waitFor();
+  assert.equal(await page.getByRole("alert").textContent(), "Nothing was imported: torn.jsonl: its last line is cut off (16 bytes that are not JSON).Close");
+  await importFile("empty.jsonl", "\n\n");
+  await page.getByRole("alert").filter({ hasText: "empty.jsonl" }).waitFor();
+  assert.equal(await page.getByRole("alert").textContent(), "Nothing was imported: empty.jsonl: it holds no entries.Close");
   assert.deepEqual({ chats: await page.locator("#chat-list li").count(), title: await page.locator("#chat-title").textContent() }, before);
   const ids = await page.evaluate(async () => {
     const { IndexedDbStore } = await import("oda-tasks/browser");
@@ -218,6 +225,15 @@ test("import and export: an invalid JSONL changes nothing and says why; a droppe
     return [await store.read("x"), await store.read("bad")];
   });
   assert.deepEqual(ids, [null, null], "nothing stored");
+
+  // A byte order mark and lone CR line ends, as the core reads them: two entries.
+  await importFile("cr.jsonl", '\uFEFF{"type":"session","v":1,"chatId":"cr","title":"CR endings"}\r{"type":"turn_started"}\r');
+  await page.locator("#chat-title", { hasText: "CR endings" }).waitFor();
+  assert.deepEqual(await page.evaluate(async () => {
+    const { IndexedDbStore } = await import("oda-tasks/browser");
+    return (await new IndexedDbStore("oda-tasks-preview").read("cr")).map((e) => e.type);
+  }), ["session", "turn_started"]);
+  before.chats += 1;
 
   const dropped = example.replace('"chatId":"chat-7f3a","title":"Fix flaky upload retries"', '"chatId":"dropped","title":"A dropped chat"');
   const dataTransfer = await page.evaluateHandle((text) => {
