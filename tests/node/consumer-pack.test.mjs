@@ -76,7 +76,9 @@ test("package.json: bin without ./, engines as tested, side effects only where t
   assert.equal(manifest.engines.node, ">=20.19");
   const [major, minor] = process.versions.node.split(".").map(Number);
   assert.ok(major > 20 || (major === 20 && minor >= 19), `these tests run on Node ${process.versions.node}`);
-  assert.deepEqual(manifest.sideEffects, ["./dist/index.node.js", "./dist/cli.js"]);
+  // Importing the elements defines them (customElements.define): a side effect a bundler must keep.
+  assert.deepEqual(manifest.sideEffects, ["./dist/index.node.js", "./dist/index.inline.js", "./dist/index.workerd.js", "./dist/cli.js",
+    "./dist/elements/index.js", "./dist/elements/react.js"]);
   assert.equal(manifest.types, "./dist/index.d.ts");
   assert.equal(manifest.scripts.prepack, "node ../scripts/prepack.mjs");
 });
