@@ -1,5 +1,5 @@
 // oda-tasks/elements in real Chromium: each element draws the example chat's
-// answers (from today's replayTodos/replaySuggestions), its buttons fire
+// answers (ChatState#view and #cards), its buttons fire
 // events with the right payload, the keyboard and a screen reader can use
 // it, axe-core finds no violation at 390 and 1280 px in light and dark, and
 // nothing scrolls sideways on a phone. Screenshots go to test-artifacts/.
@@ -31,17 +31,20 @@ const page = `<!doctype html><html lang="en"><meta charset="utf-8">
   await oda.init();
   const text = await (await fetch("/pkg/example/chat.jsonl")).text();
   const state = oda.ChatState.fromJsonl(new TextEncoder().encode(text));
-  const todos = state.replayTodos();
-  const offers = state.replaySuggestions();
+  // The first screen in one call, then the older cards as a page: the answers the elements are made for.
+  const view = state.view({ cards: 2 });
+  const cards = [...state.cards(0, view.cardCount - view.cards.length), ...view.cards];
+  const todos = { cards, plan: view.plan };
+  const offers = { open: view.open, settled: view.settled };
   window.__answers = { todos, offers };
-  todos.cards.forEach((card, n) => {
+  cards.forEach((card, n) => {
     const li = document.createElement("li");
     const el = document.createElement("oda-todo-card");
-    Object.assign(el, { card, position: n + 1, total: todos.cards.length });
+    Object.assign(el, { card, position: n + 1, total: view.cardCount });
     li.append(el);
     document.getElementById("cards").append(li);
   });
-  Object.assign(document.querySelector("oda-plan"), { plan: todos.plan, cardCount: todos.cards.length });
+  Object.assign(document.querySelector("oda-plan"), { plan: view.plan, cardCount: view.cardCount });
   document.querySelector("oda-suggestions").list = offers;
   window.__events = [];
   for (const type of ["oda-start", "oda-draft", "oda-dismiss", "oda-restore", "oda-open-chat"]) {

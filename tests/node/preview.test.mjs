@@ -195,6 +195,14 @@ test("Start from two tabs at the same moment creates one chat; after a reload ev
   await tabs[1].getByRole("button", { name: "chat-7f3a", exact: false }).first().click();
   await tabs[1].locator("#chat-title", { hasText: "Fix flaky upload retries" }).waitFor();
   assert.equal(await tabs[1].getByRole("list", { name: "Settled suggestions" }).locator(".o-started .name").textContent(), "Add upload metrics");
+  // The started chip shows how far its chat got, and follows it as another tab works in that chat.
+  const progress = tabs[1].locator("#suggestions .o-started .progress");
+  assert.equal(await progress.textContent(), "No to-do list yet");
+  await tabs[0].getByRole("button", { name: "Start turn" }).click();
+  await tabs[0].getByRole("status").filter({ hasText: "Turn 1 is running" }).waitFor();
+  await send(tabs[0], "todo_write", { todos: [{ content: "Add the counter", status: "completed" }, { content: "Write the note", status: "in_progress" }] });
+  await tabs[1].locator("#suggestions .o-started .progress", { hasText: "1 of 2 completed" }).waitFor();
+  await tabs[1].screenshot({ path: join(root, "test-artifacts/preview-started-1280.png") });
   assert.deepEqual(errors, []);
 });
 
