@@ -3,7 +3,7 @@
 // properties by name, events as `onoda-start` and the like (React 19 passes
 // a custom element's props on as properties and its `on*` functions as listeners).
 import type { DetailedHTMLProps, HTMLAttributes } from "react";
-import type { ListedSuggestion, SuggestionList } from "../service.js";
+import type { SuggestionList } from "../service.js";
 import type { TodoCard, TodoPlan } from "../types.js";
 import type { OdaPlanElement } from "./plan.js";
 import type { OdaSuggestionsElement, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
@@ -36,7 +36,7 @@ export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; card
  * <oda-suggestions list={list} onoda-start={(e) => service.start(chatId, e.detail.id)} />
  */
 export type OdaSuggestionsProps = Base<OdaSuggestionsElement> & {
-  list?: SuggestionList | { open: ListedSuggestion[]; settled: ListedSuggestion[] } | null;
+  list?: SuggestionList | null;
   "onoda-start"?: (event: CustomEvent<SuggestionEventDetail>) => void;
   "onoda-draft"?: (event: CustomEvent<SuggestionEventDetail>) => void;
   "onoda-dismiss"?: (event: CustomEvent<SuggestionEventDetail>) => void;
