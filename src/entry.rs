@@ -12,7 +12,7 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
-use crate::text::{kind_of_text, quote, LONE_SURROGATE, MAX_DEPTH};
+use crate::text::{kind_of_text, quote, Text, LONE_SURROGATE, MAX_DEPTH};
 
 /// Version of the entries this core writes. Bump it when a stored field
 /// changes meaning; readers skip (and report) entries from a newer version.
@@ -532,7 +532,7 @@ fn version(raw: Option<&str>) -> Result<u32, String> {
     let Some(text) = raw else { return Ok(1) };
     let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
     let number = match text.bytes().next() {
-        Some(b'-' | b'0'..=b'9') => text.parse::<f64>().ok().filter(|n| n.is_finite()),
+        Some(b'-' | b'0'..=b'9') => serde_json::from_str::<f64>(text).ok().filter(|n| n.is_finite()),
         _ => None,
     };
     const SAFE: f64 = 9_007_199_254_740_992.0; // 2^53
@@ -544,34 +544,6 @@ fn version(raw: Option<&str>) -> Result<u32, String> {
             quote(text)
         )),
         _ => Err(format!("`v` must be a whole number from 1 (got {})", quote(text))),
-    }
-}
-
-/// A string read from captured JSON; escapes of lone surrogates are refused
-/// with [`LONE_SURROGATE`] (the text was checked as JSON when captured).
-struct Text<'a>(Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'a>, D::Error> {
-        struct TextVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
-            type Value = Text<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Text<'a>, E> {
-                std::str::from_utf8(bytes)
-                    .map(|s| Text(Cow::Borrowed(s)))
-                    .map_err(|_| E::custom(LONE_SURROGATE))
-            }
-            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Text<'a>, E> {
-                std::str::from_utf8(bytes)
-                    .map(|s| Text(Cow::Owned(s.to_string())))
-                    .map_err(|_| E::custom(LONE_SURROGATE))
-            }
-        }
-        // Bytes, not a str: a lone surrogate reaches the visitor, which names it.
-        d.deserialize_bytes(TextVisitor(std::marker::PhantomData))
     }
 }
 

@@ -3,15 +3,12 @@
 //! host as an `oda-tasks:` error, worded as serde words it, without its place
 //! in the params text (the host never sees that text).
 
-use std::fmt;
-
-use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::input::Input;
 use crate::settle::{Action, GoalAction, StartRequest};
-use crate::text::LONE_SURROGATE;
+use crate::text::Text;
 
 /// Why params could not be read.
 pub type Why = String;
@@ -36,20 +33,7 @@ pub struct HostText(pub String);
 
 impl<'de> Deserialize<'de> for HostText {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HostText, D::Error> {
-        struct TextVisitor;
-        impl Visitor<'_> for TextVisitor {
-            type Value = HostText;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<HostText, E> {
-                match std::str::from_utf8(bytes) {
-                    Ok(text) => Ok(HostText(text.to_string())),
-                    Err(_) => Err(E::custom(LONE_SURROGATE)),
-                }
-            }
-        }
-        d.deserialize_bytes(TextVisitor)
+        Text::deserialize(d).map(|text| HostText(text.0.into_owned()))
     }
 }
 

@@ -2,6 +2,10 @@
 //! a count of characters, and the kind of a JSON value (never its content).
 
 use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer};
 
 /// Longest piece of the model's (or a stored) text quoted in a message, in
 /// characters; longer text is cut and ends with `…`.
@@ -132,3 +136,33 @@ pub fn nesting_depth(json: &str) -> usize {
     }
     deepest
 }
+
+/// A string read as bytes, so an escape of a lone surrogate reaches us and is
+/// refused by name ([`LONE_SURROGATE`]) rather than as a syntax error. Use it
+/// on JSON already checked (captured members) or written by JSON.stringify.
+pub struct Text<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'a>, D::Error> {
+        struct TextVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Text<'a>, E> {
+                std::str::from_utf8(bytes)
+                    .map(|s| Text(Cow::Borrowed(s)))
+                    .map_err(|_| E::custom(LONE_SURROGATE))
+            }
+            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Text<'a>, E> {
+                std::str::from_utf8(bytes)
+                    .map(|s| Text(Cow::Owned(s.to_string())))
+                    .map_err(|_| E::custom(LONE_SURROGATE))
+            }
+        }
+        // Bytes, not a str: a lone surrogate reaches the visitor, which names it.
+        d.deserialize_bytes(TextVisitor(std::marker::PhantomData))
+    }
+}
+

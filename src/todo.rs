@@ -120,9 +120,9 @@ fn validate(input: &Value, options: TodoOptions) -> Result<Vec<TodoItem>, TodoEr
         }
     }
     // A tree, not a hash table: texts chosen to collide cannot make it quadratic.
-    let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
-    for text in &contents {
-        if seen.insert(text, ()).is_some() {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, text) in contents.iter().enumerate() {
+        if seen.insert(text, i).is_some() {
             return Err(TodoError::DuplicateContent(quote(text).into_owned()));
         }
     }
@@ -233,15 +233,14 @@ pub struct Move {
 /// Compares two lists. Texts are unique within a list the core wrote; a
 /// stored list with repeats (an older or foreign writer) matches the first.
 pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
-    let key = |item: &TodoItem| item.content.clone();
-    diff_by(prev, next, key, |item| (item.content.clone(), item.status))
+    diff_by(prev, next, |item| item.content.as_str(), |item| (item.content.clone(), item.status))
 }
 
 /// [`diff`] over any items with an ordered key (a text, or an interned text's number).
-fn diff_by<T, K: Ord>(
-    prev: &[T],
-    next: &[T],
-    key: impl Fn(&T) -> K,
+fn diff_by<'t, T, K: Ord>(
+    prev: &'t [T],
+    next: &'t [T],
+    key: impl Fn(&'t T) -> K,
     show: impl Fn(&T) -> (String, TodoStatus),
 ) -> Changes {
     // Trees, not hash tables: texts chosen to collide cannot make a diff quadratic.
@@ -382,6 +381,18 @@ fn status_of(bits: u32) -> TodoStatus {
     }
 }
 
+/// The number of `text` among `texts`, added if new.
+fn intern(texts: &mut Vec<Arc<str>>, text_ids: &mut BTreeMap<Arc<str>, u32>, text: &str) -> u32 {
+    if let Some(&id) = text_ids.get(text) {
+        return id;
+    }
+    let id = texts.len() as u32;
+    let text: Arc<str> = Arc::from(text);
+    texts.push(text.clone());
+    text_ids.insert(text, id);
+    id
+}
+
 /// The task list as folded from the log.
 #[derive(Debug, Clone, Default)]
 pub struct TodoLedger {
@@ -411,26 +422,26 @@ impl TodoLedger {
 
     pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
         if self.with_cards {
+            // Most updates repeat the previous list's items in place: those need no lookup.
+            let (texts, text_ids) = (&mut self.texts, &mut self.text_ids);
+            let prev: &[u32] = self.updates.last().map(|u| &u.items[..]).unwrap_or_default();
             let items = todos
                 .iter()
-                .map(|item| self.intern(&item.content) << 2 | status_bits(item.status))
+                .enumerate()
+                .map(|(i, item)| {
+                    let same = prev
+                        .get(i)
+                        .map(|bits| bits >> 2)
+                        .filter(|&id| texts.get(id as usize).is_some_and(|t| **t == *item.content));
+                    let id = same.unwrap_or_else(|| intern(texts, text_ids, &item.content));
+                    id << 2 | status_bits(item.status)
+                })
                 .collect();
             self.updates.push(Update { index, turn, items });
         }
         self.plan_state = PlanState::Running;
         self.plan_turn = turn;
         self.todos = todos;
-    }
-
-    fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.text_ids.get(text) {
-            return id;
-        }
-        let id = self.texts.len() as u32;
-        let text: Arc<str> = Arc::from(text);
-        self.texts.push(text.clone());
-        self.text_ids.insert(text, id);
-        id
     }
 
     pub fn turn_started(&mut self) {

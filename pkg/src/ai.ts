@@ -16,10 +16,10 @@ import type { JsonSchema } from "./types.js";
  * @example
  * const tools: AiTools = aiTools({ store, chatId: "chat-1" });
  */
-export interface AiTools {
+export type AiTools = {
   todo_write: Tool<unknown, string>;
   suggest_task: Tool<unknown, string>;
-}
+};
 
 /**
  * Options of {@link aiTurn}: the chat, {@link aiTools}' options, and when to

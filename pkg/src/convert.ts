@@ -81,12 +81,29 @@ export function entryLines(entries: readonly unknown[], from: number): string {
       const entry: unknown = entries[i];
       if (typeof entry === "object" && entry !== null) plainData(entry);
       // `undefined`, a function or a symbol has no JSON form: read as null (skipped).
-      parts[i] = JSON.stringify(entry) ?? "null";
+      parts[i] = stringifyEntry(entry);
     }
     return parts.join("\n");
   } catch (e) {
     const why = e instanceof NotData ? e.message : `reading it threw ${describeError(e)}`;
     throw new Error(`oda-tasks: log entry ${from + i} cannot be read as JSON data: ${why}`);
+  }
+}
+
+/**
+ * An entry's JSON text. One nested too deep for `JSON.stringify` (a stack
+ * overflow) becomes an entry of its `type` whose `v` says why: the core
+ * ignores an app's type, skips a known one with that reason, and fails a
+ * session closed, so the chat keeps working and nothing reads as more than it is.
+ */
+function stringifyEntry(entry: unknown): string {
+  try {
+    return JSON.stringify(entry) ?? "null";
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const type: unknown = (entry as { type?: unknown } | null)?.type;
+    const why = '"v":"nested too deep to serialise"';
+    return typeof type === "string" ? `{"type":${JSON.stringify(type)},${why}}` : `{${why}}`;
   }
 }
 

@@ -26,7 +26,13 @@ export async function init(source?: WasmSource | Promise<WasmSource>): Promise<v
   const s = await source;
   const path = s === undefined ? undefined : filePath(s);
   if (path !== undefined) {
-    initSync(await readFile(path));
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(path);
+    } catch (e) {
+      throw new Error(`oda-tasks: init() could not read the .wasm at ${String(path)} (${e instanceof Error ? e.message : String(e)}); no init() is needed on Node, which loads the core on import`, { cause: e });
+    }
+    initSync(bytes);
     return;
   }
   await initWeb(s);

@@ -85,10 +85,15 @@ const EDGE_FIX =
   'On Cloudflare Workers import "oda-tasks" with the `workerd` condition, which loads the core on import ' +
   "(wrangler does; esbuild: --conditions=workerd --loader:.wasm=copy), or pass init() the .wasm imported as a module";
 
+/** Whether this is Cloudflare's workerd, which says so in `navigator.userAgent`. */
+function onWorkerd(): boolean {
+  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === "Cloudflare-Workers";
+}
+
 /** An `oda-tasks:` error for a failed load that names the fix for this runtime. */
 function loadError(what: string, cause: unknown, fix?: string): Error {
   const message = cause instanceof Error ? cause.message : String(cause);
-  const edge = /code generation disallowed/i.test(message);
+  const edge = onWorkerd() || /code generation disallowed/i.test(message);
   return new Error(`oda-tasks: ${what} (${message}). ${edge ? EDGE_FIX : fix ?? "Pass the .wasm's URL, bytes or module."}`, { cause });
 }
 
@@ -133,5 +138,5 @@ export function loadFailed(reason: string): void {
 
 /** Throws the not-initialised error (or why loading failed) unless the core is loaded. */
 export function assertReady(): void {
-  if (!ready) throw new Error(failure ?? NOT_INITIALISED);
+  if (!ready) throw new Error(failure ?? (onWorkerd() ? `${NOT_INITIALISED}. ${EDGE_FIX}` : NOT_INITIALISED));
 }

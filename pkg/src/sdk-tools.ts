@@ -100,20 +100,8 @@ export function anthropicTools(): [AnthropicTool<"todo_write">, AnthropicTool<"s
  * tool(run, { name: "todo_write", description: todoWriteTool.description, schema: looseInputSchema(todoWriteTool) });
  */
 export function looseInputSchema(tool: ToolDefinition): LooseInputSchema {
-  const walk = (value: JsonValue): JsonValue => {
-    if (Array.isArray(value)) return value.map(walk);
-    if (!isObject(value)) return value;
-    const out: JsonSchema = {};
-    for (const [key, inner] of Object.entries(value)) {
-      if (LOOSE_DROPPED.has(key)) continue;
-      out[key] = key === "properties" && isObject(inner)
-        ? Object.fromEntries(Object.entries(inner).map(([name, s]) => [name, walk(s)]))
-        : walk(inner);
-    }
-    return out;
-  };
-  const { properties } = inputSchema(tool.inputSchema);
-  return { type: "object", properties: walk(properties) as { [name: string]: JsonSchema } };
+  const loose = withoutKeywords(inputSchema(tool.inputSchema), LOOSE_DROPPED) as JsonSchema;
+  return { ...loose, type: "object", properties: loose.properties as { [name: string]: JsonSchema } };
 }
 
 /**
@@ -140,24 +128,35 @@ function inputSchema(schema: JsonSchema): ToolInputSchema {
 
 /** The schema as strict mode takes it: refused keywords left out, every object closed with all its properties required. */
 function strictSchema(schema: JsonValue): JsonSchema {
+  return withoutKeywords(schema, STRICT_REFUSED, (out) => {
+    if (isObject(out.properties)) {
+      out.required = Object.keys(out.properties);
+      out.additionalProperties = false;
+    }
+  }) as JsonSchema;
+}
+
+/**
+ * A copy of a schema without the keywords in `drop`, at every depth;
+ * `finish` may amend each schema object copied. The values of `properties`
+ * are schemas keyed by name, never keywords, so a property named like a
+ * keyword stays.
+ */
+function withoutKeywords(schema: JsonValue, drop: ReadonlySet<string>, finish?: (out: JsonSchema) => void): JsonValue {
   const walk = (value: JsonValue): JsonValue => {
     if (Array.isArray(value)) return value.map(walk);
     if (!isObject(value)) return value;
     const out: JsonSchema = {};
     for (const [key, inner] of Object.entries(value)) {
-      if (STRICT_REFUSED.has(key)) continue;
-      // The values of `properties` are schemas keyed by name, never keywords.
+      if (drop.has(key)) continue;
       out[key] = key === "properties" && isObject(inner)
         ? Object.fromEntries(Object.entries(inner).map(([name, s]) => [name, walk(s)]))
         : walk(inner);
     }
-    if (isObject(out.properties)) {
-      out.required = Object.keys(out.properties);
-      out.additionalProperties = false;
-    }
+    finish?.(out);
     return out;
   };
-  return walk(schema) as JsonSchema;
+  return walk(schema);
 }
 
 function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {

@@ -5,22 +5,46 @@
 
 const NEW_LIST = { pending: 0, inProgress: 0, completed: 0 };
 
-/** Replays JSONL bytes (a Buffer) to `{ todos: {todos, cards, plan}, suggestions: {open, settled} }`. */
-export function referenceReplayJsonl(bytes) {
+/** Calls `each` with every non-empty line of JSONL bytes (a Buffer), parsed by JSON.parse, as plain JS would. */
+export function forEachEntry(bytes, each) {
   const text = bytes.toString("utf8");
-  const fold = new ReferenceFold();
-  let start = 0;
-  for (;;) {
+  for (let start = 0; ; ) {
     const end = text.indexOf("\n", start);
     if (end < 0) break;
-    if (end > start) fold.entry(JSON.parse(text.slice(start, end)));
+    if (end > start) each(JSON.parse(text.slice(start, end)));
     start = end + 1;
   }
+}
+
+/** Replays JSONL bytes (a Buffer) to `{ todos: {todos, cards, plan}, suggestions: {open, settled} }`. */
+export function referenceReplayJsonl(bytes) {
+  const fold = new ReferenceFold();
+  forEachEntry(bytes, (entry) => fold.entry(entry));
   return fold.answers();
 }
 
-/** The fold over parsed entries. */
+/**
+ * The first screen by plain JavaScript written well: the fold keeps each
+ * update's list, and diffs only the last `n` cards shown.
+ */
+export function referenceFirstScreenJsonl(bytes, n) {
+  const fold = new ReferenceFold({ diffs: false });
+  forEachEntry(bytes, (entry) => fold.entry(entry));
+  const { todos, suggestions } = fold.answers();
+  const from = Math.max(0, fold.cards.length - n);
+  const cards = fold.cards.slice(from).map((card, k) => {
+    const prev = from + k > 0 ? fold.cards[from + k - 1].todos : [];
+    return { ...card, counts: counts(card.todos), changes: diff(prev, card.todos) };
+  });
+  return { todos: todos.todos, plan: todos.plan, ...suggestions, cardCount: fold.cards.length, cards };
+}
+
+/** The fold over parsed entries (`diffs: false`: cards hold their lists only). */
 export class ReferenceFold {
+  constructor({ diffs = true } = {}) {
+    this.diffs = diffs;
+  }
+
   index = 0;
   turns = 0;
   turnOpen = false;
@@ -47,7 +71,7 @@ export class ReferenceFold {
       case "todo_update": {
         const todos = e.todos.map((t) => ({ content: t.content, status: t.status }));
         const turn = this.turnOpen ? this.turns : null;
-        this.cards.push({ index, turn, todos, counts: counts(todos), changes: diff(this.todos, todos) });
+        this.cards.push(this.diffs ? { index, turn, todos, counts: counts(todos), changes: diff(this.todos, todos) } : { index, turn, todos });
         this.todos = todos;
         this.planState = "running";
         this.planTurn = turn;

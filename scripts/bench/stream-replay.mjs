@@ -16,7 +16,11 @@ if (mode !== "none") {
   if (report.unreadable.length > 0 || report.tornBytes > 0) throw new Error(`unexpected: ${JSON.stringify(report)}`);
   entries = state.length;
   answerBytes += JSON.stringify(state.replaySuggestions()).length;
-  if (cards) answerBytes += JSON.stringify(state.replayTodos()).length;
+  // With cards: the first screen, then every card a page at a time (as a UI pages through them).
+  if (cards) {
+    answerBytes += JSON.stringify(state.view({ cards: 50 })).length;
+    for (let from = 0; from < state.cardCount; from += 1000) answerBytes += JSON.stringify(state.cards(from, from + 1000)).length;
+  }
   state.free();
 }
 const status = readFileSync("/proc/self/status", "utf8");

@@ -16,6 +16,16 @@ use crate::settle::{self, Decision, StartPlan};
 use crate::todo::{self, TodoOptions};
 use crate::{decide, jsonl};
 
+/// `listState`: the list and where the turns stand.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListState<'a> {
+    todos: &'a [crate::entry::TodoItem],
+    turns: usize,
+    turn_open: bool,
+    turns_since_update: Option<usize>,
+}
+
 /// One chat's state. Wrapped by the package's `ChatState` class.
 ///
 /// @example
@@ -24,7 +34,7 @@ use crate::{decide, jsonl};
 /// JSON.parse(core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}')[0]).ok; // true
 #[wasm_bindgen]
 pub struct ChatStateCore {
-    chat: Chat,
+    pub(super) chat: Chat,
     jsonl: JsonlReader,
 }
 

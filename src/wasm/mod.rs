@@ -12,3 +12,5 @@ mod chat_state;
 mod convert;
 mod free;
 mod jsonl_lines;
+#[cfg(feature = "value-channel")]
+mod value_channel;

@@ -412,3 +412,25 @@ test("a session's v is read by value: 1, 1.0 and 1e0 are version 1; 1e400, 1.5, 
     }
   }
 });
+
+test("an entry object nested too deep for JSON.stringify is skipped (a session fails closed); the chat keeps working", () => {
+  const deep = (n) => {
+    let v = {};
+    for (let i = 0; i < n; i++) v = { v };
+    return v;
+  };
+  const nested = deep(200_000);
+  const state = ChatState.fromLog([
+    { type: "session", workspace: "/w", agent: "top-level" }, { type: "turn_started" },
+    { type: "app", nested }, { type: "todo_update", v: 1, todos: [], nested },
+  ]);
+  assert.equal(state.length, 4);
+  assert.deepEqual(state.replayTodos().skipped, [
+    { index: 3, type: "todo_update", reason: '`v` must be a whole number from 1 (got "nested too deep to serialise")' },
+  ]);
+  assert.equal(state.suggestTask({ title: "t", tldr: "w", brief: "b" }).ok, true);
+  state.free();
+  const closed = ChatState.fromLog([{ type: "session", workspace: "/w", agent: "top-level", settings: { sandbox: nested } }, { type: "turn_started" }]);
+  assert.equal(closed.suggestTask({ title: "t", tldr: "w", brief: "b" }).ok, false);
+  closed.free();
+});

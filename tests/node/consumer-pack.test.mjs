@@ -43,7 +43,7 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
   const [info] = JSON.parse(r.stdout);
   const files = info.files.map((f) => f.path).sort();
   for (const file of ["README.md", "LICENSE", "package.json", "example/chat.jsonl", "dist/index.js", "dist/index.d.ts",
-    "dist/index.node.js", "dist/cli.js", "dist/browser.js", "dist/node.js", "dist/sdk-tools.js", "wasm/oda_tasks.js",
+    "dist/index.node.js", "dist/index.inline.js", "dist/index.workerd.js", "dist/wasm-inline.js", "dist/ai.js", "dist/cli.js", "dist/browser.js", "dist/node.js", "dist/sdk-tools.js", "wasm/oda_tasks.js",
     "wasm/oda_tasks.d.ts", "wasm/oda_tasks_bg.wasm"]) {
     assert.ok(files.includes(file), `${file} is packed (got ${files.join(", ")})`);
   }
@@ -76,7 +76,7 @@ test("package.json: bin without ./, engines as tested, side effects only where t
   assert.equal(manifest.engines.node, ">=20.19");
   const [major, minor] = process.versions.node.split(".").map(Number);
   assert.ok(major > 20 || (major === 20 && minor >= 19), `these tests run on Node ${process.versions.node}`);
-  // Importing the elements defines them (customElements.define): a side effect a bundler must keep.
+  // The entries that load the core on import, the CLI, and the elements (they define themselves on import).
   assert.deepEqual(manifest.sideEffects, ["./dist/index.node.js", "./dist/index.inline.js", "./dist/index.workerd.js", "./dist/cli.js",
     "./dist/elements/index.js", "./dist/elements/react.js"]);
   assert.equal(manifest.types, "./dist/index.d.ts");

@@ -70,3 +70,24 @@ test("anthropicTools(): Messages API tools with input_schema of type object", ()
   assert.deepEqual(suggest.input_schema.required, ["title", "tldr", "brief"]);
   assert.notEqual(anthropicTools()[0].input_schema, todo.input_schema, "fresh copies");
 });
+
+test("looseInputSchema: the structure and descriptions stay, no keyword that checks an input is left below the top", async () => {
+  const { looseInputSchema } = await import("oda-tasks");
+  for (const tool of [todoWriteTool, suggestTaskTool]) {
+    const loose = looseInputSchema(tool);
+    assert.equal(loose.type, "object");
+    assert.deepEqual(Object.keys(loose).sort(), ["properties", "type"]);
+    assert.deepEqual(Object.keys(loose.properties), Object.keys(tool.inputSchema.properties));
+    const text = JSON.stringify(loose.properties);
+    for (const keyword of ["type", "enum", "const", "required", "minLength", "maxLength", "minItems", "maxItems", "additionalProperties"]) {
+      assert.ok(!text.includes(`"${keyword}":`), `${tool.name}: no ${keyword}`);
+    }
+    const described = (schema, out = []) => {
+      if (schema && typeof schema === "object") for (const [k, v] of Object.entries(schema)) k === "description" ? out.push(v) : described(v, out);
+      return out;
+    };
+    assert.deepEqual(described(loose), described(tool.inputSchema), "every description kept");
+  }
+  assert.deepEqual(Object.keys(looseInputSchema(todoWriteTool).properties.todos.items.properties), ["content", "status"]);
+  assert.equal(todoWriteTool.inputSchema.properties.todos.type, "array", "the tool's own schema is untouched");
+});

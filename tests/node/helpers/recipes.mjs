@@ -1,0 +1,29 @@
+// The recipes of docs/integration.md, as the tests run them: every code block
+// marked `<!-- file: NAME -->` is a file of a consumer project, and every
+// command a test runs must be printed there as it runs.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { root } from "./browser.mjs";
+
+const doc = readFileSync(join(root, "docs/integration.md"), "utf8");
+
+/** The files the page prints: name → text. */
+export const recipeFiles = Object.fromEntries(
+  [...doc.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)].map((m) => [m[1], m[2]]),
+);
+
+/** The named files, each checked to be on the page. */
+export function recipes(...names) {
+  return Object.fromEntries(names.map((name) => {
+    assert.ok(name in recipeFiles, `docs/integration.md prints ${name}`);
+    return [name, recipeFiles[name]];
+  }));
+}
+
+/** `command`, checked to be printed on the page as a line of a ```sh block. */
+export function printed(command) {
+  const lines = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].split("\n"));
+  assert.ok(lines.includes(command), `docs/integration.md prints the command: ${command}`);
+  return command;
+}
