@@ -2,11 +2,14 @@
 // it is missing or older than its sources, then serves the preview page
 // (www/) and the built package (pkg/dist, pkg/wasm) on 127.0.0.1. The page
 // opens on the given chat, or on the bundled example. Nothing from a CDN.
+// Files are served by sirv (its dev mode: read on each request, never cached,
+// nothing outside its folder).
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
-import { basename, extname, join, normalize, resolve, sep } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import sirv from "sirv";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const DEFAULT_PORT = 4178;
@@ -39,34 +42,30 @@ try {
 buildIfStale();
 
 /** Where each URL prefix is served from; nothing else in the repository is. */
+const nosniff = (res) => res.setHeader("x-content-type-options", "nosniff");
 const mounts = [
   ["/pkg/dist/", join(root, "pkg/dist")],
   ["/pkg/wasm/", join(root, "pkg/wasm")],
   ["/", join(root, "www")],
-];
-const types = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-  ".wasm": "application/wasm", ".json": "application/json", ".svg": "image/svg+xml", ".jsonl": "application/jsonl",
-};
+].map(([prefix, dir]) => [prefix, sirv(dir, { dev: true, setHeaders: nosniff, onNoMatch: notFound })]);
 const opening = JSON.stringify({ name: basename(chatFile), url: "/opening-chat.jsonl" });
 
 const server = createServer((req, res) => {
-  const path = decodeURIComponent(new URL(req.url ?? "/", "http://localhost").pathname);
   const send = (status, type, body) =>
     res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" }).end(body);
   if (req.method !== "GET" && req.method !== "HEAD") return send(405, "text/plain", "method not allowed");
-  if (path === "/opening.json") return send(200, types[".json"], opening);
-  if (path === "/opening-chat.jsonl") return send(200, types[".jsonl"], chatText);
-  const [prefix, dir] = mounts.find(([p]) => path.startsWith(p));
-  const file = normalize(join(dir, path.slice(prefix.length) || "index.html"));
-  if (!file.startsWith(dir + sep)) return send(403, "text/plain", "forbidden");
-  try {
-    if (!statSync(file).isFile()) throw new Error("not a file");
-    send(200, types[extname(file)] ?? "application/octet-stream", readFileSync(file));
-  } catch {
-    send(404, "text/plain", "not found");
-  }
+  const path = new URL(req.url ?? "/", "http://localhost").pathname;
+  if (path === "/opening.json") return send(200, "application/json", opening);
+  if (path === "/opening-chat.jsonl") return send(200, "application/jsonl", chatText);
+  const mount = mounts.find(([p]) => (req.url ?? "").startsWith(p));
+  if (mount === undefined) return notFound(req, res);
+  req.url = "/" + req.url.slice(mount[0].length); // sirv serves its folder from "/"
+  mount[1](req, res);
 });
+
+function notFound(req, res) {
+  res.writeHead(404, { "content-type": "text/plain", "x-content-type-options": "nosniff" }).end("not found");
+}
 
 listen(port ?? DEFAULT_PORT, port === undefined ? 20 : 0);
 

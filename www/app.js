@@ -1,8 +1,9 @@
 // The preview page: chats in IndexedDB, shown as a chat app would show them,
 // driven by hand. It uses only the package's public API, imported by name.
-import { ChatState, init, readFrom, runTool, SuggestionService } from "oda-tasks";
+import { ChatState, init, readFrom, readJsonl, runTool, SuggestionService } from "oda-tasks";
 import { IndexedDbStore } from "oda-tasks/browser";
-import { chatIdFor, parseChat, toJsonl } from "./jsonl.js";
+import { chatIdFor, toJsonl } from "./files.js";
+import { Timeline } from "./timeline.js";
 import * as view from "./view.js";
 
 await init();
@@ -16,6 +17,7 @@ const channel = new BroadcastChannel("oda-tasks-preview");
 const $ = (id) => document.getElementById(id);
 
 let current = null;
+const timeline = new Timeline($("entries"), (chatId) => open(chatId));
 let renders = 0;
 let suggestionStatus = "";
 /** The open chat's current to-do list, for the example input. */
@@ -37,17 +39,30 @@ async function addChat(chatId, title, source) {
   await index.append(LIST, [{ type: "preview_chat", chatId, title, ...(source ? { source } : {}) }]);
 }
 
-/** Imports a JSONL text as a new chat; on any bad line nothing changes and the page says why. */
-async function importText(text, name, source) {
-  const parsed = parseChat(text);
-  if (parsed.error) {
-    notice(`Nothing was imported: ${name}: ${parsed.error}.`);
+/**
+ * Imports JSONL bytes as a new chat, read by the core's one JSONL reader. A
+ * line it cannot read, a cut-off last line, or an entry the store refuses
+ * (not an object with a string `type`) imports nothing, and the page says why.
+ */
+async function importBytes(bytes, name, source) {
+  const parsed = readJsonl(bytes);
+  const why = parsed.unreadable.length > 0 ? `line ${parsed.unreadable[0].line} cannot be read (${parsed.unreadable[0].reason})`
+    : parsed.tornBytes > 0 ? `its last line is cut off (${parsed.tornBytes} bytes that are not JSON)`
+    : parsed.entries.length === 0 ? "it holds no entries" : null;
+  if (why !== null) {
+    notice(`Nothing was imported: ${name}: ${why}.`);
     return null;
   }
   const base = chatIdFor(parsed.entries, name);
   let chatId = base;
-  for (let n = 2; !(await store.create(chatId, parsed.entries)); n++) chatId = `${base}-${n}`;
-  const session = parsed.entries.find((e) => e.type === "session");
+  try {
+    for (let n = 2; !(await store.create(chatId, parsed.entries)); n++) chatId = `${base}-${n}`;
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+    notice(`Nothing was imported: ${name}: ${e.message.replace(/^oda-tasks: /, "")}.`);
+    return null;
+  }
+  const session = parsed.entries.find((e) => e?.type === "session");
   await addChat(chatId, typeof session?.title === "string" ? session.title : name, source);
   notice("");
   changed();
@@ -101,20 +116,22 @@ async function render() {
   if (chat === null) {
     $("chat-header").replaceChildren(view.h("h2", { id: "chat-title", text: "No chat open" }),
       view.h("p", { text: "Import a .jsonl file to see its chat." }));
-    for (const id of ["entries", "plan", "suggestions", "skipped"]) $(id).replaceChildren();
+    for (const id of ["entries", "skipped"]) $(id).replaceChildren();
+    Object.assign($("plan"), { plan: null, cardCount: 0 });
+    $("suggestions").list = null;
     $("skipped").hidden = true;
     return;
   }
   const { log, state } = chat;
-  const todos = state.replayTodos();
-  const offers = state.replaySuggestions();
-  const skipped = [...new Map([...todos.skipped, ...offers.skipped].map((s) => [s.index, s])).values()].sort((a, b) => a.index - b.index);
+  const screen = state.view({ cards: 50 });
+  const offers = await service.list(current, { progress: true });
+  if (seq !== renders) return;
   $("chat-header").replaceChildren(...view.chatHeader(current, log, open));
-  $("skipped").replaceChildren(...view.skippedList(skipped));
-  $("skipped").hidden = skipped.length === 0;
-  $("entries").replaceChildren(...view.timeline(log, todos, skipped));
-  $("plan").replaceChildren(...view.plan(todos));
-  $("suggestions").replaceChildren(...view.suggestions(offers, actions));
+  $("skipped").replaceChildren(...view.skippedList(screen.skipped));
+  $("skipped").hidden = screen.skipped.length === 0;
+  timeline.show(current, log, state, screen);
+  Object.assign($("plan"), { plan: screen.plan, cardCount: screen.cardCount });
+  $("suggestions").list = offers;
   $("suggestion-status").textContent = suggestionStatus;
   const turns = log.filter((e) => e.type === "turn_started" || e.type === "turn_ended");
   const running = turns.at(-1)?.type === "turn_started";
@@ -123,7 +140,7 @@ async function render() {
   $("turn-end").disabled = !running;
   $("turn-state").textContent = running ? `Turn ${number} is running` : "No turn is running";
   document.title = `${$("chat-title").textContent} · oda-tasks preview`;
-  listNow = todos.todos;
+  listNow = screen.todos;
   if ($("call-input").value === "" || $("call-input").value === template) fillTemplate();
 }
 
@@ -135,20 +152,24 @@ function notice(text) {
 // ---------------------------------------------------------------------------
 // Suggestions.
 
-const actions = {
-  start: (s) => act(s, async () => {
-    const { chatId } = await service.start(current, s.id);
-    await addChat(chatId, s.title);
-    suggestionStatus = "";
-    changed();
-    await open(chatId);
-    $("timeline").focus();
-  }),
-  draft: (s) => act(s, () => service.draft(current, s.id), `Drafted “${s.title}”.`),
-  dismiss: (s) => act(s, () => service.dismiss(current, s.id), `Dismissed “${s.title}”.`),
-  restore: (s) => act(s, () => service.restore(current, s.id), `Restored “${s.title}”.`),
-  open: (chatId) => open(chatId),
+/** The offer an event of <oda-suggestions> names, from the list it shows. */
+const offer = (e) => {
+  const { open: waiting = [], settled = [] } = $("suggestions").list ?? {};
+  return [...waiting, ...settled].find((s) => s.id === e.detail.id) ?? { id: e.detail.id, title: e.detail.id };
 };
+$("suggestions").addEventListener("oda-start", (e) => act(offer(e), async () => {
+  const s = offer(e);
+  const { chatId } = await service.start(current, s.id);
+  await addChat(chatId, s.title);
+  suggestionStatus = "";
+  changed();
+  await open(chatId);
+  $("timeline").focus();
+}));
+$("suggestions").addEventListener("oda-draft", (e) => act(offer(e), () => service.draft(current, e.detail.id), `Drafted “${offer(e).title}”.`));
+$("suggestions").addEventListener("oda-dismiss", (e) => act(offer(e), () => service.dismiss(current, e.detail.id), `Dismissed “${offer(e).title}”.`));
+$("suggestions").addEventListener("oda-restore", (e) => act(offer(e), () => service.restore(current, e.detail.id), `Restored “${offer(e).title}”.`));
+$("suggestions").addEventListener("oda-open-chat", (e) => open(e.detail.chatId));
 
 async function act(s, fn, done) {
   try {
@@ -159,8 +180,6 @@ async function act(s, fn, done) {
   }
   changed();
   await render();
-  if (done) $("suggestions-h")?.setAttribute("tabindex", "-1");
-  if (done) $("suggestions-h")?.focus();
 }
 
 // ---------------------------------------------------------------------------
@@ -231,7 +250,7 @@ $("export").addEventListener("click", async () => {
 });
 
 async function importFile(file) {
-  const chatId = await importText(await file.text(), file.name);
+  const chatId = await importBytes(new Uint8Array(await file.arrayBuffer()), file.name);
   if (chatId !== null) await open(chatId);
 }
 $("import").addEventListener("change", async () => {
@@ -274,16 +293,16 @@ channel.addEventListener("message", () => render());
 
 await index.create(LIST, []);
 const opening = await (await fetch("/opening.json")).json();
-const text = await (await fetch(opening.url)).text();
-const source = await sha256(text);
+const bytes = new Uint8Array(await (await fetch(opening.url)).arrayBuffer());
+const source = await sha256(bytes);
 const known = (await chats()).find((c) => c.source === source);
-const openingId = known?.chatId ?? (await importText(text, opening.name, source));
+const openingId = known?.chatId ?? (await importBytes(bytes, opening.name, source));
 const wanted = location.hash.startsWith("#chat=") ? decodeURIComponent(location.hash.slice(6)) : null;
 const list = await chats();
 await open(list.some((c) => c.chatId === wanted) ? wanted : openingId ?? list[0]?.chatId ?? null);
 window.__preview = { ready: true };
 
 async function sha256(value) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+  const digest = await crypto.subtle.digest("SHA-256", value);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -267,7 +267,7 @@ export class ChatState {
    * const { todos, turnOpen, turnsSinceUpdate } = state.listState();
    */
   listState(): ListState {
-    return JSON.parse(this.#live().listState()) as ListState;
+    return parseJson(this.#live().listState()) as ListState;
   }
 
   /**

@@ -79,7 +79,41 @@ export interface SuggestionServiceOptions {
  */
 export interface SuggestionList {
   open: Suggestion[];
-  settled: SettledSuggestion[];
+  settled: ListedSuggestion[];
+}
+
+/**
+ * A settled offer as `list()` answers it: with `progress` when asked for
+ * (`{ progress: true }`) and the offer was started.
+ *
+ * @example
+ * const started = (await service.list("chat-1", { progress: true })).settled.filter((s) => s.progress);
+ */
+export interface ListedSuggestion extends SettledSuggestion {
+  progress?: StartedProgress;
+}
+
+/**
+ * How far a started chat got: its current to-do list's completed items and
+ * all its items ("3 of 5 completed").
+ *
+ * @example
+ * const { completed, total } = offer.progress;
+ */
+export interface StartedProgress {
+  completed: number;
+  total: number;
+}
+
+/**
+ * Options of {@link SuggestionService.list}.
+ *
+ * @example
+ * await service.list("chat-1", { progress: true });
+ */
+export interface ListOptions {
+  /** Give each started offer its chat's `progress` (default `false`). */
+  progress?: boolean;
 }
 
 /**
@@ -200,18 +234,43 @@ export class SuggestionService {
 
   /**
    * The chat's suggestions, rebuilt from its log (a chat that does not
-   * exist has none).
+   * exist has none). With `{ progress: true }`, each started offer also
+   * carries its chat's `progress` (the current list's completed and total
+   * items), read through the warm-state cache: a started chat it already
+   * holds costs only the catch-up of what is new.
    *
    * @example
-   * const { open } = await service.list("chat-1");
-   * open.map((s) => s.title);
+   * const { open, settled } = await service.list("chat-1", { progress: true });
+   * settled.filter((s) => s.progress).map((s) => `${s.progress.completed} of ${s.progress.total} completed`);
    */
-  async list(chatId: string): Promise<SuggestionList> {
+  async list(chatId: string, options?: ListOptions): Promise<SuggestionList> {
+    const progress = listProgressOption(options);
     const lease = await this.#cache.lease(chatId);
+    let answer: SuggestionList;
     try {
       if (lease.state === null) return { open: [], settled: [] };
       const { open, settled } = lease.state.replaySuggestions();
-      return { open, settled };
+      answer = { open, settled };
+    } finally {
+      lease.release();
+    }
+    if (progress) {
+      await Promise.all(answer.settled.map(async (offer) => {
+        if (offer.outcome !== "started" || offer.chatId === undefined) return;
+        const found = await this.#progress(offer.chatId);
+        if (found !== null) offer.progress = found;
+      }));
+    }
+    return answer;
+  }
+
+  /** The started chat's current list as counts; `null` when it does not exist (yet). */
+  async #progress(chatId: string): Promise<StartedProgress | null> {
+    const lease = await this.#cache.lease(chatId);
+    try {
+      if (lease.state === null) return null;
+      const { todos } = lease.state.listState();
+      return { completed: todos.filter((t) => t.status === "completed").length, total: todos.length };
     } finally {
       lease.release();
     }
@@ -269,6 +328,17 @@ export class SuggestionService {
       lease.release();
     }
   }
+}
+
+function listProgressOption(options: ListOptions | undefined): boolean {
+  if (options === undefined) return false;
+  if (options === null || typeof options !== "object") throw new TypeError("oda-tasks: service.list(chatId, options): `options` must be an object");
+  const unknown = Object.keys(options).find((key) => key !== "progress");
+  if (unknown !== undefined) throw new TypeError(`oda-tasks: service.list: unknown option \`${unknown}\``);
+  if (options.progress !== undefined && typeof options.progress !== "boolean") {
+    throw new TypeError("oda-tasks: service.list: `progress` must be a boolean");
+  }
+  return options.progress === true;
 }
 
 let empty: ChatState | undefined;

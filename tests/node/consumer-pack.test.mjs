@@ -76,8 +76,9 @@ test("package.json: bin without ./, engines as tested, side effects only where t
   assert.equal(manifest.engines.node, ">=20.19");
   const [major, minor] = process.versions.node.split(".").map(Number);
   assert.ok(major > 20 || (major === 20 && minor >= 19), `these tests run on Node ${process.versions.node}`);
-  // The entries that load the core on import, and the CLI.
-  assert.deepEqual(manifest.sideEffects, ["./dist/index.node.js", "./dist/index.inline.js", "./dist/index.workerd.js", "./dist/cli.js"]);
+  // The entries that load the core on import, the CLI, and the elements (they define themselves on import).
+  assert.deepEqual(manifest.sideEffects, ["./dist/index.node.js", "./dist/index.inline.js", "./dist/index.workerd.js", "./dist/cli.js",
+    "./dist/elements/index.js", "./dist/elements/react.js"]);
   assert.equal(manifest.types, "./dist/index.d.ts");
   assert.equal(manifest.scripts.prepack, "node ../scripts/prepack.mjs");
 });

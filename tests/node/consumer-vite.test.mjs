@@ -1,6 +1,7 @@
 // The packed package in Vite's dev server (5, 6 and 8) and build, in real
 // Chromium. Vite 5 and 6 pre-bundle dependencies into node_modules/.vite/deps,
 // where nothing sits beside the glue: plain `await init()` must still work.
+// oda-tasks/elements in a Vite build: a React 19 app and a plain page.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { launch, serve } from "./helpers/browser.mjs";
@@ -16,18 +17,51 @@ try {
 }
 `;
 
+// A React 19 app drawing the core's answers with the elements: properties by
+// name, events through \`onoda-*\` props, the package's JSX typings aside.
+const reactApp = `import { createElement as h, useState } from "react";
+import { createRoot } from "react-dom/client";
+import "oda-tasks/elements/react";
+import { ChatState, init } from "oda-tasks";
+
+await init();
+const state = ChatState.fromLog([
+  { type: "session", chatId: "c", workspace: "/w", agent: "top-level" }, { type: "turn_started" },
+  { type: "todo_update", v: 1, todos: [{ content: "Ship it", status: "in_progress" }] },
+  { type: "suggestion_offered", v: 1, id: "s1", title: "Add metrics", tldr: "Why", brief: "Do" },
+]);
+const { cards, plan } = state.replayTodos();
+window.__events = [];
+function App() {
+  const [list, setList] = useState(state.replaySuggestions());
+  return h("div", null,
+    cards.map((card, n) => h("oda-todo-card", { key: card.index, card, position: n + 1, total: cards.length })),
+    h("oda-plan", { plan, cardCount: cards.length }),
+    h("oda-suggestions", { list, "onoda-dismiss": (e) => { window.__events.push(e.detail); setList({ open: [], settled: [{ ...list.open[0], outcome: "dismissed" }] }); } }));
+}
+createRoot(document.getElementById("root")).render(h(App));
+window.__result = { rendered: true };
+`;
+
 // One install for the whole file; removed when it ends.
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));
 const once = { after: (fn) => cleanup.push(fn) };
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {
-  deps: { vite5: "npm:vite@5.4.9", vite6: "npm:vite@6.4.6", vite8: "npm:vite@8.3.8" },
+  deps: { vite5: "npm:vite@5.4.9", vite6: "npm:vite@6.4.6", vite8: "npm:vite@8.3.8", react: "19.3.1", "react-dom": "19.3.1" },
   files: {
     "index.html": `<!doctype html><meta charset="utf-8"><title>app</title><script type="module" src="/main.js"></script>`,
     "main.js": app(`import { init, todoWrite } from "oda-tasks";`),
     "url.html": `<!doctype html><meta charset="utf-8"><title>app</title><script type="module" src="/url.js"></script>`,
     "url.js": app(`import { init, todoWrite } from "oda-tasks";\nimport wasmUrl from "oda-tasks/oda_tasks_bg.wasm?url";`),
+    "react.html": `<!doctype html><meta charset="utf-8"><title>app</title><div id="root"></div><script type="module" src="/react.js"></script>`,
+    "react.js": reactApp,
+    "plain.html": `<!doctype html><meta charset="utf-8"><title>app</title><oda-plan></oda-plan><script type="module" src="/plain.js"></script>`,
+    "plain.js": `import "oda-tasks/elements";
+document.querySelector("oda-plan").plan = { state: "running", turn: 1, todos: [{ content: "Ship it", status: "in_progress" }] };
+window.__result = { state: document.querySelector("oda-plan").shadowRoot.querySelector(".state").textContent };
+`,
     "vite.exclude.config.mjs": `export default { optimizeDeps: { exclude: ["oda-tasks"] } };\n`,
     "vite.config.mjs": `export default {};\n`,
   },
@@ -96,4 +130,32 @@ test("vite6 build: the .wasm is emitted with the bundle and loads", async (t) =>
   const { result, requests } = await openApp(t, server.url + "/");
   assert.deepEqual(result, accepted);
   assert.ok(requests.some((r) => /\/assets\/oda_tasks_bg-[\w-]+\.wasm$/.test(r.url) && r.status === 200), JSON.stringify(requests));
+});
+
+test("vite6 build: a React 19 app and a plain page draw with oda-tasks/elements; the plain page loads no WASM", async (t) => {
+  write(dir, { "vite.elements.config.mjs": `export default { logLevel: "error", build: { outDir: "dist-elements", target: "es2022",
+    rollupOptions: { input: { react: "react.html", plain: "plain.html" } } } };\n` });
+  sh(dir, process.execPath, ["node_modules/vite6/bin/vite.js", "build", "--config", "vite.elements.config.mjs"]);
+  const server = await serve({}, `${dir}/dist-elements`);
+  t.after(() => server.close());
+
+  const plain = await openApp(t, server.url + "/", "plain.html");
+  assert.deepEqual(plain.errors, []);
+  assert.deepEqual(plain.result, { state: "Running · turn 1" });
+  assert.deepEqual(plain.requests.filter((r) => r.url.endsWith(".wasm")), [], "the elements alone load no core");
+
+  const browser = await launch();
+  t.after(() => browser.close());
+  const tab = await browser.context.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  await tab.goto(server.url + "/react.html");
+  await tab.locator("oda-todo-card .text").waitFor();
+  assert.equal(await tab.locator("oda-todo-card .text").textContent(), "Ship it");
+  assert.equal(await tab.locator("oda-todo-card .position").textContent(), "1 of 1 · turn 1");
+  assert.equal(await tab.locator("oda-plan .state").textContent(), "Running · turn 1");
+  await tab.getByRole("button", { name: "Dismiss: Add metrics" }).click();
+  await tab.getByRole("button", { name: "Restore: Add metrics" }).waitFor();
+  assert.deepEqual(await tab.evaluate(() => window.__events), [{ id: "s1" }]);
+  assert.deepEqual(errors, []);
 });

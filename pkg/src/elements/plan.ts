@@ -1,0 +1,78 @@
+// <oda-plan>: the chat's current plan, drawn from `view().plan`, with a live
+// region that tells a screen reader what changed.
+import type { TodoPlan } from "../types.js";
+import { AnswerElement, h, headingLevel, icon } from "./dom.js";
+import { todoItem } from "./todo-card.js";
+import { STATUS } from "./words.js";
+
+/**
+ * The plan: running while its turn runs, the finished checklist after the
+ * turn ends, cleared when the next turn starts. Set `plan` (and `cardCount`,
+ * so that a cleared plan reads "Cleared" rather than "No plan yet"). Each
+ * change is announced politely ("Plan running, turn 3: 1 of 4 completed").
+ *
+ * @example
+ * const { plan, cardCount } = state.view({ cards: 20 });
+ * Object.assign(document.querySelector("oda-plan"), { plan, cardCount });
+ */
+export class OdaPlanElement extends AnswerElement {
+  protected readonly fed = ["plan", "cardCount"];
+  #plan: TodoPlan | null = null;
+  #cardCount = 0;
+  #live: HTMLElement | null = null;
+  #body: HTMLElement | null = null;
+
+  /** The plan: `view().plan` (or `replayTodos().plan`). */
+  get plan(): TodoPlan | null {
+    return this.#plan;
+  }
+  set plan(value: TodoPlan | null) {
+    this.#plan = value ?? null;
+    this.redraw();
+  }
+
+  /** How many cards the chat has (`view().cardCount`): a plan of `none` with cards was cleared. */
+  get cardCount(): number {
+    return this.#cardCount;
+  }
+  set cardCount(value: number) {
+    this.#cardCount = typeof value === "number" ? value : 0;
+    this.redraw();
+  }
+
+  protected draw(): void {
+    const level = headingLevel(this, 2);
+    if (this.#body === null || this.#live === null) {
+      // The live region is made once and stays, so that its changes are announced.
+      this.#body = h("div", { class: "body" });
+      this.#live = h("p", { class: "vh", part: "announcement", role: "status", "aria-live": "polite" });
+      this.root.replaceChildren(h("section", { class: "panel", part: "plan", "aria-labelledby": "heading" },
+        h(`h${level}`, { id: "heading", class: "heading", part: "heading", text: "Plan" }), this.#body, this.#live));
+    }
+    const p = this.#plan ?? { state: "none", todos: [], turn: null };
+    const done = p.todos.filter((t) => t.status === "completed").length;
+    const state = p.state === "running" ? `Running · turn ${p.turn ?? "–"}`
+      : p.state === "finished" ? `Finished · turn ${p.turn ?? "–"}`
+      : this.#cardCount > 0 ? "Cleared: a new turn started" : "No plan yet";
+    const counts = `${done} of ${p.todos.length} completed`;
+    const shown = p.state !== "none";
+    this.#body.replaceChildren(...[
+      h("p", { class: `state ${p.state}`, part: "state", "data-state": p.state }, icon(p.state), h("span", { text: state })),
+      shown ? h("p", { class: "counts", part: "counts", text: counts }) : null,
+      shown && p.todos.length ? bar(done / p.todos.length) : null,
+      shown ? h("ul", { class: "todos", part: "list", "aria-label": "Plan items" }, p.todos.map((t) => todoItem(t))) : null,
+    ].filter((n): n is HTMLElement => n !== null));
+    const active = p.todos.find((t) => t.status === "in_progress");
+    const said = p.state === "none" ? `Plan: ${state}.`
+      : `Plan ${p.state === "running" ? "running" : "finished"}${p.turn !== null ? `, turn ${p.turn}` : ""}: ${counts}` +
+        (active ? `; ${STATUS.in_progress.toLowerCase()}: ${active.content}.` : ".");
+    if (this.#live.textContent !== said) this.#live.textContent = said;
+  }
+}
+
+/** A bar for the eye (the counts above say it in words); width set through CSSOM, so a strict CSP allows it. */
+function bar(share: number): HTMLElement {
+  const fill = h("span");
+  fill.style.width = `${Math.round(100 * share)}%`;
+  return h("div", { class: "progress-bar", part: "progress-bar", "aria-hidden": "true" }, fill);
+}

@@ -1,0 +1,56 @@
+// `oda-tasks/elements/react`: the elements for React 19 apps. Importing it
+// defines the elements (as `oda-tasks/elements` does) and types them in JSX:
+// properties by name, events as `onoda-start` and the like (React 19 passes
+// a custom element's props on as properties and its `on*` functions as listeners).
+import type { DetailedHTMLProps, HTMLAttributes } from "react";
+import type { SuggestionList } from "../service.js";
+import type { TodoCard, TodoPlan } from "../types.js";
+import type { OdaPlanElement } from "./plan.js";
+import type { OdaSuggestionsElement, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
+import type { OdaTodoCardElement } from "./todo-card.js";
+
+export * from "./index.js";
+
+type Base<E> = DetailedHTMLProps<HTMLAttributes<E>, E> & { "heading-level"?: number | string };
+
+/**
+ * The JSX props of `<oda-todo-card>`.
+ *
+ * @example
+ * <oda-todo-card card={card} position={n + 1} total={cardCount} />
+ */
+export type OdaTodoCardProps = Base<OdaTodoCardElement> & { card?: TodoCard | null; position?: number | null; total?: number | null };
+
+/**
+ * The JSX props of `<oda-plan>`.
+ *
+ * @example
+ * <oda-plan plan={view.plan} cardCount={view.cardCount} />
+ */
+export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; cardCount?: number };
+
+/**
+ * The JSX props of `<oda-suggestions>`: the list and a listener per action.
+ *
+ * @example
+ * <oda-suggestions list={list} onoda-start={(e) => service.start(chatId, e.detail.id)} />
+ */
+export type OdaSuggestionsProps = Base<OdaSuggestionsElement> & {
+  list?: SuggestionList | null;
+  "onoda-start"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  "onoda-draft"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  "onoda-dismiss"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  "onoda-restore"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  "onoda-open-chat"?: (event: CustomEvent<OpenChatEventDetail>) => void;
+};
+
+declare module "react" {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace JSX {
+    interface IntrinsicElements {
+      "oda-todo-card": OdaTodoCardProps;
+      "oda-plan": OdaPlanProps;
+      "oda-suggestions": OdaSuggestionsProps;
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// <oda-suggestions>: a chat's suggested tasks, drawn from the service's
+// `list()` answer. Its buttons only dispatch events; the app does the writing.
+import type { ListedSuggestion, SuggestionList } from "../service.js";
+import type { Suggestion } from "../types.js";
+import { AnswerElement, h, headingLevel, icon, keepFocus } from "./dom.js";
+import { OUTCOME } from "./words.js";
+
+/**
+ * What Start, Draft, Dismiss and Restore dispatch: the suggestion's id.
+ *
+ * @example
+ * el.addEventListener("oda-dismiss", (e) => service.dismiss(chatId, e.detail.id));
+ */
+export interface SuggestionEventDetail {
+  id: string;
+}
+
+/**
+ * What Open chat dispatches: the suggestion's id and the chat it started.
+ *
+ * @example
+ * el.addEventListener("oda-open-chat", (e) => openChat(e.detail.chatId));
+ */
+export interface OpenChatEventDetail {
+  id: string;
+  chatId: string;
+}
+
+/**
+ * The events of `<oda-suggestions>`, by name. They bubble and cross shadow roots.
+ *
+ * @example
+ * const onStart = (e: OdaSuggestionsEventMap["oda-start"]) => service.start(chatId, e.detail.id);
+ */
+export interface OdaSuggestionsEventMap {
+  "oda-start": CustomEvent<SuggestionEventDetail>;
+  "oda-draft": CustomEvent<SuggestionEventDetail>;
+  "oda-dismiss": CustomEvent<SuggestionEventDetail>;
+  "oda-restore": CustomEvent<SuggestionEventDetail>;
+  "oda-open-chat": CustomEvent<OpenChatEventDetail>;
+}
+
+type Action = "start" | "draft" | "dismiss" | "restore";
+
+/**
+ * Open suggestions newest first, each a chip with Start, Draft and Dismiss
+ * (and its brief to unfold); settled ones in offer order, marked Started,
+ * Drafted or Dismissed with a word and an icon, a dismissed one with
+ * Restore, a started one with Open chat and, when the list carries it, how
+ * far its chat got ("3 of 5 completed"). Set `list` to `service.list()`'s answer.
+ *
+ * @example
+ * const el = document.querySelector("oda-suggestions");
+ * el.list = await service.list(chatId, { progress: true });
+ * el.addEventListener("oda-start", async (e) => open((await service.start(chatId, e.detail.id)).chatId));
+ */
+export class OdaSuggestionsElement extends AnswerElement {
+  protected readonly fed = ["list"];
+  #list: SuggestionList | null = null;
+
+  /** The suggestions: `service.list(chatId)` (or `replaySuggestions()`). */
+  get list(): SuggestionList | null {
+    return this.#list;
+  }
+  set list(value: SuggestionList | null) {
+    this.#list = value ?? null;
+    keepFocus(this.root, () => this.redraw(), (key) => this.#nextFocus(key));
+  }
+
+  /** Where the keyboard goes when its button went away: the same offer's next action, else the heading. */
+  #nextFocus(key: string): HTMLElement | null {
+    const id = key.slice(key.indexOf(":") + 1);
+    for (const action of ["start", "restore", "open"]) {
+      const el = this.root.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${action}:${id}`)}"]`);
+      if (el !== null) return el;
+    }
+    return this.root.getElementById("heading");
+  }
+
+  #fire(name: keyof OdaSuggestionsEventMap, detail: SuggestionEventDetail | OpenChatEventDetail): void {
+    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
+  }
+
+  #button(action: Action, s: Suggestion, primary = false): HTMLElement {
+    const word = action[0]!.toUpperCase() + action.slice(1);
+    return h("button", {
+      type: "button", class: primary ? "primary" : null, part: `button ${action}-button`, "data-key": `${action}:${s.id}`,
+      "aria-label": `${word}: ${s.title}`, text: word, onclick: () => this.#fire(`oda-${action}`, { id: s.id }),
+    });
+  }
+
+  protected draw(): void {
+    const level = headingLevel(this, 2);
+    const open = this.#list?.open ?? [];
+    const settled = this.#list?.settled ?? [];
+    const chips = open.map((s) => h("li", { class: "chip", part: "chip", "data-id": s.id, "aria-labelledby": `t-${s.id}` },
+      h(`h${level + 1}`, { class: "chip-title", part: "chip-title", id: `t-${s.id}` }, icon("suggestion"), h("span", { text: s.title })),
+      h("p", { class: "tldr", part: "tldr", text: s.tldr }),
+      h("details", { part: "brief", "data-key": `brief:${s.id}` }, h("summary", { text: "Brief" }), h("p", { class: "brief", text: s.brief })),
+      h("div", { class: "actions", part: "actions" }, this.#button("start", s, true), this.#button("draft", s), this.#button("dismiss", s))));
+    const items = settled.map((s) => this.#settledItem(s));
+    this.root.replaceChildren(h("section", { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
+      h(`h${level}`, { id: "heading", class: "heading", part: "heading", tabindex: "-1", text: "Suggestions" }),
+      h("p", { class: "counts", part: "counts", text: `${open.length} open · ${settled.length} settled` }),
+      open.length ? h("ul", { class: "chips", part: "open-list", "aria-label": "Open suggestions" }, chips) : null,
+      settled.length ? h(`h${level + 1}`, { class: "sub", part: "settled-heading", text: "Settled" }) : null,
+      settled.length ? h("ul", { class: "settled", part: "settled-list", "aria-label": "Settled suggestions" }, items) : null,
+      open.length + settled.length === 0 ? h("p", { class: "empty", text: "No suggestions yet." }) : null));
+  }
+
+  #settledItem(s: ListedSuggestion): HTMLElement {
+    const progress = s.outcome === "started" && s.progress ? s.progress : null;
+    return h("li", { class: `settled-item o-${s.outcome}`, part: `settled settled-${s.outcome}`, "data-id": s.id },
+      h("span", { class: "outcome", part: "outcome" }, icon(s.outcome), OUTCOME[s.outcome]),
+      h("span", { class: "name", text: s.title }),
+      s.outcome === "dismissed" ? this.#button("restore", s) : null,
+      s.outcome === "started" && s.chatId !== undefined ? h("button", {
+        type: "button", part: "button open-button", "data-key": `open:${s.id}`, "aria-label": `Open chat: ${s.title}`, text: "Open chat",
+        onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId: s.chatId! }),
+      }) : null,
+      progress ? h("span", { class: "progress", part: "progress",
+        text: progress.total === 0 ? "No to-do list yet" : `${progress.completed} of ${progress.total} completed` }) : null);
+  }
+}
+
+// The events in the element's addEventListener, typed by name.
+export interface OdaSuggestionsElement {
+  addEventListener<K extends keyof OdaSuggestionsEventMap>(
+    type: K, listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof OdaSuggestionsEventMap>(
+    type: K, listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown, options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}

@@ -1,0 +1,112 @@
+// <oda-todo-card>: one "Update to-do list" card of a chat's timeline, drawn
+// from a card of the core's answers (`view().cards`, `cards(from, to)`).
+import type { TodoCard, TodoItem } from "../types.js";
+import { AnswerElement, h, headingLevel, hidden, icon } from "./dom.js";
+import { plural, STATUS } from "./words.js";
+
+/**
+ * The card of one recorded `todo_write` update: the list that was sent, each
+ * item's state as an icon and a word, and what changed (added, state
+ * changed, moved, removed) as a word and an icon. Set `card`; `position` and
+ * `total` (optional) add "2 of 4".
+ *
+ * @example
+ * const el = document.createElement("oda-todo-card");
+ * el.card = state.view({ cards: 1 }).cards[0];
+ * el.position = 4; el.total = 4;
+ */
+export class OdaTodoCardElement extends AnswerElement {
+  protected readonly fed = ["card", "position", "total"];
+  #card: TodoCard | null = null;
+  #position: number | null = null;
+  #total: number | null = null;
+
+  /** The card drawn: an item of `view().cards` or `cards(from, to)`. */
+  get card(): TodoCard | null {
+    return this.#card;
+  }
+  set card(value: TodoCard | null) {
+    this.#card = value ?? null;
+    this.redraw();
+  }
+
+  /** Which card of the chat this is, from 1 (optional). */
+  get position(): number | null {
+    return this.#position;
+  }
+  set position(value: number | null) {
+    this.#position = typeof value === "number" ? value : null;
+    this.redraw();
+  }
+
+  /** How many cards the chat has: `cardCount` (optional). */
+  get total(): number | null {
+    return this.#total;
+  }
+  set total(value: number | null) {
+    this.#total = typeof value === "number" ? value : null;
+    this.redraw();
+  }
+
+  protected draw(): void {
+    const c = this.#card;
+    if (c === null) {
+      this.root.replaceChildren();
+      return;
+    }
+    const { added, removed, statusChanged, moved } = c.changes;
+    const addedSet = new Set(added.map((a) => a.content));
+    const changed = new Map(statusChanged.map((s) => [s.content, s]));
+    const movedBy = new Map(moved.map((m) => [m.content, m]));
+    const summary = [
+      added.length && `${added.length} added`, removed.length && `${removed.length} removed`,
+      statusChanged.length && `${statusChanged.length} state changed`, moved.length && `${moved.length} moved`,
+    ].filter(Boolean).join(", ") || "no change";
+    const where = [
+      this.#position !== null ? `${count(this.#position)}${this.#total !== null ? ` of ${count(this.#total)}` : ""}` : null,
+      c.turn !== null ? `turn ${c.turn}` : null,
+    ].filter(Boolean).join(" · ");
+    const items = c.todos.map((t) => {
+      const marks: HTMLElement[] = [];
+      if (addedSet.has(t.content)) marks.push(mark("added", "Added"));
+      const s = changed.get(t.content);
+      if (s) marks.push(mark("changed", `${STATUS[s.from]} → ${STATUS[s.to]}`));
+      const m = movedBy.get(t.content);
+      if (m) marks.push(mark("moved", `Moved from ${m.from + 1} to ${m.to + 1}`));
+      return todoItem(t, marks);
+    });
+    const gone = removed.map((r) => h("li", { class: "todo removed", part: "item item-removed" }, icon("removed"),
+      h("span", { class: "line" }, hidden("Removed: "), h("del", { class: "text", text: r.content }),
+        h("span", { class: "marks", "aria-hidden": "true" }, mark("removed", "Removed")))));
+    const level = headingLevel(this, 3);
+    this.root.replaceChildren(h("article", { class: "card", part: "card", "aria-labelledby": "title" },
+      h("header", { part: "header" },
+        h(`h${level}`, { id: "title", class: "title", part: "title" }, icon("card"), "Update to-do list"),
+        where ? h("span", { class: "position", part: "position", text: where }) : null),
+      h("p", { class: "summary", part: "summary" },
+        h("span", { class: "counts-line", text: `${c.counts.pending} pending · ${c.counts.inProgress} in progress · ${c.counts.completed} completed` }),
+        h("span", { class: "changes", part: "changes", text: summary })),
+      h("ul", { class: "todos", part: "list", "aria-label": `The list sent, ${plural(c.todos.length, "item")}${removed.length ? `, ${removed.length} removed` : ""}` },
+        items, gone)));
+  }
+}
+
+/**
+ * A to-do item: its state as an icon and (for screen readers) a word, its
+ * text, then any change marks (the plan draws its items with it too).
+ *
+ * @example
+ * todoItem({ content: "Write tests", status: "in_progress" });
+ */
+export function todoItem(item: TodoItem, marks: HTMLElement[] = []): HTMLElement {
+  return h("li", { class: `todo s-${item.status}`, part: `item item-${item.status}` }, icon(item.status),
+    h("span", { class: "line" }, hidden(`${STATUS[item.status]}: `), h("span", { class: "text", text: item.content }),
+      marks.length ? h("span", { class: "marks" }, marks) : null));
+}
+
+/** A number as the words around it are written: English, with thousands grouped. */
+const count = (n: number): string => n.toLocaleString("en");
+
+function mark(kind: "added" | "removed" | "changed" | "moved", text: string): HTMLElement {
+  return h("span", { class: `mark m-${kind}`, part: `mark mark-${kind}` }, icon(kind), text);
+}
