@@ -1,6 +1,6 @@
 // `npm pack` / `npm publish` in pkg/ run this first: build what the package
 // ships (pkg/wasm, pkg/dist; a fresh clone has neither) and copy the
-// repository's README and LICENSE in, so every tarball is complete.
+// repository's README, LICENSE and CHANGELOG in, so every tarball is complete.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -14,7 +14,7 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, env, stdio: ["ig
 run("bash", ["scripts/setup.sh"]);
 run(process.execPath, ["scripts/build.mjs"]);
 run(process.execPath, ["scripts/inline-wasm.mjs"]);
-for (const file of ["README.md", "LICENSE"]) copyFileSync(new URL(`../${file}`, import.meta.url), new URL(`../pkg/${file}`, import.meta.url));
+for (const file of ["README.md", "LICENSE", "CHANGELOG.md"]) copyFileSync(new URL(`../${file}`, import.meta.url), new URL(`../pkg/${file}`, import.meta.url));
 for (const file of ["dist/index.js", "dist/index.node.js", "dist/index.inline.js", "dist/index.workerd.js", "dist/wasm-inline.js", "dist/cli.js", "wasm/oda_tasks_bg.wasm"]) {
   if (!existsSync(new URL(`../pkg/${file}`, import.meta.url))) throw new Error(`prepack: pkg/${file} was not built`);
 }

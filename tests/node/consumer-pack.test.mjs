@@ -1,5 +1,5 @@
 // Packaging: `npm pack` on a fresh clone packs a complete package (prepack
-// builds it), with README and LICENSE; the CLI installs from the tarball and
+// builds it), with README, LICENSE and CHANGELOG; the CLI installs from the tarball and
 // `oda-tasks --help` prints its usage.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -33,7 +33,7 @@ function freshClone(t) {
 const keep = mkdtempSync(join(tmpdir(), "oda-keep-"));
 test.after(() => rmSync(keep, { recursive: true, force: true }));
 let packed;
-test("npm pack on a fresh clone builds first and packs the whole package, README and LICENSE included", (t) => {
+test("npm pack on a fresh clone builds first and packs the whole package, README, LICENSE and CHANGELOG included", (t) => {
   const clone = freshClone(t);
   const out = mkdtempSync(join(tmpdir(), "oda-packed-"));
   t.after(() => rmSync(out, { recursive: true, force: true }));
@@ -42,7 +42,7 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
   assert.doesNotMatch(r.stderr, /npm warn/i, "npm has nothing to correct in package.json");
   const [info] = JSON.parse(r.stdout);
   const files = info.files.map((f) => f.path).sort();
-  for (const file of ["README.md", "LICENSE", "package.json", "example/chat.jsonl", "dist/index.js", "dist/index.d.ts",
+  for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "package.json", "example/chat.jsonl", "dist/index.js", "dist/index.d.ts",
     "dist/index.node.js", "dist/index.inline.js", "dist/index.workerd.js", "dist/wasm-inline.js", "dist/ai.js", "dist/cli.js", "dist/browser.js", "dist/node.js", "dist/sdk-tools.js", "wasm/oda_tasks.js",
     "wasm/oda_tasks.d.ts", "wasm/oda_tasks_bg.wasm"]) {
     assert.ok(files.includes(file), `${file} is packed (got ${files.join(", ")})`);
@@ -50,6 +50,7 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
   assert.ok(!files.some((f) => f.startsWith("src/")), "sources stay out");
   assert.equal(readFileSync(join(clone, "pkg/LICENSE"), "utf8"), readFileSync(join(root, "LICENSE"), "utf8"));
   assert.match(readFileSync(join(root, "LICENSE"), "utf8"), /^MIT License\n/);
+  assert.equal(readFileSync(join(clone, "pkg/CHANGELOG.md"), "utf8"), readFileSync(join(root, "CHANGELOG.md"), "utf8"));
   packed = join(keep, info.filename);
   cpSync(join(out, info.filename), packed);
 });
