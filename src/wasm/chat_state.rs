@@ -198,14 +198,6 @@ impl ChatStateCore {
     /// (the host's turn markers and the list's reminder read it).
     #[wasm_bindgen(js_name = listState)]
     pub fn list_state(&self) -> String {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct ListState<'a> {
-            todos: &'a [crate::entry::TodoItem],
-            turns: usize,
-            turn_open: bool,
-            turns_since_update: Option<usize>,
-        }
         let turns = &self.chat.turns;
         answer(&ListState {
             todos: &self.chat.todos.todos,
