@@ -17,7 +17,9 @@ export class Timeline {
     this.chatId = null;
     this.start = 0;
     this.observer = new IntersectionObserver((seen) => {
-      if (seen.some((e) => e.isIntersecting) && this.armed) this.earlier();
+      // A keyboard user who moved to the button presses it: its coming into view is not a request.
+      const focused = seen.some((e) => e.target.contains(document.activeElement));
+      if (seen.some((e) => e.isIntersecting) && this.armed && !focused) this.earlier();
     });
     this.armed = false;
   }
@@ -39,8 +41,7 @@ export class Timeline {
     this.#draw();
     if (fresh && this.start > 0) this.list.lastElementChild?.scrollIntoView({ block: "end" });
     // Only what the person does loads more: not the first draw, not our own scrolling.
-    this.armed = false;
-    requestAnimationFrame(() => requestAnimationFrame(() => (this.armed = true)));
+    this.#rearm();
   }
 
   /** Draws the page before the first entry shown, keeping what is on screen where it is. */
@@ -57,6 +58,13 @@ export class Timeline {
       const same = this.list.querySelector(`li[data-index="${anchor.dataset.index}"]`);
       window.scrollBy(0, (same?.getBoundingClientRect().top ?? top) - top);
     }
+    this.#rearm();
+  }
+
+  /** Loads wait for the person again: the new page's own appearance (or our scrolling) loads nothing. */
+  #rearm() {
+    this.armed = false;
+    requestAnimationFrame(() => requestAnimationFrame(() => (this.armed = true)));
   }
 
   #draw() {

@@ -110,11 +110,11 @@ test("PostgresStore: migrate() creates the named tables once; concurrent migrati
   }
 });
 
-test("PostgresStore: the README's psql command creates the tables by hand; migrate() then finds nothing to do", async () => {
+test("PostgresStore: docs/stores.md's psql command creates the tables by hand; migrate() then finds nothing to do", async () => {
   const root = fileURLToPath(new URL("../../", import.meta.url));
-  const readme = readFileSync(`${root}README.md`, "utf8");
+  const readme = readFileSync(`${root}docs/stores.md`, "utf8");
   const block = readme.match(/```sh\n(\s*psql "\$DATABASE_URL"[^]*?)```/);
-  assert.ok(block, "the README has the psql block");
+  assert.ok(block, "docs/stores.md has the psql block");
   const db = await fresh({ migrate: false });
   try {
     execFileSync("bash", ["-euo", "pipefail", "-c", block[1]], {
