@@ -337,11 +337,11 @@ async function memory(logs) {
 // ---------------------------------------------------------------------------
 
 /**
- * Texts chosen to collide (issue 14): 18,000 16-character items that agree in
- * all but their last characters, and collide pairwise under the old core's
- * unkeyed multiply-rotate hash of 8-byte words (same first word, last words
- * differing only in bits the hash folded away), against 18,000 ordinary texts.
- * The core keeps texts in trees, so both take about as long.
+ * Issue 14's attack: 18,000 16-character items chosen to be expensive for the
+ * structure that holds them. The core holds texts in trees (no hash to
+ * collide), whose worst case is long shared prefixes, so these share their
+ * first 8 characters and differ only at the end; against 18,000 ordinary texts.
+ * (They are not a collision set of the old core's hash: that hash is gone.)
  */
 function collisions() {
   progress("todo_write with 18,000 crafted and 18,000 ordinary items");
