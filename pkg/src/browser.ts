@@ -20,11 +20,23 @@ interface ChatRecord {
 
 const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
-/** The part of the Web Locks API the store uses (`navigator.locks`). */
+/**
+ * The part of the Web Locks API the store uses (`navigator.locks`).
+ *
+ * @example
+ * const locks: LockRequester = navigator.locks; // what the store takes by default where Web Locks exist
+ */
 export interface LockRequester {
+  /** Runs `callback` while holding the lock `name`, and resolves to what it resolves to. */
   request<T>(name: string, callback: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * Options of an {@link IndexedDbStore}.
+ *
+ * @example
+ * new IndexedDbStore("my-chat-app", { locks: null }); // writes queue within this page only
+ */
 export interface IndexedDbStoreOptions {
   /** The IndexedDB to use; default `globalThis.indexedDB`. */
   indexedDB?: IDBFactory;

@@ -3,7 +3,12 @@
 // overflow throws here, where it is caught, and never while Rust frames are
 // on the stack (with panic=abort that would corrupt the module for good).
 
-/** Default longest model input, in UTF-16 code units of its JSON text (1 MiB). */
+/**
+ * Default longest model input, in UTF-16 code units of its JSON text (1 MiB).
+ *
+ * @example
+ * todoWrite(log, input, { maxInputLength: 4 * DEFAULT_MAX_INPUT_LENGTH });
+ */
 export const DEFAULT_MAX_INPUT_LENGTH = 1 << 20;
 /** Longest piece of a thrown message quoted in a refusal or an error, in characters. */
 const MAX_QUOTE = 200;

@@ -137,14 +137,11 @@ export function clampPermission(wanted: string | null, ceiling: string | null, p
 }
 
 /**
- * Refuses creating or completing a goal until the person has spoken in the
- * chat: a brief from a suggestion is not the person's instruction.
+ * A JSONL log read by the core's one JSONL reader: its entries, their stored texts, and what was not an entry.
  *
  * @example
- * const g = checkGoal(log, "create");
- * if (!g.ok) return g.error;
+ * const { entries, texts }: JsonlRead = readJsonl(bytes);
  */
-/** A JSONL log read by the core's one JSONL reader: its entries, their stored texts, and what was not an entry. */
 export interface JsonlRead extends JsonlReport {
   entries: LogEntry[];
   /** Each entry's JSON text exactly as stored, parallel to `entries`. */
@@ -182,6 +179,14 @@ export function readJsonl(bytes: Uint8Array | Iterable<Uint8Array>): JsonlRead {
   }
 }
 
+/**
+ * Refuses creating or completing a goal until the person has spoken in the
+ * chat: a brief from a suggestion is not the person's instruction.
+ *
+ * @example
+ * const g = checkGoal(log, "create");
+ * if (!g.ok) return g.error;
+ */
 export function checkGoal(log: Log, action: GoalAction): GoalCheck {
   return withState(log, false, (state) => state.checkGoal(action));
 }

@@ -3,7 +3,12 @@
 // before loading says what to do instead of failing inside the glue.
 import * as glue from "../wasm/oda_tasks.js";
 
-/** Thrown when the core is called in a browser before `await init()`. */
+/**
+ * The message thrown when the core is called in a browser before `await init()`.
+ *
+ * @example
+ * try { todoWrite(log, input); } catch (e) { if (e instanceof Error && e.message.startsWith(NOT_INITIALISED)) await init(); }
+ */
 export const NOT_INITIALISED =
   "oda-tasks: the WebAssembly core is not initialised; call `await init()` once before using it " +
   '(Node, Deno, Bun, "oda-tasks/inline" and the `workerd` condition initialise it on import)';

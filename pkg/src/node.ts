@@ -25,6 +25,12 @@ import {
 } from "./store.js";
 import { queued } from "./queue.js";
 
+/**
+ * Options of a {@link JsonlStore}.
+ *
+ * @example
+ * new JsonlStore("/var/lib/chats", { lockWait: 30_000 });
+ */
 export interface JsonlStoreOptions {
   /**
    * How long (ms) to wait on a chat's lock that shows no sign of life (no

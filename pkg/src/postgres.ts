@@ -27,11 +27,13 @@ export const POSTGRES_TABLES = {
  * const client: PgPoolClient = await new pg.Pool().connect();
  */
 export interface PgPoolClient {
+  /** Runs one statement, as text or as a named statement with its values, and resolves to its rows. */
   query(text: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** Back to the pool; with an error, the connection is closed instead. */
   release(error?: Error | boolean): void;
   /** pg emits a lost connection here too, beside failing the query: the store listens while it holds the client. */
   on?(event: "error", listener: (error: Error) => void): unknown;
+  /** Stops the store's listener when it hands a healthy client back. */
   removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
@@ -42,7 +44,9 @@ export interface PgPoolClient {
  * const pool: PgPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  */
 export interface PgPool {
+  /** Lends a client; the store hands it back with `release`. */
   connect(): Promise<PgPoolClient>;
+  /** Closes the pool: {@link PostgresStore.end} calls it only on a pool the store made itself. */
   end(): Promise<void>;
 }
 

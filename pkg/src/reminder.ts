@@ -6,7 +6,12 @@ import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "./store.js";
 import type { ListState, TodoItem } from "./types.js";
 
-/** Default of {@link ReminderOptions.everyTurns}. */
+/**
+ * Default of {@link ReminderOptions.everyTurns}.
+ *
+ * @example
+ * reminderDue(state.listState(), DEFAULT_REMINDER_TURNS + 2);
+ */
 export const DEFAULT_REMINDER_TURNS = 3;
 
 /**

@@ -5,7 +5,12 @@ import { entryFromText } from "./entry-text.js";
 import type { LogEntry } from "./types.js";
 import { readFrom, type Store } from "./store.js";
 
-/** Default number of chats whose state a cache keeps. */
+/**
+ * Default number of chats whose state a cache keeps.
+ *
+ * @example
+ * new ChatStateCache(store, { size: 4 * DEFAULT_CACHE_SIZE });
+ */
 export const DEFAULT_CACHE_SIZE = 64;
 
 /**
@@ -46,6 +51,7 @@ export interface ChatStateLease {
    * the next lease reads what is really in the log).
    */
   appended(at: number, entries: readonly LogEntry[], length: number): void;
+  /** Gives the state back to the cache when done with `state`; a second call does nothing. */
   release(): void;
 }
 

@@ -6,6 +6,10 @@ import type { LogEntry } from "./core.js";
 /**
  * Where chats' logs live. Entries are JSON data: a store keeps a copy, so
  * later changes to the caller's objects never reach the stored log.
+ *
+ * @example
+ * const store: Store = new MemoryStore();
+ * await store.create("chat-1", [{ type: "session", chatId: "chat-1" }]); // true
  */
 export interface Store {
   /** The chat's entries, oldest first, or `null` when the chat does not exist. */
@@ -56,6 +60,12 @@ export interface LogRead {
   mark: string;
 }
 
+/**
+ * Why a store operation was refused: the `code` of a {@link StoreError}.
+ *
+ * @example
+ * if (e instanceof StoreError && e.code === "store/missing-chat") await store.create(chatId, [session]);
+ */
 export type StoreErrorCode =
   | "store/conflict"
   | "store/missing-chat"
@@ -82,7 +92,13 @@ export type StoreErrorCode =
   /** The stored log contradicts itself (rows missing under its length): nothing is returned. */
   | "store/corrupt";
 
-/** A store operation refused; `code` says why. */
+/**
+ * A store operation refused; `code` says why.
+ *
+ * @example
+ * try { await store.append("chat-9", entries); }
+ * catch (e) { if (!(e instanceof StoreError) || e.code !== "store/missing-chat") throw e; }
+ */
 export class StoreError extends Error {
   constructor(
     readonly code: StoreErrorCode,
@@ -94,7 +110,13 @@ export class StoreError extends Error {
   }
 }
 
-/** An `append` whose `expectedLength` no longer holds: read again and retry. */
+/**
+ * An `append` whose `expectedLength` no longer holds: read again and retry.
+ *
+ * @example
+ * try { await store.append("chat-1", [entry], log.length); }
+ * catch (e) { if (e instanceof ConflictError) log = (await store.read("chat-1")) ?? []; else throw e; }
+ */
 export class ConflictError extends StoreError {
   constructor(
     chatId: string,
@@ -106,7 +128,12 @@ export class ConflictError extends StoreError {
   }
 }
 
-/** Longest chat id a store accepts (ids become file names and keys). */
+/**
+ * Longest chat id a store accepts (ids become file names and keys).
+ *
+ * @example
+ * const chatId = `chat-${crypto.randomUUID()}`; // 41 characters, within MAX_CHAT_ID_LENGTH
+ */
 export const MAX_CHAT_ID_LENGTH = 200;
 
 /**
@@ -137,7 +164,12 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
 
 const { parse, stringify } = JSON; // as at load: an app's wrapper never sees a store's copies
 
-/** A deep copy as JSON data: what every store keeps and hands out. */
+/**
+ * A deep copy as JSON data: what every store keeps and hands out.
+ *
+ * @example
+ * const kept = jsonCopy(entries); // later changes to `entries` do not reach `kept`
+ */
 export function jsonCopy<T>(value: T): T {
   return parse(stringify(value)) as T;
 }
@@ -159,24 +191,40 @@ export async function readFrom(store: Store, chatId: string, from: number): Prom
   return log.slice(from);
 }
 
-/** Internal, shared by the stores: refuses a `from` that is not a whole number >= 0. */
+/**
+ * Internal, shared by the stores: refuses a `from` that is not a whole number >= 0.
+ *
+ * @internal
+ */
 export function checkFrom(from: unknown): asserts from is number {
   if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0) {
     throw new TypeError(`oda-tasks: readFrom needs a whole number >= 0 (got ${String(from)})`);
   }
 }
 
-/** Internal, shared by the stores: the `store/truncated` refusal of a read from past the end. */
+/**
+ * Internal, shared by the stores: the `store/truncated` refusal of a read from past the end.
+ *
+ * @internal
+ */
 export function truncated(chatId: string, from: number, length: number): StoreError {
   return new StoreError("store/truncated", `chat "${chatId}" has ${length} entries, fewer than the ${from} already read`, chatId);
 }
 
-/** Internal, shared by the stores: the `store/replaced` refusal of a mark that no longer holds. */
+/**
+ * Internal, shared by the stores: the `store/replaced` refusal of a mark that no longer holds.
+ *
+ * @internal
+ */
 export function replaced(chatId: string): StoreError {
   return new StoreError("store/replaced", `chat "${chatId}" is not the log that was read before (it was replaced or rewritten): read it whole again`, chatId);
 }
 
-/** Internal, shared by the stores: refuses a mark that is neither a string nor null. */
+/**
+ * Internal, shared by the stores: refuses a mark that is neither a string nor null.
+ *
+ * @internal
+ */
 export function checkMark(mark: unknown): asserts mark is string | null {
   if (mark !== null && typeof mark !== "string") throw new TypeError("oda-tasks: readSince needs a mark string or null");
 }
@@ -185,6 +233,8 @@ export function checkMark(mark: unknown): asserts mark is string | null {
  * Internal, shared by the stores that mark a chat by an epoch (IndexedDB,
  * PostgreSQL): the answer of `readSince` for what was read now, or
  * `store/replaced` when `mark` was taken of another epoch (or of a chat that is gone).
+ *
+ * @internal
  */
 export function epochRead(chatId: string, mark: string | null, now: { texts: string[]; mark: string } | null): LogRead | null {
   if (now === null) {

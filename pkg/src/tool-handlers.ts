@@ -24,7 +24,9 @@ export interface ChatToolsOptions extends RunToolOptions {
  * const text: string = await handlers.todo_write(call.input);
  */
 export interface ToolHandlers {
+  /** Runs the model's `todo_write` input on the chat: the core's output, or its exact refusal. */
   todo_write(input: unknown): Promise<string>;
+  /** Runs the model's `suggest_task` input on the chat: the core's output, or its exact refusal. */
   suggest_task(input: unknown): Promise<string>;
 }
 

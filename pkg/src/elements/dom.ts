@@ -31,6 +31,7 @@ export abstract class AnswerElement extends ElementBase {
     this.root = shadowWithStyles(this);
   }
 
+  /** On connect: applies the fed properties set before the class was defined, then draws once. */
   connectedCallback(): void {
     upgrade(this, this.fed);
     if (!this.#drawn) this.redraw();
@@ -42,6 +43,7 @@ export abstract class AnswerElement extends ElementBase {
     this.draw();
   }
 
+  /** Renders the element's shadow root from its properties. */
   protected abstract draw(): void;
 }
 

@@ -40,6 +40,7 @@ export class OdaPlanElement extends AnswerElement {
     this.redraw();
   }
 
+  /** Renders the plan from `plan` and `cardCount`. */
   protected draw(): void {
     const level = headingLevel(this, 2);
     if (this.#body === null || this.#live === null) {

@@ -89,6 +89,7 @@ export class OdaSuggestionsElement extends AnswerElement {
     });
   }
 
+  /** Renders the open and settled offers from `list`. */
   protected draw(): void {
     const level = headingLevel(this, 2);
     const open = this.#list?.open ?? [];
@@ -125,12 +126,16 @@ export class OdaSuggestionsElement extends AnswerElement {
 
 // The events in the element's addEventListener, typed by name.
 export interface OdaSuggestionsElement {
+  /** Listens for one of the element's events, typed by name (`oda-start`, `oda-dismiss`, ...). */
   addEventListener<K extends keyof OdaSuggestionsEventMap>(
     type: K, listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions,
   ): void;
+  /** Listens for any other event, as on every element. */
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  /** Stops listening for one of the element's events. */
   removeEventListener<K extends keyof OdaSuggestionsEventMap>(
     type: K, listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown, options?: boolean | EventListenerOptions,
   ): void;
+  /** Stops listening for any other event. */
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }

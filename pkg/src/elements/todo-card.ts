@@ -48,6 +48,7 @@ export class OdaTodoCardElement extends AnswerElement {
     this.redraw();
   }
 
+  /** Renders the card from `card`, `position` and `total`. */
   protected draw(): void {
     const c = this.#card;
     if (c === null) {
