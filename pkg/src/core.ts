@@ -11,7 +11,7 @@ import type {
 } from "./types.js";
 
 export type * from "./types.js";
-export { NOT_INITIALISED, init, initSync } from "./load.js";
+export { NOT_INITIALISED, init, initSync, type WasmBytes, type WasmSource } from "./load.js";
 export { ChatState, RAW_TEXT, type ChatStateOptions } from "./chat-state.js";
 export { DEFAULT_MAX_INPUT_LENGTH } from "./convert.js";
 
