@@ -488,7 +488,7 @@ impl TodoLedger {
             let text = self
                 .texts
                 .get((bits >> 2) as usize)
-                .map(|t| t.to_string())
+                .map(|t| String::from(&**t))
                 .unwrap_or_default();
             (text, status_of(*bits))
         };

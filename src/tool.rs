@@ -27,36 +27,48 @@ pub const SUGGEST_FIELD_DESCRIPTIONS: [&str; 3] = [
     "Self-contained instructions for the new chat, at most 4000 characters.",
 ];
 
-/// The `todo_write` input schema (keys in byte order, as a map writes them).
-fn todo_write_schema() -> Value {
-    json!({
-        "additionalProperties": false,
-        "properties": {
-            "todos": {
-                "description": "The whole task list, in order. It replaces the previous list.",
-                "items": {
-                    "additionalProperties": false,
-                    "properties": {
-                        "content": {
-                            "description": "A short line naming the step; unique within the list.",
-                            "minLength": 1,
-                            "type": "string"
-                        },
-                        "status": {
-                            "description": "pending (not started), in_progress (being worked on now) or completed (finished).",
-                            "enum": ["pending", "in_progress", "completed"],
-                            "type": "string"
-                        }
+/// The `todo_write` input schema as JSON text (keys in byte order, as a map writes them):
+/// read at run time, so the module carries the text, not code that builds it.
+const TODO_WRITE_SCHEMA: &str = r#"{
+    "additionalProperties": false,
+    "properties": {
+        "todos": {
+            "description": "The whole task list, in order. It replaces the previous list.",
+            "items": {
+                "additionalProperties": false,
+                "properties": {
+                    "content": {
+                        "description": "A short line naming the step; unique within the list.",
+                        "minLength": 1,
+                        "type": "string"
                     },
-                    "required": ["content", "status"],
-                    "type": "object"
+                    "status": {
+                        "description": "pending (not started), in_progress (being worked on now) or completed (finished).",
+                        "enum": [
+                            "pending",
+                            "in_progress",
+                            "completed"
+                        ],
+                        "type": "string"
+                    }
                 },
-                "type": "array"
-            }
-        },
-        "required": ["todos"],
-        "type": "object"
-    })
+                "required": [
+                    "content",
+                    "status"
+                ],
+                "type": "object"
+            },
+            "type": "array"
+        }
+    },
+    "required": [
+        "todos"
+    ],
+    "type": "object"
+}"#;
+
+fn todo_write_schema() -> Value {
+    serde_json::from_str(TODO_WRITE_SCHEMA).unwrap_or(Value::Null)
 }
 
 pub fn todo_write_tool() -> ToolDefinition {
