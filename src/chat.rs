@@ -4,9 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::entry::{read_entry, Entry, KnownType, Origin, Read, SessionEntry, Settings, Skipped, Source, TOP_LEVEL};
+use crate::entry::{read_entry, Entry, KnownType, Origin, Read, SessionEntry, Settings, Skipped, Source, TodoItem, TOP_LEVEL};
 use crate::suggest::SuggestionLedger;
-use crate::todo::TodoLedger;
+use crate::todo::{self, Card, TodoLedger};
 
 /// Where the chat's turns stand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -71,6 +71,18 @@ impl Chat {
         Chat {
             todos: TodoLedger::new(cards),
             ..Chat::default()
+        }
+    }
+
+    /// The card a `todo_update` of `todos` makes when appended now (at the
+    /// log's end, in the current turn): what a UI shows for a recorded call.
+    pub fn next_card(&self, todos: Vec<TodoItem>) -> Card {
+        Card {
+            index: self.len,
+            turn: self.turns.open.then_some(self.turns.started),
+            counts: todo::counts(&todos),
+            changes: todo::diff(&self.todos.todos, &todos),
+            todos,
         }
     }
 

@@ -428,6 +428,20 @@ proptest! {
         prop_assert_eq!(&before, &serde_json::to_vec(&log).expect("a log serialises"));
     }
 
+    /// The card a recorded `todo_write` shows (`next_card`, on a chat without
+    /// cards) is the card replay makes once its entry is appended.
+    #[test]
+    fn next_card_is_the_card_replay_makes(log in log(), input in model_input(), one_active in any::<bool>()) {
+        let Ok(decided) = todo_write(true, &Input::from(input), TodoOptions { one_active }) else { return Ok(()) };
+        let chat = Chat::from_values(&log, false);
+        let card = chat.next_card(decided.entry.todos.clone());
+        let mut whole = log.clone();
+        whole.push(serde_json::from_str(&Entry::TodoUpdate(decided.entry).text()).expect("an entry's text is JSON"));
+        let replayed = Chat::from_values(&whole, true);
+        let last = replayed.todos.card_count().checked_sub(1).and_then(|k| replayed.todos.card(k));
+        prop_assert_eq!(Some(card), last);
+    }
+
     /// A folded chat answers the same before and after any question is asked of it.
     #[test]
     fn questions_leave_the_chat_as_it_was(log in log(), input in model_input(), id in string_of(IDS)) {

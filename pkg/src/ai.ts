@@ -1,24 +1,28 @@
 // `oda-tasks/ai`: the two tools for the Vercel AI SDK (`ai` >= 7), and one
 // model call run as one turn of the chat. The SDK checks no input against the
-// schema: every call reaches the core, whose exact text the model gets back.
+// schema: every call reaches the core, whose exact text the model gets back;
+// the UI's tool part gets `{ text, card?, offer? }`.
 import { jsonSchema, tool, type Tool } from "ai";
 import { suggestTaskTool, todoWriteTool } from "./gen/tools.js";
 import { optionsObject } from "./convert.js";
 import { beginTurn, endTurn } from "./lifecycle.js";
 import { todoReminder } from "./reminder.js";
-import { chatToolsOptions, toolHandlers, type ChatToolsOptions } from "./tool-handlers.js";
+import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions } from "./tool-handlers.js";
+import type { UiToolResult } from "./run.js";
 import type { JsonSchema } from "./types.js";
 
 /**
  * The tools `aiTools` returns: pass them as `tools` to `generateText` or
- * `streamText`. Input is `unknown`: the core checks it, not the SDK.
+ * `streamText`. Input is `unknown`: the core checks it, not the SDK. Each
+ * resolves to `{ text, card?, offer? }`; the model reads only `text`.
  *
  * @example
  * const tools: AiTools = aiTools({ store, chatId: "chat-1" });
+ * type ChatMessage = UIMessage<never, UIDataTypes, InferUITools<AiTools>>; // part.output.card type-checks
  */
 export type AiTools = {
-  todo_write: Tool<unknown, string>;
-  suggest_task: Tool<unknown, string>;
+  todo_write: Tool<unknown, UiToolResult>;
+  suggest_task: Tool<unknown, UiToolResult>;
 };
 
 /**
@@ -54,8 +58,10 @@ export interface AiTurn {
 
 /**
  * `todo_write` and `suggest_task` as AI SDK tools bound to chat `chatId`.
- * Each result is the core's exact text, its refusals included (a refusal is
- * a result the model reads, not a tool error).
+ * Each resolves to `{ text, card?, offer? }` for the UI's tool part: `text`
+ * is the core's exact output or refusal (a refusal is a result the model
+ * reads, not a tool error) and, through `toModelOutput`, all the model sees;
+ * `card` is a recorded update's `TodoCard`, `offer` a recorded suggestion.
  *
  * @example
  * import { generateText } from "ai";
@@ -63,13 +69,15 @@ export interface AiTurn {
  * const { text } = await generateText({ model, tools: aiTools({ store, chatId: "chat-1" }), prompt });
  */
 export function aiTools(options: ChatToolsOptions): AiTools {
-  const handlers = toolHandlers(chatToolsOptions("aiTools", options));
-  const aiTool = (definition: { description: string; inputSchema: JsonSchema }, run: (input: unknown) => Promise<string>) =>
-    tool<unknown, string, {}>({
+  const handlers = uiToolHandlers(chatToolsOptions("aiTools", options));
+  const aiTool = (definition: { description: string; inputSchema: JsonSchema }, run: (input: unknown) => Promise<UiToolResult>) =>
+    tool<unknown, UiToolResult, {}>({
       description: definition.description,
       // No `validate`: the SDK hands every input over as it came.
       inputSchema: jsonSchema<unknown>(JSON.parse(JSON.stringify(definition.inputSchema)) as JsonSchema),
       execute: (input: unknown) => run(input),
+      // The model reads the core's text and nothing else: the card and the offer are for the UI.
+      toModelOutput: ({ output }) => ({ type: "text", value: output.text }),
     });
   return {
     todo_write: aiTool(todoWriteTool, handlers.todo_write),

@@ -12,7 +12,7 @@ import type {
 } from "./types.js";
 
 // The key under which an entry the core wrote carries its exact stored text: the stores' `entryLine` reads it.
-import { RAW_TEXT } from "./entry-text.js";
+import { entryLine, RAW_TEXT } from "./entry-text.js";
 export { RAW_TEXT };
 
 /** `JSON.parse` as it was when the package loaded (an app may wrap it later). */
@@ -257,6 +257,19 @@ export class ChatState {
    */
   suggestTask(input: unknown, options?: ToolCallOptions): SuggestTaskResult {
     return withEntryTexts<SuggestTaskResult>(this.#live().suggestTask(suggestParams(input, options)), toolEntries);
+  }
+
+  /**
+   * The card a `todo_update` entry makes when appended now, at the log's end
+   * (what a UI shows for a recorded `todo_write`); `null` for any other
+   * entry. Works with or without `cards`.
+   *
+   * @example
+   * const r = state.todoWrite(input);
+   * const card = r.ok ? state.nextCard(r.entry) : null;
+   */
+  nextCard(entry: LogEntry): TodoCard | null {
+    return parseJson(this.#live().nextCard(entryLine(entry))) as TodoCard | null;
   }
 
   /**

@@ -7,7 +7,9 @@ import { optionsObject } from "./convert.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "./store.js";
 import type { ChatState } from "./chat-state.js";
-import type { SuggestTaskResult, TodoWriteResult } from "./types.js";
+import type {
+  Suggestion, SuggestionOfferedEntry, SuggestTaskResult, TodoCard, TodoUpdateEntry, TodoWriteResult,
+} from "./types.js";
 
 export { isConflict } from "./conflict.js";
 
@@ -78,6 +80,48 @@ export async function runTool(
   call: ToolCall,
   options?: RunToolOptions | null,
 ): Promise<ToolResult> {
+  const { ui: _ui, ...result } = await recordCall(store, chatId, call, options, false);
+  return result;
+}
+
+/**
+ * What a tool call resolves to for a chat's UI: `text`, the core's exact
+ * output or refusal (the only part the model sees); `card`, the recorded
+ * `todo_write`'s card (what `<oda-todo-card>` takes); `offer`, the recorded
+ * suggestion.
+ *
+ * @example
+ * const { text, card } = await handlers.todo_write(input); // toolHandlers({ store, chatId, ui: true })
+ */
+export interface UiToolResult {
+  text: string;
+  card?: TodoCard;
+  offer?: Suggestion;
+}
+
+/**
+ * Internal: {@link runTool} whose answer also carries what the UI draws
+ * (`ui`: the card of a recorded update or the recorded offer).
+ */
+export async function runToolForUi(
+  store: Store,
+  chatId: string,
+  call: ToolCall,
+  options?: RunToolOptions | null,
+): Promise<UiToolResult> {
+  const r = await recordCall(store, chatId, call, options, true);
+  return { text: r.ok ? r.output : r.error, ...r.ui };
+}
+
+type Recorded = ToolResult & { ui: { card?: TodoCard; offer?: Suggestion } };
+
+async function recordCall(
+  store: Store,
+  chatId: string,
+  call: ToolCall,
+  options: RunToolOptions | null | undefined,
+  ui: boolean,
+): Promise<Recorded> {
   const opts = optionsObject("runTool", options) as RunToolOptions;
   const unknown = Object.keys(opts).find((key) => !RUN_OPTIONS.has(key));
   if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of runTool: unknown option \`${unknown}\``);
@@ -85,11 +129,22 @@ export async function runTool(
   const cache = opts.cache ?? sharedCache(store);
   if (cache.store !== store) throw new TypeError("oda-tasks: invalid arguments of runTool: the cache belongs to another store");
   const name = String(ownValue(call, "name"));
-  return decideAndAppend<ToolResult>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
+  return decideAndAppend<Recorded>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
     const result = decide(state);
-    if (!result.ok) return { done: { ok: false, error: result.error } };
-    return { append: [result.entry], then: { ok: true, output: result.output } };
+    if (!result.ok) return { done: { ok: false, error: result.error, ui: {} } };
+    // Decided on the state the entry is appended to: the card is the one replay will make.
+    const shown = ui && state !== null ? uiParts(state, result.entry) : {};
+    return { append: [result.entry], then: { ok: true, output: result.output, ui: shown } };
   });
+}
+
+/** The card of a `todo_update` about to be appended, or the offer of a `suggestion_offered`. */
+function uiParts(state: ChatState, entry: TodoUpdateEntry | SuggestionOfferedEntry): { card?: TodoCard; offer?: Suggestion } {
+  if (entry.type === "suggestion_offered") {
+    return { offer: { id: entry.id, title: entry.title, tldr: entry.tldr, brief: entry.brief } };
+  }
+  const card = state.nextCard(entry);
+  return card === null ? {} : { card };
 }
 
 type Decide = (state: ChatState | null) => TodoWriteResult | SuggestTaskResult;

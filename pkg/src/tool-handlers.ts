@@ -2,7 +2,7 @@
 // bound to one stored chat: what every framework's `execute` needs, so no
 // adapter repeats `r.ok ? r.output : r.error`.
 import { optionsObject } from "./convert.js";
-import { runTool, type RunToolOptions } from "./run.js";
+import { runTool, runToolForUi, type RunToolOptions, type UiToolResult } from "./run.js";
 import type { Store } from "./store.js";
 
 /**
@@ -48,20 +48,62 @@ export function chatToolsOptions(call: string, options: unknown): ChatToolsOptio
 }
 
 /**
+ * Each tool's handler with `ui: true`: the model's input (unchecked) to what
+ * the chat's UI draws, `{ text, card?, offer? }`; give the model only `text`.
+ *
+ * @example
+ * const { text, card } = await handlers.todo_write(call.input);
+ */
+export interface UiToolHandlers {
+  /** Runs the model's `todo_write` input: `text` for the model, and the recorded update's `card`. */
+  todo_write(input: unknown): Promise<UiToolResult>;
+  /** Runs the model's `suggest_task` input: `text` for the model, and the recorded `offer`. */
+  suggest_task(input: unknown): Promise<UiToolResult>;
+}
+
+/**
+ * Options of {@link toolHandlers}: the chat, {@link runTool}'s options, and
+ * `ui` (default `false`): resolve to `{ text, card?, offer? }` instead of the text.
+ *
+ * @example
+ * const options: ToolHandlersOptions = { store, chatId: "chat-1", ui: true };
+ */
+export interface ToolHandlersOptions extends ChatToolsOptions {
+  ui?: boolean;
+}
+
+/**
  * `todo_write` and `suggest_task` bound to chat `chatId`: each resolves to
- * the text to give the model back. An unknown option throws here.
+ * the text to give the model back, or with `ui: true` to `{ text, card?,
+ * offer? }` for a UI (the model still gets only `text`). An unknown option
+ * throws here.
  *
  * @example
  * import { toolHandlers } from "oda-tasks";
  * const tools = toolHandlers({ store, chatId: "chat-1" });
  * await tools.todo_write({ todos: [{ content: "Ship it", status: "in_progress" }] });
  * // "Updated todo list: 0 pending, 1 in progress, 0 completed"
+ * const ui = toolHandlers({ store, chatId: "chat-1", ui: true });
+ * const { text, card } = await ui.todo_write({ todos: [{ content: "Ship it", status: "completed" }] });
  */
-export function toolHandlers(options: ChatToolsOptions): ToolHandlers {
-  const { store, chatId, ...run } = chatToolsOptions("toolHandlers", options);
+export function toolHandlers(options: ToolHandlersOptions & { ui: true }): UiToolHandlers;
+export function toolHandlers(options: ToolHandlersOptions & { ui?: false }): ToolHandlers;
+export function toolHandlers(options: ToolHandlersOptions): ToolHandlers | UiToolHandlers;
+export function toolHandlers(options: ToolHandlersOptions): ToolHandlers | UiToolHandlers {
+  const { ui = false, ...rest } = optionsObject("toolHandlers", options) as unknown as ToolHandlersOptions;
+  if (typeof ui !== "boolean") throw new TypeError("oda-tasks: invalid arguments of toolHandlers: `ui` must be a boolean");
+  const { store, chatId, ...run } = chatToolsOptions("toolHandlers", rest);
+  if (ui) return uiToolHandlers({ store, chatId, ...run });
   const handler = (name: "todo_write" | "suggest_task") => async (input: unknown): Promise<string> => {
     const r = await runTool(store, chatId, { name, input }, run);
     return r.ok ? r.output : r.error;
   };
+  return { todo_write: handler("todo_write"), suggest_task: handler("suggest_task") };
+}
+
+/** Internal: the UI handlers over options already read by {@link chatToolsOptions}. */
+export function uiToolHandlers({ store, chatId, ...run }: ChatToolsOptions): UiToolHandlers {
+  const handler = (name: "todo_write" | "suggest_task") => (input: unknown): Promise<UiToolResult> =>
+    runToolForUi(store, chatId, { name, input }, run);
   return { todo_write: handler("todo_write"), suggest_task: handler("suggest_task") };
 }

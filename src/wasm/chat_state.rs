@@ -225,6 +225,16 @@ impl ChatStateCore {
         ))
     }
 
+    /// JSON: the card the `todo_update` entry `entry_text` makes when appended
+    /// now, or `null` for any other entry (cards kept or not).
+    #[wasm_bindgen(js_name = nextCard)]
+    pub fn next_card(&self, entry_text: &str) -> String {
+        match crate::entry::read_entry(entry_text) {
+            crate::entry::Read::Entry(Entry::TodoUpdate(update)) => answer(&self.chat.next_card(update.todos)),
+            _ => "null".to_owned(),
+        }
+    }
+
     #[wasm_bindgen(js_name = replayTodos)]
     pub fn replay_todos(&self) -> Result<String, JsValue> {
         self.cards_kept()?;

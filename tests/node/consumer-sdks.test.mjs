@@ -58,7 +58,7 @@ test("the framework recipes type-check against the real packages' types (with th
 
 test("Vercel AI SDK: aiTools and aiTurn with generateText and streamText over MemoryStore and JsonlStore", () => {
   const out = suite("ai-suite.mjs");
-  assert.match(out, /ℹ pass 10\b/);
+  assert.match(out, /ℹ pass 12\b/);
   assert.match(out, /ℹ fail 0\b/);
 });
 

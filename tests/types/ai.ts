@@ -1,7 +1,7 @@
 // Type tests for oda-tasks/ai against the real `ai` 7 types: the tools fit
 // `generateText`/`streamText`'s `tools`, and aiTurn passes the call's result through.
-import { generateText, streamText, type LanguageModel } from "ai";
-import { MemoryStore } from "oda-tasks";
+import { generateText, streamText, type InferUITools, type LanguageModel, type UIDataTypes, type UIMessage } from "ai";
+import { MemoryStore, toolHandlers, type Suggestion, type TodoCard, type UiToolResult } from "oda-tasks";
 import { aiTools, aiTurn, type AiTools } from "oda-tasks/ai";
 
 declare const model: LanguageModel;
@@ -19,3 +19,26 @@ export const text: Promise<string> = aiTurn({ store, chatId: "c", remind: "alway
 void aiTurn({ store, chatId: "c", remind: "sometimes" }, () => 1);
 // @ts-expect-error a chat id is needed
 void aiTools({ store });
+
+// The UI's tool parts carry `{ text, card?, offer? }`: `part.output.card` type-checks under useChat's types.
+type ChatMessage = UIMessage<never, UIDataTypes, InferUITools<AiTools>>;
+export function cardOf(message: ChatMessage): TodoCard | undefined {
+  for (const part of message.parts) {
+    if (part.type === "tool-todo_write" && part.state === "output-available") {
+      const text: string = part.output.text;
+      void text;
+      return part.output.card;
+    }
+    if (part.type === "tool-suggest_task" && part.state === "output-available") {
+      const offer: Suggestion | undefined = part.output.offer;
+      void offer;
+      // @ts-expect-error the output is an object, not the model's text
+      const asText: string = part.output;
+      void asText;
+    }
+  }
+  return undefined;
+}
+const ui = toolHandlers({ store, chatId: "c", ui: true });
+export const uiCard: Promise<TodoCard | undefined> = ui.todo_write({}).then((r: UiToolResult) => r.card);
+export const plainText: Promise<string> = toolHandlers({ store, chatId: "c" }).todo_write({});
