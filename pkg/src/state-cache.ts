@@ -17,11 +17,13 @@ export const DEFAULT_CACHE_SIZE = 64;
  * Options of a {@link ChatStateCache}.
  *
  * @example
- * new ChatStateCache(store, { size: 256 });
+ * new ChatStateCache(store, { size: 256, cards: true }); // states that can answer view()
  */
 export interface ChatStateCacheOptions {
   /** How many chats' states to keep (least recently used go first). Default 64. */
   size?: number;
+  /** Keep each chat's todo cards, for `view()` and `cards()` (default `false`: decisions do not need them). */
+  cards?: boolean;
 }
 
 interface Slot {
@@ -68,6 +70,8 @@ export interface ChatStateLease {
 export class ChatStateCache {
   readonly store: Store;
   readonly size: number;
+  /** Whether the states keep their todo cards. */
+  readonly cards: boolean;
   readonly #slots = new Map<string, Slot>();
 
   constructor(store: Store, options: ChatStateCacheOptions = {}) {
@@ -76,8 +80,11 @@ export class ChatStateCache {
     if (!Number.isSafeInteger(size) || size < 1) {
       throw new TypeError(`oda-tasks: a ChatStateCache's size must be a whole number >= 1 (got ${String(size)})`);
     }
+    const cards = options !== null && typeof options === "object" && Object.hasOwn(options, "cards") ? (options.cards ?? false) : false;
+    if (typeof cards !== "boolean") throw new TypeError("oda-tasks: a ChatStateCache's cards must be a boolean");
     this.store = store;
     this.size = size;
+    this.cards = cards;
   }
 
   /** Chats whose state is kept now. */
@@ -158,7 +165,7 @@ export class ChatStateCache {
     }
     const log = await this.#read(chatId, 0, null);
     if (log === null) return;
-    const state = ChatState.empty({ cards: false });
+    const state = ChatState.empty({ cards: this.cards });
     try {
       feed(state, log, 0);
     } catch (e) {

@@ -1,0 +1,245 @@
+// `chatHandler`: one Fetch-API handler, `(request) => Promise<Response>`, that
+// serves a chat's screen and its suggestion actions under the path it is
+// mounted at, for Next.js route handlers, Hono, Bun.serve, Deno.serve and
+// Workers alike. Secure by default: `authorize` is required, no CORS header
+// is ever sent, a POST needs a JSON body of bounded size, and a failure says
+// a code and a fixed or service text, never a stack or a path.
+import { optionsObject } from "../../convert.js";
+import { SuggestionService } from "../../service.js";
+import { ChatStateCache } from "../../state-cache.js";
+import type { Store } from "../../store.js";
+import type { StartRequest } from "../../types.js";
+import { readJsonBody } from "./body.js";
+import { EventStreams } from "./events.js";
+import { failure, json, thrown } from "./replies.js";
+import { matchRoute, type ChatAction } from "./routes.js";
+import { readCards, readScreen } from "./screen.js";
+
+/**
+ * What `authorize` is told: the chat a request names and what it would do.
+ *
+ * @example
+ * const authorize = (request: Request, { chatId, action }: AuthorizeContext) => sessionOwns(request, chatId);
+ */
+export interface AuthorizeContext {
+  chatId: string;
+  /** `read` (the screen), `cards`, `events`, or `start`, `draft`, `dismiss`, `restore` of `suggestionId`. */
+  action: ChatAction;
+  suggestionId?: string;
+}
+
+/**
+ * Options of {@link chatHandler}.
+ *
+ * @example
+ * const options: ChatHandlerOptions = { store, authorize: (request, { chatId }) => ownsChat(request, chatId), cards: 20 };
+ */
+export interface ChatHandlerOptions {
+  store: Store;
+  /**
+   * Decides every request before anything is read or written: `true` lets it
+   * through; a `Response` is sent as it is (a 401 with your own headers);
+   * anything else is a 403.
+   */
+  authorize: (request: Request, context: AuthorizeContext) => boolean | Response | Promise<boolean | Response>;
+  /** The path the handler is mounted at (`"/api/oda"`); default `""`: the routes follow the first `chats` segment. */
+  basePath?: string;
+  /** Cards in the first screen (default 50). */
+  cards?: number;
+  /** Most cards one `cards` page may hold (default 200). */
+  maxPageCards?: number;
+  /** Largest POST body in bytes (default 4096). */
+  maxBodyBytes?: number;
+  /** Open event streams per chat (default 8) and in all (default 256). */
+  maxStreamsPerChat?: number;
+  maxStreams?: number;
+  /** How often an event stream's chat is read again, in ms (default 1000, 100 to 60000). */
+  pollMs?: number;
+  /** The suggestion service's permission order, lowest first. */
+  permissions?: readonly string[];
+  /** The warm states to read and write through (`cards: true`); by default one of the handler's own. */
+  cache?: ChatStateCache;
+  /** Told of every failure answered with a 500 or a 503, for the app's logs (the client never sees it). */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/**
+ * A chat's handler: `(request: Request) => Promise<Response>`.
+ *
+ * @example
+ * const response: Response = await handler(new Request("https://app.example/api/oda/chats/chat-1"));
+ */
+export type ChatHandler = (request: Request) => Promise<Response>;
+
+const OPTIONS = new Set([
+  "store", "authorize", "basePath", "cards", "maxPageCards", "maxBodyBytes", "maxStreamsPerChat", "maxStreams", "pollMs",
+  "permissions", "cache", "onError",
+]);
+
+/** A whole number option within bounds, or a TypeError. */
+function whole(name: string, value: unknown, absent: number, min: number, max: number): number {
+  if (value === undefined) return absent;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TypeError(`oda-tasks: invalid arguments of chatHandler: \`${name}\` must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** Largest query number taken for `from` and `to`. */
+const MAX_QUERY_NUMBER = 2 ** 31;
+
+/**
+ * The chat's HTTP handler over `store`:
+ * `GET chats/:chatId` (the first screen), `GET chats/:chatId/cards?from=&to=`,
+ * `POST chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)` and
+ * `GET chats/:chatId/events` (SSE), each decided by `authorize` first.
+ * Throws a TypeError at once without `authorize` or with a bad option.
+ *
+ * @example
+ * // app/api/oda/[...path]/route.ts (Next.js)
+ * import { chatHandler } from "oda-tasks/http";
+ * const handler = chatHandler({ store, authorize: async (request, { chatId }) => (await session(request))?.owns(chatId) === true });
+ * export { handler as GET, handler as POST };
+ */
+export function chatHandler(options: ChatHandlerOptions): ChatHandler {
+  const o = optionsObject("chatHandler", options) as Partial<ChatHandlerOptions>;
+  const unknown = Object.keys(o).find((key) => !OPTIONS.has(key));
+  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of chatHandler: unknown option \`${unknown}\``);
+  const { store, authorize, onError } = o;
+  if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
+    throw new TypeError("oda-tasks: invalid arguments of chatHandler: `store` must be a store (MemoryStore, JsonlStore, ...)");
+  }
+  if (typeof authorize !== "function") {
+    throw new TypeError(
+      "oda-tasks: invalid arguments of chatHandler: `authorize(request, { chatId, action })` is required; it decides who may read and act on each chat",
+    );
+  }
+  if (onError !== undefined && typeof onError !== "function") throw new TypeError("oda-tasks: invalid arguments of chatHandler: `onError` must be a function");
+  const basePath = o.basePath ?? "";
+  if (typeof basePath !== "string" || (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))) {
+    throw new TypeError('oda-tasks: invalid arguments of chatHandler: `basePath` must be "" or a path like "/api/oda" (no trailing slash)');
+  }
+  const cards = whole("cards", o.cards, 50, 0, 10_000);
+  const maxPageCards = whole("maxPageCards", o.maxPageCards, 200, 1, 10_000);
+  const maxBodyBytes = whole("maxBodyBytes", o.maxBodyBytes, 4096, 2, 1 << 20);
+  const perChat = whole("maxStreamsPerChat", o.maxStreamsPerChat, 8, 1, 10_000);
+  const total = whole("maxStreams", o.maxStreams, 256, 1, 100_000);
+  const pollMs = whole("pollMs", o.pollMs, 1000, 100, 60_000);
+  const cache = o.cache ?? new ChatStateCache(store, { cards: true });
+  if (!(cache instanceof ChatStateCache) || cache.store !== store || !cache.cards) {
+    throw new TypeError("oda-tasks: invalid arguments of chatHandler: `cache` must be a ChatStateCache of the same store with `cards: true`");
+  }
+  const service = new SuggestionService({ store, cache, ...(o.permissions === undefined ? {} : { permissions: o.permissions }) });
+
+  const report = (e: unknown, request: Request) => {
+    try {
+      onError?.(e, request);
+    } catch {
+      // the app's logger failing changes no answer
+    }
+  };
+  const screenEvent = async (chatId: string) => {
+    try {
+      const screen = await readScreen(cache, service, chatId, cards);
+      if (screen === null) return { event: "error", data: JSON.stringify({ code: "store/missing-chat", message: "no such chat" }) };
+      return { event: "screen", data: JSON.stringify(screen) };
+    } catch (e) {
+      const answer = thrown(e);
+      return { event: "error", data: JSON.stringify((await answer.json() as { error: unknown }).error) };
+    }
+  };
+  const streams = new EventStreams(screenEvent, { pollMs, heartbeatMs: 15_000, perChat, total });
+
+  return async function handle(request: Request): Promise<Response> {
+    try {
+      let url: URL;
+      try {
+        url = new URL(request.url);
+      } catch {
+        return failure(400, "http/bad-request", "the request's URL cannot be read");
+      }
+      const route = matchRoute(url.pathname, basePath);
+      if ("miss" in route) {
+        return route.miss === "not-found" ? failure(404, "http/not-found", "no such route") : failure(400, "http/bad-request", route.message);
+      }
+      const post = route.action === "start" || route.action === "draft" || route.action === "dismiss" || route.action === "restore";
+      const method = request.method.toUpperCase();
+      if (post ? method !== "POST" : method !== "GET" && method !== "HEAD") {
+        return failure(405, "http/method-not-allowed", `${post ? "POST" : "GET"} only`, { allow: post ? "POST" : "GET, HEAD" });
+      }
+      // Query numbers are checked before authorize, so it is told of well-formed requests only.
+      let page: { from: number; to: number | undefined } | undefined;
+      if (route.action === "cards") {
+        const read = pageQuery(url.searchParams);
+        if (typeof read === "string") return failure(400, "http/bad-request", read);
+        page = read;
+      }
+      const context: AuthorizeContext = post
+        ? { chatId: route.chatId, action: route.action, suggestionId: (route as { suggestionId: string }).suggestionId }
+        : { chatId: route.chatId, action: route.action };
+      const verdict = await authorize(request, context);
+      if (verdict instanceof Response) return verdict;
+      if (verdict !== true) return failure(403, "http/forbidden", "not allowed");
+
+      if (post) {
+        const read = await readJsonBody(request, maxBodyBytes);
+        if ("refused" in read) return read.refused;
+        const id = (route as { suggestionId: string }).suggestionId;
+        if (route.action === "start") {
+          const startRequest = startBody(read.body);
+          if (typeof startRequest === "string") return failure(400, "http/bad-request", startRequest);
+          const { chatId } = await service.start(route.chatId, id, startRequest);
+          return json(200, { ok: true, chatId });
+        }
+        if (Object.keys(read.body).length > 0) return failure(400, "http/bad-request", `${route.action} takes no fields in its body`);
+        await service[route.action](route.chatId, id);
+        return json(200, { ok: true });
+      }
+      if (route.action === "events") return streams.stream(route.chatId, request.signal);
+      if (route.action === "cards") {
+        const found = await readCards(cache, route.chatId, page!.from, page!.to, maxPageCards);
+        if (found === null) return failure(404, "store/missing-chat", "no such chat");
+        if (found === "too-many") return failure(400, "http/bad-request", `a page holds at most ${maxPageCards} cards`);
+        return json(200, found);
+      }
+      const screen = await readScreen(cache, service, route.chatId, cards);
+      if (screen === null) return failure(404, "store/missing-chat", "no such chat");
+      return json(200, screen);
+    } catch (e) {
+      const answer = thrown(e);
+      if (answer.status >= 500) report(e, request);
+      return answer;
+    }
+  };
+}
+
+/** `from` and `to` of a cards page: whole numbers, negative counting from the end; a string says what is wrong. */
+function pageQuery(query: URLSearchParams): { from: number; to: number | undefined } | string {
+  for (const key of query.keys()) {
+    if (key !== "from" && key !== "to") return `unknown query parameter \`${key}\` (cards takes from and to)`;
+  }
+  const number = (name: string): number | undefined | string => {
+    const all = query.getAll(name);
+    if (all.length === 0) return undefined;
+    if (all.length > 1) return `\`${name}\` is given more than once`;
+    if (!/^-?\d{1,10}$/.test(all[0]!)) return `\`${name}\` must be a whole number`;
+    const n = Number(all[0]);
+    return Math.abs(n) > MAX_QUERY_NUMBER ? `\`${name}\` must be within ±${MAX_QUERY_NUMBER}` : n;
+  };
+  const from = number("from") ?? 0;
+  const to = number("to");
+  if (typeof from === "string") return from;
+  if (typeof to === "string") return to;
+  return { from, to };
+}
+
+/** A Start's body: `{ model?, permission? }`, strings; a string says what is wrong. */
+function startBody(body: Record<string, unknown>): StartRequest | undefined | string {
+  const request: StartRequest = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (key !== "model" && key !== "permission") return `unknown field \`${key}\` (start takes model and permission)`;
+    if (typeof value !== "string" || value.length === 0 || value.length > 200) return `\`${key}\` must be a string of 1 to 200 characters`;
+    request[key] = value;
+  }
+  return Object.keys(request).length === 0 ? undefined : request;
+}
