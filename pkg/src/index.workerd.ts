@@ -1,7 +1,7 @@
 // The entry for edge runtimes that import a `.wasm` as a compiled module and
-// compile no WebAssembly from bytes (the `workerd`, `worker` and `edge-light`
-// conditions: Cloudflare Workers through wrangler or esbuild): initialises on
-// import, so no `init()` is needed.
+// compile no WebAssembly from bytes (the `workerd` and `worker` conditions:
+// Cloudflare Workers through wrangler or esbuild): initialises on import, so
+// no `init()` is needed. `edge-light` (Next.js) gets the inlined entry.
 import wasmModule from "../wasm/oda_tasks_bg.wasm";
 import { initSync, loadFailed } from "./load.js";
 

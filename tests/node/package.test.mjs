@@ -75,3 +75,16 @@ test("odd JS values in a log are skipped; one that cannot be serialised is the h
     (e) => e instanceof Error && e.message === "oda-tasks: log entry 1 cannot be read as JSON data: reading it threw TypeError: Do not know how to serialize a BigInt",
   );
 });
+
+test("export conditions: edge-light (Next.js Edge routes) gets the inlined entry, also beside worker; workerd and worker the .wasm-module entry", () => {
+  // Node's resolver follows the same `exports` rules as the bundlers: the first listed condition that is set wins.
+  const resolved = (...conditions) => execFileSync(process.execPath, [
+    ...conditions.flatMap((c) => ["--conditions", c]), "--input-type=module", "-e", 'console.log(import.meta.resolve("oda-tasks"))',
+  ], { encoding: "utf8" }).trim().replace(/^.*\/dist\//, "");
+  assert.equal(resolved("edge-light"), "index.inline.js");
+  assert.equal(resolved("edge-light", "worker"), "index.inline.js");
+  assert.equal(resolved("worker", "edge-light"), "index.inline.js");
+  assert.equal(resolved("workerd", "worker"), "index.workerd.js");
+  assert.equal(resolved("worker"), "index.workerd.js");
+  assert.equal(resolved("workerd", "edge-light"), "index.workerd.js");
+});
