@@ -1,7 +1,9 @@
 // <oda-plan>: the chat's current plan, drawn from `view().plan`, with a live
 // region that tells a screen reader what changed.
+import type { ChatScreen } from "../integrations/http/screen.js";
 import type { TodoPlan } from "../types.js";
-import { AnswerElement, h, headingLevel, icon } from "./dom.js";
+import { h, headingLevel, icon } from "./dom.js";
+import { FollowingElement } from "./following.js";
 import { todoItem } from "./todo-card.js";
 import { STATUS } from "./words.js";
 
@@ -10,12 +12,15 @@ import { STATUS } from "./words.js";
  * turn ends, cleared when the next turn starts. Set `plan` (and `cardCount`,
  * so that a cleared plan reads "Cleared" rather than "No plan yet"). Each
  * change is announced politely ("Plan running, turn 3: 1 of 4 completed").
+ * With `src` (a `chatHandler` chat URL) it follows the chat's event stream
+ * and needs no property.
  *
  * @example
  * const { plan, cardCount } = state.view({ cards: 20 });
  * Object.assign(document.querySelector("oda-plan"), { plan, cardCount });
+ * // or, live: <oda-plan src="/api/oda/chats/chat-1"></oda-plan>
  */
-export class OdaPlanElement extends AnswerElement {
+export class OdaPlanElement extends FollowingElement {
   protected readonly fed = ["plan", "cardCount"];
   #plan: TodoPlan | null = null;
   #cardCount = 0;
@@ -37,6 +42,13 @@ export class OdaPlanElement extends AnswerElement {
   }
   set cardCount(value: number) {
     this.#cardCount = typeof value === "number" ? value : 0;
+    this.redraw();
+  }
+
+  /** A pushed screen: its plan and card count. */
+  protected screen(screen: ChatScreen): void {
+    this.#plan = screen.plan;
+    this.#cardCount = screen.cardCount;
     this.redraw();
   }
 

@@ -26,17 +26,20 @@ export type OdaTodoCardProps = Base<OdaTodoCardElement> & { card?: TodoCard | nu
  *
  * @example
  * <oda-plan plan={view.plan} cardCount={view.cardCount} />
+ * <oda-plan src="/api/oda/chats/chat-1" />
  */
-export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; cardCount?: number };
+export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; cardCount?: number; src?: string | null };
 
 /**
  * The JSX props of `<oda-suggestions>`: the list and a listener per action.
  *
  * @example
  * <oda-suggestions list={list} onoda-start={(e) => service.start(chatId, e.detail.id)} />
+ * <oda-suggestions src="/api/oda/chats/chat-1" />
  */
 export type OdaSuggestionsProps = Base<OdaSuggestionsElement> & {
   list?: SuggestionList | null;
+  src?: string | null;
   "onoda-start"?: (event: CustomEvent<SuggestionEventDetail>) => void;
   "onoda-draft"?: (event: CustomEvent<SuggestionEventDetail>) => void;
   "onoda-dismiss"?: (event: CustomEvent<SuggestionEventDetail>) => void;

@@ -1,8 +1,13 @@
 // <oda-suggestions>: a chat's suggested tasks, drawn from the service's
-// `list()` answer. Its buttons only dispatch events; the app does the writing.
+// `list()` answer. Its buttons dispatch events; the app does the writing,
+// unless the element has a `src`: then it posts the action itself (when no
+// listener called preventDefault) and announces the outcome.
+import type { ChatScreen } from "../integrations/http/screen.js";
 import type { ListedSuggestion, SuggestionList } from "../service.js";
 import type { Suggestion } from "../types.js";
-import { AnswerElement, h, headingLevel, icon, keepFocus } from "./dom.js";
+import { h, headingLevel, icon, keepFocus } from "./dom.js";
+import { FollowingElement } from "./following.js";
+import { act } from "./live.js";
 import { OUTCOME } from "./words.js";
 
 /**
@@ -27,7 +32,9 @@ export interface OpenChatEventDetail {
 }
 
 /**
- * The events of `<oda-suggestions>`, by name. They bubble and cross shadow roots.
+ * The events of `<oda-suggestions>`, by name. They bubble, cross shadow
+ * roots and are cancelable: with `src`, `preventDefault()` keeps the element
+ * from posting the action itself.
  *
  * @example
  * const onStart = (e: OdaSuggestionsEventMap["oda-start"]) => service.start(chatId, e.detail.id);
@@ -42,21 +49,32 @@ export interface OdaSuggestionsEventMap {
 
 type Action = "start" | "draft" | "dismiss" | "restore";
 
+/** What the live region says while an action runs, and once it is done. */
+const ING: Record<Action, string> = { start: "Starting", draft: "Drafting", dismiss: "Dismissing", restore: "Restoring" };
+const DONE: Record<Action, string> = { start: "Started", draft: "Drafted", dismiss: "Dismissed", restore: "Restored" };
+
 /**
  * Open suggestions newest first, each a chip with Start, Draft and Dismiss
  * (and its brief to unfold); settled ones in offer order, marked Started,
  * Drafted or Dismissed with a word and an icon, a dismissed one with
  * Restore, a started one with Open chat and, when the list carries it, how
- * far its chat got ("3 of 5 completed"). Set `list` to `service.list()`'s answer.
+ * far its chat got ("3 of 5 completed"). Set `list` to `service.list()`'s
+ * answer; or set `src` to a `chatHandler` chat URL: the element then follows
+ * the chat's event stream, performs Start, Draft, Dismiss and Restore itself
+ * and announces each outcome in a live region.
  *
  * @example
  * const el = document.querySelector("oda-suggestions");
  * el.list = await service.list(chatId, { progress: true });
  * el.addEventListener("oda-start", async (e) => open((await service.start(chatId, e.detail.id)).chatId));
+ * // or, live: <oda-suggestions src="/api/oda/chats/chat-1"></oda-suggestions>
  */
-export class OdaSuggestionsElement extends AnswerElement {
+export class OdaSuggestionsElement extends FollowingElement {
   protected readonly fed = ["list"];
   #list: SuggestionList | null = null;
+  #live: HTMLElement | null = null;
+  #section: HTMLElement | null = null;
+  readonly #pending = new Set<string>();
 
   /** The suggestions: `service.list(chatId)` (or `replaySuggestions()`). */
   get list(): SuggestionList | null {
@@ -77,15 +95,44 @@ export class OdaSuggestionsElement extends AnswerElement {
     return this.root.getElementById("heading");
   }
 
-  #fire(name: keyof OdaSuggestionsEventMap, detail: SuggestionEventDetail | OpenChatEventDetail): void {
-    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
+  /** A pushed screen: its open and settled suggestions (with progress). */
+  protected screen(screen: ChatScreen): void {
+    this.list = { open: screen.open, settled: screen.settled };
+  }
+
+  /** Dispatches an event; `false` when a listener called preventDefault. */
+  #fire(name: keyof OdaSuggestionsEventMap, detail: SuggestionEventDetail | OpenChatEventDetail): boolean {
+    return this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: true }));
+  }
+
+  /** Posts `action` of `s` to `src` and says how it went in the live region. */
+  async #perform(src: string, action: Action, s: Suggestion): Promise<void> {
+    const key = `${action}:${s.id}`;
+    if (this.#pending.has(key)) return;
+    this.#pending.add(key);
+    this.#announce(`${ING[action]} “${s.title}”…`);
+    try {
+      const answer = await act(src, action, s.id);
+      this.#announce(answer.ok ? `${DONE[action]} “${s.title}”${action === "start" ? " in a new chat" : ""}.`
+        : `Could not ${action} “${s.title}”: ${answer.message}.`);
+    } finally {
+      this.#pending.delete(key);
+    }
+  }
+
+  #announce(text: string): void {
+    if (this.#live !== null) this.#live.textContent = text;
   }
 
   #button(action: Action, s: Suggestion, primary = false): HTMLElement {
     const word = action[0]!.toUpperCase() + action.slice(1);
     return h("button", {
       type: "button", class: primary ? "primary" : null, part: `button ${action}-button`, "data-key": `${action}:${s.id}`,
-      "aria-label": `${word}: ${s.title}`, text: word, onclick: () => this.#fire(`oda-${action}`, { id: s.id }),
+      "aria-label": `${word}: ${s.title}`, text: word,
+      onclick: () => {
+        const src = this.src;
+        if (this.#fire(`oda-${action}`, { id: s.id }) && src !== null && src !== "") void this.#perform(src, action, s);
+      },
     });
   }
 
@@ -100,13 +147,21 @@ export class OdaSuggestionsElement extends AnswerElement {
       h("details", { part: "brief", "data-key": `brief:${s.id}` }, h("summary", { text: "Brief" }), h("p", { class: "brief", text: s.brief })),
       h("div", { class: "actions", part: "actions" }, this.#button("start", s, true), this.#button("draft", s), this.#button("dismiss", s))));
     const items = settled.map((s) => this.#settledItem(s));
-    this.root.replaceChildren(h("section", { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
+    const section = h("section", { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
       h(`h${level}`, { id: "heading", class: "heading", part: "heading", tabindex: "-1", text: "Suggestions" }),
       h("p", { class: "counts", part: "counts", text: `${open.length} open · ${settled.length} settled` }),
       open.length ? h("ul", { class: "chips", part: "open-list", "aria-label": "Open suggestions" }, chips) : null,
       settled.length ? h(`h${level + 1}`, { class: "sub", part: "settled-heading", text: "Settled" }) : null,
       settled.length ? h("ul", { class: "settled", part: "settled-list", "aria-label": "Settled suggestions" }, items) : null,
-      open.length + settled.length === 0 ? h("p", { class: "empty", text: "No suggestions yet." }) : null));
+      open.length + settled.length === 0 ? h("p", { class: "empty", text: "No suggestions yet." }) : null);
+    if (this.#live === null || this.#section === null) {
+      // The live region is made once and stays, so that its changes are announced.
+      this.#live = h("p", { class: "vh", part: "announcement", role: "status", "aria-live": "polite" });
+      this.root.replaceChildren(section, this.#live);
+    } else {
+      this.#section.replaceWith(section);
+    }
+    this.#section = section;
   }
 
   #settledItem(s: ListedSuggestion): HTMLElement {

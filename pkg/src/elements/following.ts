@@ -1,0 +1,58 @@
+// The base of the elements that take `src`: while connected with a `src`
+// they follow that chat's screen (live.ts) and hand each one to `screen()`;
+// without one they draw what their properties are set to, as before.
+import type { ChatScreen } from "../integrations/http/screen.js";
+import { AnswerElement } from "./dom.js";
+import { follow } from "./live.js";
+
+/**
+ * An element fed by property or, with `src` (a `chatHandler` chat URL), by
+ * the chat's screen and its event stream.
+ *
+ * @example
+ * class Mine extends FollowingElement { protected readonly fed = ["value"]; protected draw() {} protected screen() {} }
+ */
+export abstract class FollowingElement extends AnswerElement {
+  #stop: (() => void) | null = null;
+
+  /** The attributes watched: `src`. */
+  static get observedAttributes(): string[] {
+    return ["src"];
+  }
+
+  /** The chat URL of a `chatHandler` (`/api/oda/chats/chat-1`); `null`: fed by property only. */
+  get src(): string | null {
+    return this.getAttribute("src");
+  }
+  set src(value: string | null) {
+    if (value === null || value === undefined || value === "") this.removeAttribute("src");
+    else this.setAttribute("src", String(value));
+  }
+
+  /** On connect: draws, then follows `src` if set. */
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.#restart();
+  }
+
+  /** On disconnect: stops following (the stream closes once no element follows it). */
+  disconnectedCallback(): void {
+    this.#stop?.();
+    this.#stop = null;
+  }
+
+  /** A new `src`: follows it instead. */
+  attributeChangedCallback(name: string, before: string | null, after: string | null): void {
+    if (name === "src" && before !== after && this.isConnected) this.#restart();
+  }
+
+  #restart(): void {
+    this.#stop?.();
+    this.#stop = null;
+    const src = this.src;
+    if (src !== null && src !== "") this.#stop = follow(src, (screen) => this.screen(screen));
+  }
+
+  /** Takes a screen the chat's stream pushed. */
+  protected abstract screen(screen: ChatScreen): void;
+}

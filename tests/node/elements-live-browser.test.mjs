@@ -1,0 +1,163 @@
+// <oda-plan src> and <oda-suggestions src> in real Chromium against
+// chatHandler served by Node's http through @hono/node-server's one-line
+// adapter: the elements fetch the chat, follow its event stream as the agent
+// writes, perform Start/Draft/Dismiss/Restore themselves and announce each
+// outcome in their live region; preventDefault leaves the action to the app;
+// one event stream per chat URL however many elements follow it; axe-core
+// finds no violation.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { extname, join, normalize, sep } from "node:path";
+import { getRequestListener } from "@hono/node-server";
+import { beginTurn, createChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
+import { chatHandler } from "oda-tasks/http";
+import { launch, root } from "./helpers/browser.mjs";
+
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+const todos = (...items) => ({ todos: items.map(([content, status]) => ({ content, status })) });
+const offer = (n) => ({ title: `Task ${n}`, tldr: `Why ${n}.`, brief: `Do ${n}.` });
+
+const page = (src) => `<!doctype html><html lang="en"><meta charset="utf-8"><title>live elements</title>
+<body><main><h1>Chat</h1><oda-plan src="${src}"></oda-plan><oda-suggestions src="${src}"></oda-suggestions>
+<oda-plan id="second" src="${src}"></oda-plan></main>
+<script type="module">
+  import "/pkg/dist/elements/index.js";
+  window.__events = [];
+  for (const type of ["oda-start", "oda-draft", "oda-dismiss", "oda-restore"]) {
+    document.addEventListener(type, (e) => {
+      window.__events.push({ type, id: e.detail.id });
+      if (window.__prevent) e.preventDefault();
+    });
+  }
+  window.__ready = true;
+</script>`;
+
+/** The app: a store, the handler at /api/oda (authorized by a cookie), the page and the package's files. */
+async function app(t, { pollMs = 100 } = {}) {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const tools = toolHandlers({ store, chatId: "c" });
+  await beginTurn(store, "c");
+  await tools.todo_write(todos(["Write tests", "in_progress"], ["Ship", "pending"]));
+  await tools.suggest_task(offer(1));
+  await endTurn(store, "c");
+  for (const n of [2, 3]) {
+    await beginTurn(store, "c");
+    await tools.suggest_task(offer(n));
+    await endTurn(store, "c");
+  }
+  const requests = [];
+  const handler = chatHandler({
+    store, basePath: "/api/oda", pollMs,
+    authorize: (request, { chatId, action }) => {
+      requests.push(`${request.method} ${action}`);
+      return chatId === "c" && /(?:^|;\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
+    },
+  });
+  const api = getRequestListener(handler); // the one-line adapter for Node's http
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    if (path.startsWith("/api/oda/")) return api(req, res);
+    if (path === "/page.html") return res.writeHead(200, { "content-type": "text/html" }).end(page("/api/oda/chats/c"));
+    const file = normalize(join(root, path));
+    if (!file.startsWith(normalize(root + sep)) || !path.startsWith("/pkg/dist/")) return res.writeHead(404).end();
+    try {
+      if (!statSync(file).isFile()) throw new Error("no");
+      res.writeHead(200, { "content-type": extname(file) === ".js" ? "text/javascript" : "application/octet-stream" }).end(readFileSync(file));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const browser = await launch();
+  t.after(async () => {
+    await browser.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
+  const tab = await browser.context.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  await tab.goto(`${url}/page.html`);
+  await tab.waitForFunction(() => window.__ready === true, null, { timeout: 20_000 });
+  return { store, tools, tab, errors, requests };
+}
+
+const announcement = (tab, element) => tab.locator(element).first().locator("[part=announcement]").textContent();
+
+test("live elements: the screen from src, the plan following the event stream, the actions performed and announced", async (t) => {
+  const { store, tools, tab, errors, requests } = await app(t);
+  const plan = tab.locator("oda-plan").first();
+  await plan.locator("[part=state]").filter({ hasText: "Cleared: a new turn started" }).waitFor({ timeout: 10_000 });
+  const chips = tab.locator("oda-suggestions [part=chip]");
+  await chips.first().waitFor({ timeout: 10_000 });
+  assert.equal(await chips.count(), 3);
+
+  // The agent works: the plan moves without a reload.
+  await beginTurn(store, "c");
+  await tools.todo_write(todos(["Write tests", "completed"], ["Ship", "in_progress"]));
+  await plan.locator("[part=counts]").filter({ hasText: "1 of 2 completed" }).waitFor({ timeout: 10_000 });
+  assert.equal(await announcement(tab, "oda-plan"), "Plan running, turn 4: 1 of 2 completed; in progress: Ship.");
+  assert.equal(await tab.locator("#second [part=counts]").textContent(), "1 of 2 completed");
+
+  // Start on a chip: the element posts it, the store holds the new chat, the live region says so.
+  await tab.getByRole("button", { name: "Start: Task 1" }).click();
+  await tab.waitForFunction(() => document.querySelector("oda-suggestions").shadowRoot.querySelector("[part=announcement]").textContent.startsWith("Started"), null, { timeout: 10_000 });
+  assert.equal(await announcement(tab, "oda-suggestions"), "Started “Task 1” in a new chat.");
+  const started = (await store.read("c")).filter((e) => e.type === "suggestion_settled");
+  assert.equal(started.length, 1);
+  assert.equal(started[0].outcome, "started");
+  const child = await store.read(started[0].chatId);
+  assert.equal(child[0].type, "session");
+  assert.equal(child.at(-1).type, "message"); // the brief
+  await tab.getByRole("button", { name: "Open chat: Task 1" }).waitFor({ timeout: 10_000 });
+
+  // Dismiss, then Restore; a refused action is announced with the service's message.
+  await tab.getByRole("button", { name: "Dismiss: Task 2" }).click();
+  await tab.getByRole("button", { name: "Restore: Task 2" }).waitFor({ timeout: 10_000 });
+  assert.equal(await announcement(tab, "oda-suggestions"), "Dismissed “Task 2”.");
+  await tab.getByRole("button", { name: "Restore: Task 2" }).click();
+  await tab.getByRole("button", { name: "Draft: Task 2" }).waitFor({ timeout: 10_000 });
+  assert.equal(await announcement(tab, "oda-suggestions"), "Restored “Task 2”.");
+  assert.deepEqual((await tab.evaluate(() => window.__events)).slice(0, 3), [
+    { type: "oda-start", id: "s1" }, { type: "oda-dismiss", id: "s2" }, { type: "oda-restore", id: "s2" },
+  ]);
+  // Three elements, one chat URL: one event stream.
+  assert.equal(requests.filter((r) => r === "GET events").length, 1);
+  assert.deepEqual(errors, []);
+});
+
+test("live elements: a refusal is announced with the service's message; preventDefault leaves the action to the app", async (t) => {
+  // No push comes in this test (a poll a minute): what the element shows is what it fetched or was answered.
+  const { store, tab, errors } = await app(t, { pollMs: 60_000 });
+  await tab.getByRole("button", { name: "Draft: Task 3" }).waitFor({ timeout: 10_000 });
+  // Another tab dismissed s3; this one still shows it open when the person clicks Draft.
+  await store.append("c", [{ type: "suggestion_settled", v: 1, id: "s3", outcome: "dismissed" }], (await store.read("c")).length);
+  await tab.getByRole("button", { name: "Draft: Task 3" }).click();
+  await tab.getByRole("button", { name: "Restore: Task 3" }).waitFor({ timeout: 10_000 }); // the element read the chat again
+  assert.equal(await announcement(tab, "oda-suggestions"), "Could not draft “Task 3”: suggestion \"s3\" is dismissed.");
+  // preventDefault: the event fires, nothing is posted.
+  await tab.evaluate(() => { window.__prevent = true; });
+  const before = (await store.read("c")).length;
+  await tab.getByRole("button", { name: "Dismiss: Task 1" }).click();
+  await tab.waitForTimeout(300);
+  assert.equal((await store.read("c")).length, before);
+  assert.deepEqual((await tab.evaluate(() => window.__events)).slice(-2), [{ type: "oda-draft", id: "s3" }, { type: "oda-dismiss", id: "s1" }]);
+  assert.deepEqual(errors, []);
+});
+
+test("live elements: axe-core finds no violation", async (t) => {
+  const { tab } = await app(t);
+  await tab.locator("oda-suggestions [part=chip]").first().waitFor({ timeout: 10_000 });
+  await tab.locator("oda-plan [part=state]").first().filter({ hasText: "Cleared" }).waitFor({ timeout: 10_000 });
+  // The second plan only checks that followers share a stream; a page has one plan (two would be two landmarks named "Plan").
+  await tab.evaluate(() => document.getElementById("second").remove());
+  await tab.addScriptTag({ path: axePath });
+  const result = await tab.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), []);
+});
