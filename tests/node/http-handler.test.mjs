@@ -207,6 +207,12 @@ test("routes, methods and ids: 404 for no route, 405 for the wrong method, 400 f
   assert.equal(wrong.headers.get("allow"), "POST");
   assert.equal((await post(handler, "chats/c")).status, 405);
   assert.equal((await handler(new Request(`${BASE}/chats/c`, { method: "DELETE" }))).status, 405);
+  // A preflight is answered like any other wrong method: no CORS header, so no cross-site JSON POST.
+  const preflight = await handler(new Request(`${BASE}/chats/c/suggestions/s1/start`, {
+    method: "OPTIONS", headers: { origin: "https://evil.test", "access-control-request-method": "POST" },
+  }));
+  assert.equal(preflight.status, 405);
+  assert.deepEqual([...preflight.headers.keys()].filter((k) => k.startsWith("access-control-")), []);
   for (const [path, message] of [
     ["chats/%E0%A4%A", "the chat id is not a well-formed URL segment"],
     ["chats/%ED%A0%80", "the chat id is not a well-formed URL segment"],

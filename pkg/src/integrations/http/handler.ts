@@ -164,8 +164,8 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       const post = route.action === "start" || route.action === "draft" || route.action === "dismiss" || route.action === "restore";
       const method = request.method.toUpperCase();
-      if (post ? method !== "POST" : method !== "GET" && method !== "HEAD") {
-        return failure(405, "http/method-not-allowed", `${post ? "POST" : "GET"} only`, { allow: post ? "POST" : "GET, HEAD" });
+      if (method !== (post ? "POST" : "GET")) {
+        return failure(405, "http/method-not-allowed", `${post ? "POST" : "GET"} only`, { allow: post ? "POST" : "GET" });
       }
       // Query numbers are checked before authorize, so it is told of well-formed requests only.
       let page: { from: number; to: number | undefined } | undefined;
