@@ -22,7 +22,7 @@ test("Node: plain import works with no init and exports the public API", async (
 test("browser entry: calls before init() say what to do; init() once, then it works", () => {
   // The default (non-Node) entry is what browsers and bundlers load. It gets a
   // process of its own: in this one the Node entry has initialised the core.
-  const entry = new URL("../../pkg/dist/index.js", import.meta.url).href;
+  const entry = new URL("../../pkg/dist/entrypoints/index.js", import.meta.url).href;
   const script = `
     import { readFileSync } from "node:fs";
     const web = await import(${JSON.stringify(entry)});
@@ -80,7 +80,7 @@ test("export conditions: edge-light (Next.js Edge routes) gets the inlined entry
   // Node's resolver follows the same `exports` rules as the bundlers: the first listed condition that is set wins.
   const resolved = (...conditions) => execFileSync(process.execPath, [
     ...conditions.flatMap((c) => ["--conditions", c]), "--input-type=module", "-e", 'console.log(import.meta.resolve("oda-tasks"))',
-  ], { encoding: "utf8" }).trim().replace(/^.*\/dist\//, "");
+  ], { encoding: "utf8" }).trim().replace(/^.*\/dist\/entrypoints\//, "");
   assert.equal(resolved("edge-light"), "index.inline.js");
   assert.equal(resolved("edge-light", "worker"), "index.inline.js");
   assert.equal(resolved("worker", "edge-light"), "index.inline.js");

@@ -1,7 +1,7 @@
 // <oda-plan>: the chat's current plan, drawn from `view().plan`, with a live
 // region that tells a screen reader what changed.
 import type { ChatScreen } from "../integrations/http/screen.js";
-import type { TodoPlan } from "../types.js";
+import type { TodoPlan } from "../core/types.js";
 import { h, headingLevel, icon } from "./dom.js";
 import { FollowingElement } from "./following.js";
 import { todoItem } from "./todo-card.js";

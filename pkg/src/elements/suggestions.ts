@@ -3,8 +3,8 @@
 // unless the element has a `src`: then it posts the action itself (when no
 // listener called preventDefault) and announces the outcome.
 import type { ChatScreen } from "../integrations/http/screen.js";
-import type { ListedSuggestion, SuggestionList } from "../service.js";
-import type { Suggestion } from "../types.js";
+import type { ListedSuggestion, SuggestionList } from "../chat/service.js";
+import type { Suggestion } from "../core/types.js";
 import { h, headingLevel, icon, keepFocus } from "./dom.js";
 import { FollowingElement } from "./following.js";
 import { act } from "./live.js";

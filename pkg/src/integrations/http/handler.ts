@@ -4,11 +4,11 @@
 // Workers alike. Secure by default: `authorize` is required, no CORS header
 // is ever sent, a POST needs a JSON body of bounded size, and a failure says
 // a code and a fixed or service text, never a stack or a path.
-import { optionsObject } from "../../convert.js";
-import { SuggestionService } from "../../service.js";
-import { ChatStateCache } from "../../state-cache.js";
-import type { Store } from "../../store.js";
-import type { StartRequest } from "../../types.js";
+import { optionsObject } from "../../core/convert.js";
+import { SuggestionService } from "../../chat/service.js";
+import { ChatStateCache } from "../../chat/state-cache.js";
+import type { Store } from "../../stores/store.js";
+import type { StartRequest } from "../../core/types.js";
 import { readJsonBody } from "./body.js";
 import { EventStreams } from "./events.js";
 import { failure, json, thrown } from "./replies.js";

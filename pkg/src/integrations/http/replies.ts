@@ -2,7 +2,7 @@
 // header, and every failure as `{ error: { code, message, payload? } }` with
 // its HTTP status. A failure that is not the service's own says only its
 // code and a fixed text: no message of a store (a file path), no stack.
-import { SuggestionError } from "../../service.js";
+import { SuggestionError } from "../../chat/service.js";
 
 /**
  * The `code` of a failure the handler answers with itself (the service's

@@ -1,7 +1,7 @@
 // Which route a request asks for: `chats/:chatId`, `chats/:chatId/cards`,
 // `chats/:chatId/events` and `chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)`,
 // found after the path the handler is mounted at, with every id checked.
-import { checkChatId } from "../../store.js";
+import { checkChatId } from "../../stores/store.js";
 
 /**
  * What a request would do, as `authorize` is told: read the screen, a page

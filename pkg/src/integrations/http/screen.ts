@@ -1,9 +1,9 @@
 // What the handler serves of a chat: its first screen (the view, with the
 // progress of each started suggestion) and a page of cards, read through a
 // warm-state cache that keeps cards, so a read costs only what is new.
-import type { ChatStateCache } from "../../state-cache.js";
-import type { ListedSuggestion, SuggestionService } from "../../service.js";
-import type { ChatView, TodoCard } from "../../types.js";
+import type { ChatStateCache } from "../../chat/state-cache.js";
+import type { ListedSuggestion, SuggestionService } from "../../chat/service.js";
+import type { ChatView, TodoCard } from "../../core/types.js";
 
 /**
  * A chat's first screen as `GET chats/:chatId` and each event of

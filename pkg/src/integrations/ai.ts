@@ -3,13 +3,13 @@
 // schema: every call reaches the core, whose exact text the model gets back;
 // the UI's tool part gets `{ text, card?, offer? }`.
 import { jsonSchema, tool, type Tool } from "ai";
-import { suggestTaskTool, todoWriteTool } from "./gen/tools.js";
-import { optionsObject } from "./convert.js";
-import { beginTurn, endTurn } from "./lifecycle.js";
-import { todoReminder } from "./reminder.js";
+import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
+import { optionsObject } from "../core/convert.js";
+import { beginTurn, endTurn } from "../chat/lifecycle.js";
+import { todoReminder } from "../chat/reminder.js";
 import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions } from "./tool-handlers.js";
-import type { UiToolResult } from "./run.js";
-import type { JsonSchema } from "./types.js";
+import type { UiToolResult } from "../chat/run.js";
+import type { JsonSchema } from "../core/types.js";
 
 /**
  * The tools `aiTools` returns: pass them as `tools` to `generateText` or

@@ -2,7 +2,7 @@
 // compile no WebAssembly from bytes (the `workerd` and `worker` conditions:
 // Cloudflare Workers through wrangler or esbuild): initialises on import, so
 // no `init()` is needed. `edge-light` (Next.js) gets the inlined entry.
-import wasmModule from "../wasm/oda_tasks_bg.wasm";
+import wasmModule from "../../wasm/oda_tasks_bg.wasm";
 import { initSync, loadFailed } from "./load.js";
 
 export * from "./index.js";
