@@ -106,14 +106,16 @@ function loadError(what: string, cause: unknown, fix?: string): Error {
  * The `.wasm` beside the package's files. Vite 5 and 6 dev servers serve the
  * package pre-bundled from `node_modules/.vite/deps/`, where nothing sits
  * beside it; that folder is two levels below `node_modules`, so the
- * package's own folder is `../../oda-tasks/`. Both are literal
- * `new URL(..., import.meta.url)`s, which bundlers rewrite to the file's URL.
+ * package's own folder is `node_modules/oda-tasks/`. The other is a literal
+ * `new URL(..., import.meta.url)`, which bundlers rewrite to the file's URL;
+ * the Vite one is made from the module's URL at run time, so no bundler
+ * (Turbopack, webpack) tries to resolve a file that is not beside this one.
  */
 function defaultLocation(): string {
   // Cloudflare Workers give a module no import.meta.url: nothing is "beside" it there.
   if (typeof import.meta.url !== "string") throw new Error(`oda-tasks: this runtime gives the package no import.meta.url, so init() cannot find the .wasm. ${EDGE_FIX}`);
   return import.meta.url.includes("/node_modules/.vite/deps/")
-    ? new URL("../../oda-tasks/wasm/oda_tasks_bg.wasm", import.meta.url).href
+    ? import.meta.url.replace(/\/\.vite\/deps\/[^]*$/, "/oda-tasks/wasm/oda_tasks_bg.wasm")
     : new URL("../../wasm/oda_tasks_bg.wasm", import.meta.url).href;
 }
 
