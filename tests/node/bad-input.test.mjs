@@ -1,4 +1,4 @@
-// The bad-input catalogue (issue 7), against the BUILT package: every
+// The bad-input catalogue, against the BUILT package: every
 // export gets hostile or malformed input. Each case must end in a clear
 // refusal, an `oda-tasks:` Error (or a StoreError/SuggestionError with its
 // code), or an entry skipped on replay with its reason; none may trap, hang,
@@ -109,7 +109,7 @@ const throws = (name, run, message, logs = [], code) => cases.push({ name, run, 
 const skipped = (name, run, list, logs = []) => cases.push({ name, run, want: { skipped: list }, logs });
 const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { gives: value }, logs });
 
-// Issue 7 item 1: deep nesting (10,000) and cycles, from the model and in logs, requests and permission lists.
+// Deep nesting (10,000) and cycles, from the model and in logs, requests and permission lists.
 {
   const log = openChat();
   refused("1: todo_write content nested 10,000 deep", () => todoWrite(log, { todos: [{ content: deepArray(10_000), status: "pending" }] }), TODO_UNREADABLE + STACK, [log]);
@@ -118,7 +118,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   refused("1: suggest_task title nested 10,000 deep", () => suggestTask(log, { ...goodOffer, title: deepArray(10_000) }), SUGGEST_UNREADABLE + STACK, [log]);
   refused("1: suggest_task brief nested 300 deep", () => suggestTask(log, { ...goodOffer, brief: deepArray(300) }), SUGGEST_UNREADABLE + "it is nested deeper than 128 levels", [log]);
   const deepForeign = [...openChat(), JSON.parse(`{"type":"app","x":${deepText(10_000)}}`)];
-  // Issue 14 item 8: an app's entry too deep for JSON.stringify is still the app's own: ignored, the chat keeps working.
+  // An app's entry too deep for JSON.stringify is still the app's own: ignored, the chat keeps working.
   gives("1: a parsed log holding a 10,000-deep foreign entry: ignored", () => replayTodos(deepForeign).skipped, [], [deepForeign]);
   gives("1: suggest_task on a log holding a 10,000-deep foreign entry is accepted", () => suggestTask(deepForeign, goodOffer).ok, true, [deepForeign]);
   const deep200 = [...openChat(), { type: "app", x: deepArray(200) }];
@@ -165,7 +165,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   throws("1: planStart cyclic request", () => planStart(offered(), "c", "s1", cycReq), /^oda-tasks: invalid arguments of planStart: reading them threw TypeError: Converting circular structure to JSON/);
 }
 
-// Item 2: values whose reads throw: getters, Proxy traps, revoked Proxies, an array index getter.
+// Values whose reads throw: getters, Proxy traps, revoked Proxies, an array index getter.
 {
   const log = openChat();
   refused("2: todo_write input with a throwing getter", () => todoWrite(log, { get todos() { throw new Error("getter says no"); } }), TODO_UNREADABLE + "reading it threw Error: getter says no", [log]);
@@ -195,7 +195,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   }, "oda-tasks: log entry 3 cannot be read as JSON data: reading it threw Error: getter says no");
 }
 
-// Item 4: a typed array's prototype.
+// A typed array's prototype.
 {
   const log = openChat();
   refused("4: todo_write item with Uint8Array.prototype", () => todoWrite(log, { todos: [typedProto({ content: "a", status: "pending" })] }), TODO_UNREADABLE + "it holds a class instance where JSON data belongs", [log]);
@@ -209,7 +209,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   refused("4: a Date where an item belongs", () => todoWrite(log, { todos: [new Date(0)] }), "Error: invalid todo at index 0: an item must be an object (got a string)", [log]);
 }
 
-// Item 5: sizes past the limit are refused before they are copied; item 6: refusals quote at most 200 characters.
+// Sizes past the limit are refused before they are copied; refusals quote at most 200 characters.
 {
   const log = openChat();
   const big = "x".repeat(TEN_MB);
@@ -241,7 +241,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   }, [3, { ok: true }]);
 }
 
-// Item 7: offers count by entry, not by id.
+// Offers count by entry, not by id.
 {
   const tenS1 = [session, ...Array.from({ length: 10 }, () => [{ type: "turn_started" }, offerEntry("s1"), { type: "turn_ended" }]).flat(), { type: "turn_started" }];
   refused("7: ten recorded offers sharing id s1 reach the chat's limit", () => suggestTask(tenS1, goodOffer), "suggest_task: this chat already offered 10 suggestions; offer no more", [tenS1]);
@@ -253,7 +253,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   refused("7: ten offers from a newer version still count", () => suggestTask(newer, goodOffer), "suggest_task: this chat already offered 10 suggestions; offer no more", [newer]);
 }
 
-// Item 8: a session that cannot be read fails closed.
+// A session that cannot be read fails closed.
 {
   const helper = "suggest_task is only for the top-level agent; report the follow-up in your result instead";
   for (const v of [2, 4294967296, 1.5, "1", 0, -1, 1e308]) {
@@ -274,7 +274,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   gives("8: a turn_started of v 99 is used as it is (decided)", () => suggestTask(turn99, goodOffer).ok, true, [turn99]);
 }
 
-// Item 9: Maps, lone surrogates, runTool and SuggestionService options.
+// Maps, lone surrogates, runTool and SuggestionService options.
 {
   const log = openChat();
   refused("9: a Map as todo_write input", () => todoWrite(log, new Map([["todos", []]])), TODO_UNREADABLE + "it holds a Map where JSON data belongs", [log]);
@@ -303,7 +303,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   throws("9: a lone surrogate in startedChat's suggestion id", () => startedChat([session], "c", "\uDC00"), "oda-tasks: invalid arguments of startedChat: text must be well-formed Unicode (it holds a lone surrogate)");
 }
 
-// Item 10: replay is linear in offers (64k offers and 64k settlements replay; no timing asserted).
+// Replay is linear in offers (64k offers and 64k settlements replay; no timing asserted).
 {
   const many = [session];
   for (let i = 1; i <= 64_000; i++) many.push(offerEntry(`s${i}`));
@@ -695,7 +695,7 @@ test("JSONL: a repeated key reads as JSON.parse reads it (the last wins), so not
 });
 
 // ---------------------------------------------------------------------------
-// Issue 14.5: a polluted Object.prototype (a bug elsewhere in the app)
+// A polluted Object.prototype (a bug elsewhere in the app)
 // changes no decision: every option and step is read as an own property.
 
 /** Runs `fn` with `Object.prototype[key] = value`, removed afterwards whatever happens. */
@@ -791,7 +791,7 @@ test("14.5: a SuggestionError carries only its own payload names, never Object.p
 });
 
 // ---------------------------------------------------------------------------
-// Issue 14.11: an app that wraps JSON.stringify (to pretty-print) cannot make
+// An app that wraps JSON.stringify (to pretty-print) cannot make
 // an acknowledged write land across lines; every store writes one line of
 // JSON that it checked, by the functions it loaded with.
 

@@ -8,10 +8,10 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
-import { freshSchema, startServer } from "./helpers/postgres.mjs";
-import { isCommit, isStatement, startProxy } from "./helpers/pg-proxy.mjs";
+import { freshSchema, startServer } from "./support/postgres.mjs";
+import { isCommit, isStatement, startProxy } from "./support/pg-proxy.mjs";
 
-const APPENDER = fileURLToPath(new URL("./fixtures/postgres-appender.mjs", import.meta.url));
+const APPENDER = fileURLToPath(new URL("./children/postgres-appender.mjs", import.meta.url));
 
 const server = await startServer();
 after(() => server.stop());
@@ -306,7 +306,7 @@ test("faults: SIGKILL of a process with 4 appends always in flight: acknowledged
 });
 
 // ---------------------------------------------------------------------------
-// Issue 14.9: no wait without a bound.
+// No wait without a bound.
 
 /** `promise`, or a rejection naming `what` when it has not settled within `ms` (so a hang fails the test, never stalls it). */
 function within(ms, what, promise) {

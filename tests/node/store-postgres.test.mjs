@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { ConflictError, StoreError, readFrom } from "oda-tasks";
 import { POSTGRES_TABLES, PostgresStore } from "oda-tasks/postgres";
 import { storeContract, expectConflict } from "./fixtures/store-contract.mjs";
-import { freshSchema, serverBin, startServer } from "./helpers/postgres.mjs";
+import { freshSchema, serverBin, startServer } from "./support/postgres.mjs";
 
 const server = await startServer();
 after(() => server.stop());
@@ -293,7 +293,7 @@ test("PostgresStore: no server at the address: store/unavailable, after the conf
 });
 
 test("harness: a test process that dies with its server up leaves no server and no directory behind", async () => {
-  const helper = new URL("./helpers/postgres.mjs", import.meta.url).href;
+  const helper = new URL("./support/postgres.mjs", import.meta.url).href;
   const script = `
     const { startServer } = await import(${JSON.stringify(helper)});
     const server = await startServer();
