@@ -82,7 +82,7 @@ const importPage = `<!doctype html><meta charset="utf-8"><title>tab</title>
   window.ready = true;
 </script>`;
 
-test("14.3: a tab's warm state notices the database was deleted and the chat imported again in another tab", async (t) => {
+test("a tab's warm state notices the database was deleted and the chat imported again in another tab", async (t) => {
   const { tabs, errors } = await openTabs(t, importPage, 2);
   for (const tab of tabs) await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
   assert.equal((await tabs[0].evaluate(() => window.oda.warm())).ok, true, "warm in tab 1");
