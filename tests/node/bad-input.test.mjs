@@ -180,7 +180,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   throws("a log entry with a throwing getter", () => replayTodos(getterLog), "oda-tasks: log entry 2 cannot be read as JSON data: reading it threw Error: getter says no", [getterLog]);
   const revokedLog = [...openChat(), revoked()];
   throws("a revoked Proxy as a log entry", () => suggestTask(revokedLog, goodOffer), "oda-tasks: log entry 2 cannot be read as JSON data: reading it threw TypeError: Cannot perform 'getPrototypeOf' on a proxy that has been revoked", [revokedLog]);
-  const proxyLog = new Proxy([session], { get(t, k) { if (k === "length") return 1; throw new Error("log trap says no"); } });
+  const proxyLog = new Proxy([session], { get(_t, k) { if (k === "length") return 1; throw new Error("log trap says no"); } });
   throws("a log Proxy whose get trap throws", () => replayTodos(proxyLog), "oda-tasks: log entry 0 cannot be read as JSON data: reading it threw Error: log trap says no");
   throws("planStart request with a throwing getter", () => planStart(offered(), "c", "s1", { get model() { throw new Error("getter says no"); } }), "oda-tasks: invalid arguments of planStart: reading them threw Error: getter says no");
   throws("clampPermission permissions Proxy with a throwing trap", () => clampPermission("ask", "auto", new Proxy(["ask"], { get() { throw new Error("trap says no"); } })), /^oda-tasks: invalid arguments of clampPermission: reading them threw Error: trap says no$/);
@@ -286,7 +286,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   throws("a Map as a start request", () => planStart(offered(), "c", "s1", new Map([["model", "m"]])), "oda-tasks: invalid arguments of planStart: it holds a Map where JSON data belongs");
   refused("lone surrogates \\uD800 and \\uDC00 are refused, not made duplicates", () => todoWrite(log, { todos: [{ content: "\uD800", status: "pending" }, { content: "\uDC00", status: "pending" }] }), TODO_UNREADABLE + "todos[0].content holds a lone surrogate; text must be well-formed Unicode", [log]);
   refused("a lone surrogate in a title", () => suggestTask(log, { ...goodOffer, title: "a\uDC00" }), SUGGEST_UNREADABLE + "title holds a lone surrogate; text must be well-formed Unicode", [log]);
-  refused("a lone surrogate in a field name", () => suggestTask(log, { ...goodOffer, ["\uD800"]: 1 }), SUGGEST_UNREADABLE + "(a field name) holds a lone surrogate; text must be well-formed Unicode", [log]);
+  refused("a lone surrogate in a field name", () => suggestTask(log, { ...goodOffer, "\uD800": 1 }), SUGGEST_UNREADABLE + "(a field name) holds a lone surrogate; text must be well-formed Unicode", [log]);
   const fffd = [session, offerEntry("\uFFFD")];
   throws("settle id \\uD800 does not match offer \\uFFFD", () => settleSuggestion(fffd, "\uD800", "dismiss"), "oda-tasks: invalid arguments of settleSuggestion: text must be well-formed Unicode (it holds a lone surrogate)", [fffd]);
   const loneEntry = [session, { type: "todo_update", v: 1, todos: [{ content: "\uD800", status: "pending" }] }];

@@ -7,7 +7,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, fork, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
 import net from "node:net";
@@ -594,8 +593,9 @@ function inOwnPidNamespace(...args) {
   let buffer = "";
   child.stdout.on("data", (chunk) => {
     buffer += chunk;
-    for (let i; (i = buffer.indexOf("\n")) !== -1; buffer = buffer.slice(i + 1)) {
+    for (let i = buffer.indexOf("\n"); i !== -1; i = buffer.indexOf("\n")) {
       const line = JSON.parse(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
       const next = waiting.shift();
       if (next) next(line);
       else lines.push(line);

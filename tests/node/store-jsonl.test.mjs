@@ -7,8 +7,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
-import { createHash } from "node:crypto";
-import { StoreError } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { plantOwner } from "./support/lock-names.mjs";
 import { STALE_MS, sweep } from "../../pkg/dist/lock.js";
