@@ -11,7 +11,7 @@ echo "ci: $CI_STEP" >&2
 # Steps after `build` test the built package; alone, they say so instead of
 # failing on a missing import.
 needs_build() {
-  if [ ! -f pkg/dist/index.js ] || [ ! -f pkg/dist/wasm-inline.js ]; then
+  if [ ! -f pkg/dist/entrypoints/index.js ] || [ ! -f pkg/dist/entrypoints/wasm-inline.js ]; then
     echo "ci: $CI_STEP tests the built package: run bash scripts/ci/build first" >&2
     exit 1
   fi

@@ -15,7 +15,7 @@ import path from "node:path";
 import { ChatState, StoreError, replaySuggestions, replayTodos, runTool } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 // The store's chunked line reader, for a unit test of lines too long to be strings.
-import { JsonlScanner } from "../../pkg/dist/jsonl.js";
+import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
 import { hostKey, plantOwner } from "./support/lock-names.mjs";
 import { HELLO, HELPER, OPEN_TURN, SUGGEST, TODO, TOP, freshDecision } from "./support/warm-state.mjs";
 
@@ -665,7 +665,7 @@ test("a pid that looks dead is broken only once its entry went untouched for STA
     // A dead process's temp file is swept only when it is old, too.
     const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
     fs.writeFileSync(temp, "{}\n");
-    const { sweep } = await import("../../pkg/dist/lock.js");
+    const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
     await sweep(dir);
     assert.ok(fs.existsSync(temp), "a fresh temp file stays");
     const then = new Date(Date.now() - 60_000);

@@ -9,7 +9,7 @@ import path from "node:path";
 import { once } from "node:events";
 import { JsonlStore } from "oda-tasks/node";
 import { plantOwner } from "./support/lock-names.mjs";
-import { STALE_MS, sweep } from "../../pkg/dist/lock.js";
+import { STALE_MS, sweep } from "../../pkg/dist/stores/jsonl/lock.js";
 import { HOSTILE_IDS, storeContract } from "./fixtures/store-contract.mjs";
 
 const WORKER = new URL("./children/store-jsonl-worker.mjs", import.meta.url);
