@@ -2,8 +2,8 @@
 //!
 //! The model reads `TodoError` and `SuggestError` verbatim, and apps match on
 //! `ServiceError` codes, so these strings are a contract: the quoted ones are
-//! copied byte for byte from the product documents (see SPEC.md), and tests
-//! compare them exactly. Change a text here only with the SPEC.
+//! listed with the order of checks in `docs/tools.md`, and tests compare them
+//! exactly. Change a text here only with that page (`tests/refusals_doc.rs`).
 
 use thiserror::Error;
 

@@ -6,15 +6,15 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{answer, host, params, permission_order, tool_answer};
+use super::params::TodoWriteCall;
 use crate::chat::Chat;
 use crate::entry::{Entry, Origin};
 use crate::error::{HostError, ServiceError};
 use crate::jsonl::JsonlReader;
-use crate::params::TodoWriteCall;
 use crate::replay::{slice_range, SuggestionReplay, TodoReplay, View};
 use crate::settle::{self, Decision, StartPlan};
 use crate::todo::{self, TodoOptions};
-use crate::{decide, jsonl};
+use crate::{jsonl, suggest_call};
 
 /// `listState`: the list and where the turns stand.
 #[derive(Serialize)]
@@ -28,10 +28,14 @@ struct ListState<'a> {
 
 /// One chat's state. Wrapped by the package's `ChatState` class.
 ///
-/// @example
+/// # Examples
+///
+/// ```js
 /// const core = new ChatStateCore(true);
 /// core.ingest(0, 2, '{"type":"session"}\n{"type":"turn_started"}');
-/// JSON.parse(core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}')[0]).ok; // true
+/// const [answer] = core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}');
+/// assert.equal(JSON.parse(answer).ok, true);
+/// ```
 #[wasm_bindgen]
 pub struct ChatStateCore {
     pub(super) chat: Chat,
@@ -210,16 +214,16 @@ impl ChatStateCore {
     /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = todoWrite)]
     pub fn todo_write(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
-        let p = params("todoWrite", crate::params::todo_write(params_text))?;
+        let p = params("todoWrite", super::params::todo_write(params_text))?;
         Ok(todo_write_answer(true, &p))
     }
 
     /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = suggestTask)]
     pub fn suggest_task(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
-        let p = params("suggestTask", crate::params::model_input(params_text))?;
+        let p = params("suggestTask", super::params::model_input(params_text))?;
         Ok(tool_answer(
-            decide::suggest_task(Some(&self.chat), &p.read())
+            suggest_call::suggest_task(Some(&self.chat), &p.read())
                 .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
                 .map_err(|e| e.to_string()),
         ))
@@ -269,7 +273,7 @@ impl ChatStateCore {
             ok: bool,
             entry: Option<&'a Entry>,
         }
-        let (id, action) = params("settleSuggestion", crate::params::settle(params_text))?;
+        let (id, action) = params("settleSuggestion", super::params::settle(params_text))?;
         Ok(match settle::settle(&self.chat, &id, action) {
             Ok(Decision::Append(s)) => {
                 let entry = Entry::SuggestionSettled(s);
@@ -301,7 +305,7 @@ impl ChatStateCore {
             settled: Option<&'a Entry>,
             brief: &'a Entry,
         }
-        let p = params("planStart", crate::params::plan_start(params_text))?;
+        let p = params("planStart", super::params::plan_start(params_text))?;
         let order = permission_order(p.permissions)?;
         Ok(
             match settle::plan_start(&self.chat, &p.chat_id, &p.id, &p.request, &order) {
@@ -345,7 +349,7 @@ impl ChatStateCore {
 
     #[wasm_bindgen(js_name = startedChat)]
     pub fn started_chat(&self, params_text: &str) -> Result<String, JsValue> {
-        let (chat_id, suggestion_id) = params("startedChat", crate::params::started_chat(params_text))?;
+        let (chat_id, suggestion_id) = params("startedChat", super::params::started_chat(params_text))?;
         let origin = Origin { chat_id, suggestion_id };
         Ok(answer(&settle::started_chat(Some(&self.chat), &origin)))
     }
@@ -358,7 +362,7 @@ impl ChatStateCore {
             #[serde(skip_serializing_if = "Option::is_none")]
             error: Option<String>,
         }
-        let action = params("checkGoal", crate::params::goal(params_text))?;
+        let action = params("checkGoal", super::params::goal(params_text))?;
         let error = settle::check_goal(&self.chat, action).err().map(|e| e.to_string());
         Ok(answer(&Checked {
             ok: error.is_none(),

@@ -3,9 +3,9 @@
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
+use super::params::Why;
 use crate::entry::Entry;
 use crate::error::HostError;
-use crate::params::Why;
 
 /// Params that could not be read, as the host's error.
 pub fn params<T>(call: &'static str, read: Result<T, Why>) -> Result<T, JsValue> {

@@ -12,5 +12,6 @@ mod chat_state;
 mod convert;
 mod free;
 mod jsonl_lines;
+mod params;
 #[cfg(feature = "value-channel")]
 mod value_channel;

@@ -33,7 +33,7 @@ impl ChatStateCore {
             entry: &'a crate::entry::Entry,
             output: &'a str,
         }
-        let p = crate::params::todo_write(params_text).map_err(|e| JsValue::from_str(&e))?;
+        let p = super::params::todo_write(params_text).map_err(|e| JsValue::from_str(&e))?;
         let d = crate::todo::todo_write(true, &p.input.read(), crate::todo::TodoOptions::default())
             .map_err(|e| JsValue::from_str(&e.to_string()))?;
         let entry = crate::entry::Entry::TodoUpdate(d.entry);
@@ -51,7 +51,7 @@ impl ChatStateCore {
             ok: bool,
             entry: crate::entry::Entry,
         }
-        let (id, action) = crate::params::settle(params_text).map_err(|e| JsValue::from_str(&e))?;
+        let (id, action) = super::params::settle(params_text).map_err(|e| JsValue::from_str(&e))?;
         match crate::settle::settle(&self.chat, &id, action) {
             Ok(crate::settle::Decision::Append(s)) => value(&Settled {
                 ok: true,
