@@ -4,6 +4,7 @@
 // wrappers over it.
 import { ChatStateCore } from "../wasm/oda_tasks.js";
 import { assertReady } from "./load.js";
+import { realmIntact } from "./core/realm-guard.js";
 import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject, recordArgument } from "./convert.js";
 import type {
   ChatView, GoalAction, GoalCheck, JsonlReport, ListState, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
@@ -196,7 +197,8 @@ export class ChatState {
     if (typeof cards !== "number" || !Number.isInteger(cards) || cards < 0) {
       throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number of cards, 0 or more");
     }
-    return parseJson(this.#live().view(cards)) as ChatView;
+    const core = this.#live();
+    return (realmIntact() ? core.viewValue(cards) : parseJson(core.view(cards))) as ChatView;
   }
 
   /**
@@ -210,7 +212,7 @@ export class ChatState {
     const core = this.#live();
     const start = cardNumber("cards", "from", from, 0);
     const end = cardNumber("cards", "to", to, Infinity);
-    return parseJson(core.cards(start, end)) as TodoCard[];
+    return (realmIntact() ? core.cardsValue(start, end) : parseJson(core.cards(start, end))) as TodoCard[];
   }
 
   /**
@@ -267,7 +269,8 @@ export class ChatState {
    * const { todos, turnOpen, turnsSinceUpdate } = state.listState();
    */
   listState(): ListState {
-    return parseJson(this.#live().listState()) as ListState;
+    const core = this.#live();
+    return (realmIntact() ? core.listStateValue() : parseJson(core.listState())) as ListState;
   }
 
   /**
@@ -277,7 +280,8 @@ export class ChatState {
    * const { todos, cards, plan } = state.replayTodos();
    */
   replayTodos(): TodoReplay {
-    return parseJson(this.#live().replayTodos()) as TodoReplay;
+    const core = this.#live();
+    return (realmIntact() ? core.replayTodosValue() : parseJson(core.replayTodos())) as TodoReplay;
   }
 
   /**
@@ -287,7 +291,8 @@ export class ChatState {
    * const { open, settled } = state.replaySuggestions();
    */
   replaySuggestions(): SuggestionReplay {
-    return parseJson(this.#live().replaySuggestions()) as SuggestionReplay;
+    const core = this.#live();
+    return (realmIntact() ? core.replaySuggestionsValue() : parseJson(core.replaySuggestions())) as SuggestionReplay;
   }
 
   /**

@@ -5,7 +5,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::chat_state::todo_write_answer;
-use super::convert::{answer, params, permission_order, tool_answer};
+use super::convert::{answer, params, permission_order, tool_answer, Text};
 use crate::entry::Entry;
 use crate::{settle, suggest_call, tool};
 
@@ -21,7 +21,7 @@ use crate::{settle, suggest_call, tool};
 #[wasm_bindgen(js_name = todoWriteCall)]
 pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<Vec<String>, JsValue> {
     let p = params("todoWrite", super::params::todo_write(params_text))?;
-    Ok(todo_write_answer(has_session, &p))
+    todo_write_answer::<Text>(has_session, &p)
 }
 
 /// `suggest_task` for a call with no owning session: the first refusal.
@@ -35,11 +35,11 @@ pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<Vec<Strin
 #[wasm_bindgen(js_name = suggestTaskWithoutSession)]
 pub fn suggest_task_without_session(params_text: &str) -> Result<Vec<String>, JsValue> {
     let p = params("suggestTask", super::params::model_input(params_text))?;
-    Ok(tool_answer(
+    tool_answer::<Text>(
         suggest_call::suggest_task(None, &p.read())
             .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
             .map_err(|e| e.to_string()),
-    ))
+    )
 }
 
 /// The lower of two permissions, as JSON text (`null` only for an empty order).

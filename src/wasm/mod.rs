@@ -13,5 +13,3 @@ mod convert;
 mod free;
 mod jsonl_lines;
 mod params;
-#[cfg(feature = "value-channel")]
-mod value_channel;
