@@ -364,9 +364,9 @@ test("14.9: a statement held past statementTimeout (a table lock, lockTimeout lo
     await holder.query("ROLLBACK");
     assert.equal(await store.append("a", [{ type: "x" }], 1), 2);
     for (const [options, message] of [
-      [{ lockTimeout: 0 }, "oda-tasks: PostgresStore lockTimeout must be a whole number >= 1 (got 0)"],
-      [{ statementTimeout: "1s" }, "oda-tasks: PostgresStore statementTimeout must be a whole number >= 1 (got 1s)"],
-      [{ lock_timeout: 5 }, 'oda-tasks: unknown PostgresStore option "lock_timeout"'],
+      [{ lockTimeout: 0 }, "oda-tasks: invalid arguments of PostgresStore: `lockTimeout` must be a whole number >= 1 (got 0)"],
+      [{ statementTimeout: "1s" }, 'oda-tasks: invalid arguments of PostgresStore: `statementTimeout` must be a whole number >= 1 (got "1s")'],
+      [{ lock_timeout: 5 }, "oda-tasks: invalid arguments of PostgresStore: unknown option `lock_timeout`"],
     ]) {
       assert.throws(() => new PostgresStore(db.pool(), options), { name: "TypeError", message });
     }
@@ -381,7 +381,7 @@ test("14.8/14.12 store side: PostgresStore.readTextFrom gives each entry's text 
   const db = await fresh();
   try {
     const store = db.store();
-    const { RAW_TEXT } = await import("../../pkg/dist/entry-text.js");
+    const { RAW_TEXT } = await import("../../pkg/dist/core/entry-text.js");
     const exact = '{"type":"session","sandbox":1e400,"approval":18446744073709551615,"ratio":1.50,"b":1,"a":2}';
     await store.create("c", [Object.defineProperty({ type: "session" }, RAW_TEXT, { value: exact })]);
     assert.deepEqual(await store.readTextFrom("c", 0), [exact]);
