@@ -14,7 +14,7 @@ import { extname, join, normalize, sep } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { beginTurn, createChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
-import { launch, root } from "./helpers/browser.mjs";
+import { launch, root } from "./support/browser.mjs";
 
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const todos = (...items) => ({ todos: items.map(([content, status]) => ({ content, status })) });

@@ -4,7 +4,7 @@
 // Workers alike. Secure by default: `authorize` is required, no CORS header
 // is ever sent, a POST needs a JSON body of bounded size, and a failure says
 // a code and a fixed or service text, never a stack or a path.
-import { optionsObject } from "../../core/convert.js";
+import { ownOptions } from "../../core/options.js";
 import { SuggestionService } from "../../chat/service.js";
 import { ChatStateCache } from "../../chat/state-cache.js";
 import type { Store } from "../../stores/store.js";
@@ -102,7 +102,7 @@ const MAX_QUERY_NUMBER = 2 ** 31;
  * export { handler as GET, handler as POST };
  */
 export function chatHandler(options: ChatHandlerOptions): ChatHandler {
-  const o = optionsObject("chatHandler", options) as Partial<ChatHandlerOptions>;
+  const o = ownOptions("chatHandler", options) as Partial<ChatHandlerOptions>;
   const unknown = Object.keys(o).find((key) => !OPTIONS.has(key));
   if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of chatHandler: unknown option \`${unknown}\``);
   const { store, authorize, onError } = o;

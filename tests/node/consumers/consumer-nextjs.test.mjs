@@ -1,0 +1,200 @@
+// docs/integration.md's "Next.js + AI SDK UI" recipe, as printed, in a fresh
+// Next.js 16 app that installed the packed tarball, under Node 22 (which
+// Next.js 16 and `ai` 7 need), with a scripted model: `next build`
+// (Turbopack) and `next start`, `next build --webpack` and `next start`, and
+// `next dev` (Turbopack), each with a Node route (JsonlStore) and an Edge
+// route, and no next.config. In real Chromium a message makes the card appear
+// from the tool part, the plan follow the event stream, and Start on the chip
+// create the new chat, which the store then holds. Slow (three builds on a
+// shared machine): built once per mode, niced, with generous timeouts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launch, root } from "../support/browser.mjs";
+import { consumer, packTarball } from "../support/consumer.mjs";
+import { printed, recipes } from "../support/recipes.mjs";
+
+const cleanup = [];
+test.after(() => cleanup.forEach((fn) => fn()));
+const once = { after: (fn) => cleanup.push(fn) };
+
+const runtimes = join(root, "tests/runtimes");
+execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
+const node22 = join(runtimes, "node_modules/node-22/bin/node");
+
+const { tarball } = packTarball(once);
+const dir = consumer(once, tarball, {
+  deps: {
+    next: "16.4.6", react: "19.3.1", "react-dom": "19.3.1", ai: "7.0.173", "@ai-sdk/react": "4.0.177",
+    typescript: "5.9.3", "@types/react": "19.3.0", "@types/node": "22.20.7",
+  },
+  files: {
+    ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx"),
+    // The app's own parts the recipe leaves to it: the session check and the model (scripted here).
+    "lib/auth.ts": `/** The person's session (a cookie here) owns the chat. */
+export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
+  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
+}
+`,
+    "lib/model.ts": `import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const stop = (unified: "stop" | "tool-calls") => ({ unified, raw: unified });
+const call = (toolCallId: string, toolName: string, input: unknown) => ({ type: "tool-call" as const, toolCallId, toolName, input: JSON.stringify(input) });
+/** A scripted model: the two tool calls, then "Planned." once their results are in. */
+export const model = new MockLanguageModelV4({
+  doStream: async ({ prompt }) => ({
+    // \`any\`: the two scripts are lists of different stream parts.
+    stream: convertArrayToReadableStream<any>(prompt.at(-1)?.role === "tool"
+      ? [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Planned." },
+        { type: "text-end", id: "t" }, { type: "finish", finishReason: stop("stop"), usage }]
+      : [{ type: "stream-start", warnings: [] },
+        call("1", "todo_write", { todos: [{ content: "Write tests", status: "in_progress" }, { content: "Ship", status: "pending" }] }),
+        call("2", "suggest_task", { title: "Add retries", tldr: "Uploads fail on flaky networks.", brief: "In upload.ts, retry failed uploads." }),
+        { type: "finish", finishReason: stop("tool-calls"), usage }]),
+  }),
+});
+`,
+    "app/layout.tsx": `export const metadata = { title: "Chat" };
+export default function Layout({ children }: { children: React.ReactNode }) {
+  return <html lang="en"><body>{children}</body></html>;
+}
+`,
+    // An Edge route: the main entry and oda-tasks/http under edge-light, with no configuration.
+    "app/api/edge/route.ts": `import { beginTurn, createChat, MemoryStore, toolHandlers } from "oda-tasks";
+import { chatHandler } from "oda-tasks/http";
+
+export const runtime = "edge";
+const store = new MemoryStore();
+const handler = chatHandler({ store, authorize: (request) => request.headers.get("authorization") === "Bearer edge" });
+
+export async function GET(request: Request) {
+  const chatId = \`edge-\${crypto.randomUUID()}\`;
+  await createChat(store, chatId, { workspace: "/w" });
+  await beginTurn(store, chatId);
+  const { text, card } = await toolHandlers({ store, chatId, ui: true }).todo_write({ todos: [{ content: "Ship", status: "in_progress" }] });
+  const screen = await (await handler(new Request(new URL(\`/chats/\${chatId}\`, request.url), { headers: { authorization: "Bearer edge" } }))).json();
+  const denied = (await handler(new Request(new URL(\`/chats/\${chatId}\`, request.url)))).status;
+  return Response.json({ text, todos: card?.todos, plan: screen.plan.state, denied });
+}
+`,
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: {
+        target: "ES2022", lib: ["dom", "dom.iterable", "ES2022"], strict: true, noEmit: true, module: "esnext", moduleResolution: "bundler",
+        jsx: "react-jsx", esModuleInterop: true, skipLibCheck: true, isolatedModules: true, incremental: true, allowJs: false,
+        plugins: [{ name: "next" }],
+      },
+      include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
+      exclude: ["node_modules"],
+    }),
+  },
+});
+
+// Node 22 first on PATH: what `npx next` runs on.
+const links = mkdtempSync(join(tmpdir(), "oda-bin-"));
+once.after(() => rmSync(links, { recursive: true, force: true }));
+symlinkSync(node22, join(links, "node"));
+const env = (extra = {}) => ({ ...process.env, PATH: `${join(dir, "node_modules/.bin")}:${links}:${process.env.PATH}`, NEXT_TELEMETRY_DISABLED: "1", NO_COLOR: "1", ...extra });
+
+function build(command) {
+  printed(command);
+  try {
+    return execFileSync("nice", ["-n", "10", "bash", "-c", command], { cwd: dir, env: env(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 900_000 });
+  } catch (e) {
+    throw new Error(`${command} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-4000)}`, { cause: e });
+  }
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `next start` or `next dev` with a fresh chats folder; resolves to its URL and that folder. */
+async function serve(t, command) {
+  const port = await freePort();
+  const chats = mkdtempSync(join(tmpdir(), "oda-next-chats-"));
+  t.after(() => rmSync(chats, { recursive: true, force: true }));
+  const child = spawn("nice", ["-n", "10", "bash", "-c", `${command} --hostname 127.0.0.1 --port ${port}`], {
+    cwd: dir, env: env({ ODA_CHATS: chats }), stdio: ["ignore", "pipe", "pipe"], detached: true,
+  });
+  let output = "";
+  child.stdout.on("data", (c) => (output += c));
+  child.stderr.on("data", (c) => (output += c));
+  t.after(() => {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {}
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) break;
+    try {
+      await fetch(`${url}/api/oda/chats/chat-0`);
+      return { url, chats, output: () => output };
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  throw new Error(`${command} did not answer:\n${output}`);
+}
+
+/** The person's side, in Chromium: a message, the card from the tool part, the plan from the events, Start on the chip. */
+async function chat(t, { url, chats, output }) {
+  const edge = await (await fetch(`${url}/api/edge`)).json();
+  assert.deepEqual(edge, { text: "Updated todo list: 0 pending, 1 in progress, 0 completed", todos: [{ content: "Ship", status: "in_progress" }], plan: "running", denied: 403 });
+  assert.equal((await fetch(`${url}/api/oda/chats/chat-1`)).status, 403); // no session cookie
+  const browser = await launch();
+  t.after(() => browser.close());
+  await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
+  const tab = await browser.context.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  await tab.goto(url, { timeout: 300_000 });
+  await tab.getByRole("textbox", { name: "Message" }).fill("Plan the release");
+  await tab.getByRole("button", { name: "Send" }).click();
+  const card = tab.locator("oda-todo-card");
+  await card.getByRole("article", { name: "Update to-do list" }).waitFor({ timeout: 120_000 });
+  assert.match(await card.locator("[part=list]").innerText(), /Write tests[\s\S]*Ship/);
+  await tab.getByText("Planned.").waitFor({ timeout: 60_000 });
+  // The plan follows the chat's event stream: the finished checklist of turn 1.
+  const plan = tab.locator("oda-plan");
+  await plan.locator("[part=state]").filter({ hasText: "Finished · turn 1" }).waitFor({ timeout: 60_000 });
+  assert.equal(await plan.locator("[part=counts]").textContent(), "0 of 2 completed");
+  // Start on the chip: the new chat, held by the store.
+  await tab.getByRole("button", { name: "Start: Add retries" }).click();
+  await tab.getByRole("button", { name: "Open chat: Add retries" }).waitFor({ timeout: 60_000 });
+  assert.equal(await tab.locator("oda-suggestions").locator("[part=announcement]").textContent(), "Started “Add retries” in a new chat.");
+  const script = `import { JsonlStore } from "oda-tasks/node";
+const store = new JsonlStore(process.argv[1]);
+const log = await store.read("chat-1");
+const started = log.find((e) => e.type === "suggestion_settled" && e.outcome === "started");
+console.log(JSON.stringify({ types: log.map((e) => e.type), child: (await store.read(started.chatId)).map((e) => e.type) }));`;
+  const held = JSON.parse(execFileSync(node22, ["--input-type=module", "-e", script, chats], { cwd: dir, encoding: "utf8" }));
+  assert.deepEqual(held.types, ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended", "suggestion_settled"]);
+  assert.deepEqual(held.child, ["session", "message"]);
+  assert.deepEqual(errors, [], output());
+}
+
+test("next build (Turbopack) and next start: Node and Edge routes, the card, the plan and Start in Chromium", { timeout: 1_200_000 }, async (t) => {
+  build("npx next build");
+  await chat(t, await serve(t, "npx next start"));
+});
+
+test("next build --webpack and next start: the same", { timeout: 1_200_000 }, async (t) => {
+  build("npx next build --webpack");
+  await chat(t, await serve(t, "npx next start"));
+});
+
+test("next dev (Turbopack): the same", { timeout: 1_200_000 }, async (t) => {
+  printed("npx next dev");
+  await chat(t, await serve(t, "npx next dev"));
+});

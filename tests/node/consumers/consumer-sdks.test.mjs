@@ -1,0 +1,69 @@
+// The AI frameworks against the packed package in a fresh project: the
+// recipes of docs/integration.md as printed, type-checked with the real
+// packages' types and run under Node 22 (which `ai` 7 needs) with scripted
+// models and no network: the Vercel AI SDK (tests/node/support/ai-suite.mjs), and
+// @openai/agents, LangChain, Mastra and @google/genai (tests/node/support/frameworks-suite.mjs).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { root } from "../support/browser.mjs";
+import { consumer, packTarball, sh } from "../support/consumer.mjs";
+import { recipes } from "../support/recipes.mjs";
+
+const cleanup = [];
+test.after(() => cleanup.forEach((fn) => fn()));
+const once = { after: (fn) => cleanup.push(fn) };
+
+const runtimes = join(root, "tests/runtimes");
+execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
+const node22 = join(runtimes, "node_modules/node-22/bin/node");
+
+const fixture = (name) => readFileSync(join(root, "tests/node/support", name), "utf8");
+const recipeTs = ["reply-ai.ts", "tools-agents.ts", "tools-langchain.ts", "tools-mastra.ts", "tools-genai.ts", "one-liners.ts"];
+const { tarball } = packTarball(once);
+const dir = consumer(once, tarball, {
+  deps: {
+    ai: "7.0.173", "@openai/agents": "0.20.0", zod: "4.6.7", "@langchain/core": "1.4.0", "@mastra/core": "1.71.0",
+    "@google/genai": "3.3.0", openai: "7.59.0", "@anthropic-ai/sdk": "1.14.0", typescript: "5.9.3", "@types/node": "22.20.7",
+  },
+  files: {
+    ...recipes(...recipeTs),
+    "ai-suite.mjs": fixture("ai-suite.mjs"),
+    "frameworks-suite.mjs": fixture("frameworks-suite.mjs"),
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: {
+        target: "ES2022", module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, types: ["node"],
+        lib: ["ES2022", "DOM"], skipLibCheck: true, allowImportingTsExtensions: true,
+      },
+      files: recipeTs,
+    }),
+  },
+});
+
+// Without the parent runner's NODE_TEST_CONTEXT, the child reports to its own stdout.
+const childEnv = Object.fromEntries(Object.entries({ ...process.env, NO_COLOR: "1" }).filter(([k]) => k !== "NODE_TEST_CONTEXT"));
+
+/** Runs a node:test suite under Node 22 (type stripping runs the .ts recipes as printed). */
+function suite(file) {
+  const r = spawnSync(node22, ["--test", "--test-reporter=spec", file], { cwd: dir, encoding: "utf8", env: childEnv });
+  assert.equal(r.status, 0, `${file} under Node 22:\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-3000)}`);
+  return r.stdout;
+}
+
+test("the framework recipes type-check against the real packages' types (with the strict literals @openai/agents wants)", () => {
+  sh(dir, process.execPath, ["node_modules/typescript/bin/tsc", "-p", "."]);
+});
+
+test("Vercel AI SDK: aiTools and aiTurn with generateText and streamText over MemoryStore and JsonlStore", () => {
+  const out = suite("ai-suite.mjs");
+  assert.match(out, /ℹ pass 12\b/);
+  assert.match(out, /ℹ fail 0\b/);
+});
+
+test("@openai/agents, LangChain, Mastra and @google/genai with scripted models", () => {
+  const out = suite("frameworks-suite.mjs");
+  assert.match(out, /ℹ pass 4\b/);
+  assert.match(out, /ℹ fail 0\b/);
+});

@@ -1,0 +1,80 @@
+// Tiny consumer projects built against the packed tarball (`npm pack`), as a
+// new user of the package would: installed from the npm registry with exact
+// versions, into a temp dir, through npm's shared cache.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { root } from "./browser.mjs";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** Runs a command in `cwd`; resolves to its output, throws with both streams on a non-zero exit. */
+export function sh(cwd, cmd, args, options = {}) {
+  try {
+    return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
+  } catch (e) {
+    const tail = (text) => String(text ?? "").slice(-4000);
+    throw new Error(`${cmd} ${args.join(" ")} failed in ${cwd}:\n${tail(e.stdout)}\n${tail(e.stderr)}`, { cause: e });
+  }
+}
+
+/**
+ * Packs pkg/ with `npm pack` (its prepack builds what is missing) into a temp
+ * dir; resolves to the tarball's path and the packed file list.
+ */
+export function packTarball(t) {
+  const dir = mkdtempSync(join(tmpdir(), "oda-pack-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const [info] = JSON.parse(sh(join(root, "pkg"), npm, ["pack", "--json", "--pack-destination", dir]));
+  return { tarball: join(dir, info.filename), files: info.files.map((f) => f.path) };
+}
+
+/**
+ * A consumer project in a temp dir: `files` (path → text) and a package.json
+ * depending on the tarball and on `deps` (exact versions), installed once.
+ */
+export function consumer(t, tarball, { deps = {}, files = {}, type = "module" } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "oda-consumer-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const manifest = { name: "consumer", private: true, version: "1.0.0", ...(type ? { type } : {}),
+    dependencies: { "oda-tasks": `file:${tarball}`, ...deps } };
+  write(dir, { "package.json": JSON.stringify(manifest, null, 2), ...files });
+  sh(dir, npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"]);
+  return dir;
+}
+
+/** Writes `files` (path → text) under `dir`, making folders as needed. */
+export function write(dir, files) {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+}
+
+/**
+ * Starts a long-running command (a dev server) and resolves to its URL once
+ * a line of its output matches `ready` (the URL is the first capture);
+ * stops it when test `t` ends.
+ */
+export function startServer(t, cwd, cmd, args, ready) {
+  const child = spawn(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
+  t.after(() => {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      child.kill("SIGTERM");
+    }
+  });
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const look = (chunk) => {
+      output += chunk;
+      const match = ready.exec(output.replace(/\u001b\[[0-9;]*m/g, ""));
+      if (match) resolve({ url: match[1], output: () => output });
+    };
+    child.stdout.setEncoding("utf8").on("data", look);
+    child.stderr.setEncoding("utf8").on("data", look);
+    child.on("exit", (code) => reject(new Error(`${cmd} ${args.join(" ")} exited (${code}) before it was ready:\n${output}`)));
+  });
+}
