@@ -5,6 +5,8 @@
 
 #[path = "support/observe.rs"]
 mod observe;
+#[path = "support/words.rs"]
+mod words;
 
 use observe::{answers, check_invariants};
 use oda_tasks::chat::Chat;
@@ -20,42 +22,9 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Map, Value};
+use words::WORDS;
 
 // ---------------------------------------------------------------- generators
-
-/// Words the core reads, so generated entries reach its real paths.
-const WORDS: &[&str] = &[
-    "type",
-    "session",
-    "turn_started",
-    "turn_ended",
-    "todo_update",
-    "suggestion_offered",
-    "suggestion_settled",
-    "message",
-    "v",
-    "id",
-    "s1",
-    "s2",
-    "top-level",
-    "helper",
-    "user",
-    "pending",
-    "in_progress",
-    "completed",
-    "started",
-    "drafted",
-    "dismissed",
-    "restored",
-    "suggestion",
-    "read-only",
-    "ask",
-    "auto",
-    "full-access",
-    "__proto__",
-    "",
-    " ",
-];
 
 /// In a text form, each U+E000 becomes one of these escapes (lone surrogates among them).
 const ESCAPES: &[&str] = &[
