@@ -27,12 +27,14 @@ const fold = (glue) => () => {
   core.free();
 };
 const [parseMs, shippedMs, probeMs] = medians(9, [() => forEachEntry(bytes, () => {}), fold(shipped), fold(probe)]);
-console.log(JSON.stringify({
-  json_parse_ms: +parseMs.toFixed(1),
-  shipped_fold_ms: +shippedMs.toFixed(1),
-  probe_fold_ms: +probeMs.toFixed(1),
-  shipped_fold_vs_json_parse: +(parseMs / shippedMs).toFixed(3),
-  probe_fold_vs_json_parse: +(parseMs / probeMs).toFixed(3),
-  probe_vs_shipped: +(shippedMs / probeMs).toFixed(3),
-  date: new Date().toISOString(),
-}));
+console.log(
+  JSON.stringify({
+    json_parse_ms: +parseMs.toFixed(1),
+    shipped_fold_ms: +shippedMs.toFixed(1),
+    probe_fold_ms: +probeMs.toFixed(1),
+    shipped_fold_vs_json_parse: +(parseMs / shippedMs).toFixed(3),
+    probe_fold_vs_json_parse: +(parseMs / probeMs).toFixed(3),
+    probe_vs_shipped: +(shippedMs / probeMs).toFixed(3),
+    date: new Date().toISOString(),
+  }),
+);
