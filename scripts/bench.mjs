@@ -10,18 +10,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { Bench } from "tinybench";
 import { ChatState, ChatStateCache, MemoryStore, replaySuggestions, replayTodos, runTool, todoWrite } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { chatEntries, chatJsonl, writeChatJsonl } from "./bench/generate.mjs";
 import { forEachEntry, referenceFirstScreenJsonl, referenceReplayJsonl } from "./bench/reference.mjs";
 import { wasmSizeProfile } from "./bench/wasm-size.mjs";
+import { medians } from "./bench/medians.mjs";
 import { ChatStateCore } from "../pkg/wasm/oda_tasks.js";
 import { realmIntact } from "../pkg/dist/core/realm-guard.js";
 
 const quick = process.argv.includes("--quick");
 // `--only=replay,calls,memory`: run only those parts (sizes are always printed).
-const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const only = process.argv
+  .find((a) => a.startsWith("--only="))
+  ?.slice(7)
+  .split(",");
 const part = (name) => only === undefined || only.includes(name);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "oda-bench-"));
@@ -32,7 +35,11 @@ const out = {};
 try {
   sizes();
   const logs = {};
-  for (const [name, count] of [["1k", 1_000], ["10k", 10_000], ["100k", 100_000]]) {
+  for (const [name, count] of [
+    ["1k", 1_000],
+    ["10k", 10_000],
+    ["100k", 100_000],
+  ]) {
     logs[name] = chatJsonl(count, { seed: count });
   }
   if (part("replay")) replays(logs);
@@ -61,31 +68,19 @@ function sizes() {
     return; // not built here
   }
   const share = (b) => `${((100 * b) / profile.code).toFixed(1)}% of code`;
-  rows.push(["size", "cargo's .wasm before wasm-opt: code / data / names and the rest", `${profile.code} B`, `${profile.data} B`,
-    `${profile.total - profile.code - profile.data} B`]);
+  rows.push([
+    "size",
+    "cargo's .wasm before wasm-opt: code / data / names and the rest",
+    `${profile.code} B`,
+    `${profile.data} B`,
+    `${profile.total - profile.code - profile.data} B`,
+  ]);
   for (const [crate, b] of profile.byCrate.slice(0, 6)) rows.push(["size", `  code of crate ${crate}`, `${b} B`, share(b), ""]);
   for (const [module, b] of profile.byModule.slice(0, 8)) rows.push(["size", `  code of ${module}`, `${b} B`, share(b), ""]);
 }
 
 function progress(what) {
   process.stderr.write(`bench: ${what}\n`);
-}
-
-/**
- * Median time in ms of each function of `fns` over `runs` rounds (tinybench
- * times each round, after a warm-up in the first). Each round runs every
- * function once, in turn, so a noisy neighbour slows all of them alike and
- * their ratios hold on a shared machine.
- */
-export function medians(runs, fns) {
-  const samples = fns.map(() => []);
-  for (let round = 0; round < runs; round++) {
-    const bench = new Bench({ iterations: 1, time: 0, warmup: round === 0, warmupIterations: 1, warmupTime: 0 });
-    fns.forEach((fn, i) => bench.add(String(i), fn));
-    bench.runSync();
-    bench.tasks.forEach((task, i) => samples[i].push(task.result.latency.p50));
-  }
-  return samples.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
 }
 
 function jsonParseLines(bytes) {
@@ -157,8 +152,8 @@ function replays(logs) {
       },
     ]);
     state.free();
-    const row = (what, ms) => rows.push(["replay " + name, what, `${ms.toFixed(2)} ms`, `${rate(ms).toFixed(1)} MB/s`,
-      `${(parseMs / ms).toFixed(2)}× JSON.parse`]);
+    const row = (what, ms) =>
+      rows.push(["replay " + name, what, `${ms.toFixed(2)} ms`, `${rate(ms).toFixed(1)} MB/s`, `${(parseMs / ms).toFixed(2)}× JSON.parse`]);
     row("V8 JSON.parse, line by line (decode + split + parse)", parseMs);
     row("plain JS: JSON.parse + the same fold (list, cards, plan, offers)", referenceMs);
     row("ChatState.fromJsonl(bytes) + replayTodos() + replaySuggestions()", wholeMs);
@@ -214,16 +209,24 @@ function channels(bytes) {
   for (const [key, what, text, value] of kinds) {
     if (JSON.stringify(text()) !== JSON.stringify(value())) throw new Error(`bench: the channels of ${what} answer differently`);
     const [textMs, valueMs] = medians(runs, [text, value]);
-    rows.push(["channel 10k", what, `text ${fmtUs(textMs * 1000)}`, `value ${fmtUs(valueMs * 1000)}`, `value ${(textMs / valueMs).toFixed(2)}× text`]);
+    rows.push([
+      "channel 10k",
+      what,
+      `text ${fmtUs(textMs * 1000)}`,
+      `value ${fmtUs(valueMs * 1000)}`,
+      `value ${(textMs / valueMs).toFixed(2)}× text`,
+    ]);
     out[`channel_value_vs_text_${key}`] = round(textMs / valueMs, 3);
   }
   core.free();
   const n = 200_000;
-  const [guardMs] = medians(quick ? 5 : 11, [() => {
-    let intact = 0;
-    for (let i = 0; i < n; i++) intact += realmIntact() ? 1 : 0;
-    if (intact !== n) throw new Error("bench: the realm guard does not hold in the bench's own realm");
-  }]);
+  const [guardMs] = medians(quick ? 5 : 11, [
+    () => {
+      let intact = 0;
+      for (let i = 0; i < n; i++) intact += realmIntact() ? 1 : 0;
+      if (intact !== n) throw new Error("bench: the realm guard does not hold in the bench's own realm");
+    },
+  ]);
   out.realm_guard_ns_per_call = round((guardMs * 1e6) / n, 0);
   rows.push(["channel 10k", "the realm guard, per call", `${out.realm_guard_ns_per_call} ns`, "", `${n} calls`]);
 }
@@ -258,9 +261,15 @@ function offer(n) {
 async function calls() {
   const copies = quick ? 1 : 3;
   const perCopy = 10;
-  for (const [label, makeStore] of [["JsonlStore", (dir) => new JsonlStore(dir)], ["MemoryStore", () => new MemoryStore()]]) {
+  for (const [label, makeStore] of [
+    ["JsonlStore", (dir) => new JsonlStore(dir)],
+    ["MemoryStore", () => new MemoryStore()],
+  ]) {
     const results = {};
-    for (const [sizeName, count] of [["10", 10], ["100k", 100_000]]) {
+    for (const [sizeName, count] of [
+      ["10", 10],
+      ["100k", 100_000],
+    ]) {
       progress(`runTool calls on ${label}, chats of ${sizeName} entries`);
       const dir = join(tmp, `calls-${label}-${sizeName}`);
       const store = makeStore(dir);
@@ -276,11 +285,19 @@ async function calls() {
         if (!warm.ok) throw new Error(warm.error);
         length++;
         for (let n = 1; n <= perCopy; n++) {
-          length = await store.append(chatId, [
-            ...(n > 1 ? [{ type: "suggestion_settled", v: 1, id: `s${n - 1}`, outcome: "dismissed" }] : []),
-            { type: "turn_ended" }, { type: "turn_started" },
-          ], length);
-          for (const [tool, input] of [["todo_write", twentyItems(n)], ["suggest_task", offer(n)]]) {
+          length = await store.append(
+            chatId,
+            [
+              ...(n > 1 ? [{ type: "suggestion_settled", v: 1, id: `s${n - 1}`, outcome: "dismissed" }] : []),
+              { type: "turn_ended" },
+              { type: "turn_started" },
+            ],
+            length,
+          );
+          for (const [tool, input] of [
+            ["todo_write", twentyItems(n)],
+            ["suggest_task", offer(n)],
+          ]) {
             const t = performance.now();
             const r = await runTool(store, chatId, { name: tool, input }, { cache });
             times[tool].push((performance.now() - t) * 1000);
@@ -305,8 +322,13 @@ async function calls() {
         const sorted = [...results[sizeName][tool]].sort((a, b) => a - b);
         p50[sizeName] = sorted[Math.floor(sorted.length / 2)];
         const p90 = sorted[Math.floor(sorted.length * 0.9)];
-        rows.push([`call ${label}`, `${tool}, warm chat of ${sizeName} entries`, `p50 ${fmtUs(p50[sizeName])}`, `p90 ${fmtUs(p90)}`,
-          `${sorted.length} calls`]);
+        rows.push([
+          `call ${label}`,
+          `${tool}, warm chat of ${sizeName} entries`,
+          `p50 ${fmtUs(p50[sizeName])}`,
+          `p90 ${fmtUs(p90)}`,
+          `${sorted.length} calls`,
+        ]);
       }
       const ratio = p50["100k"] / p50["10"];
       rows.push([`call ${label}`, `${tool}: 100k vs 10`, `ratio ${ratio.toFixed(2)}`, "", ""]);
@@ -347,8 +369,13 @@ async function memory(logs) {
     progress("writing the 1M log");
     const t = performance.now();
     await writeChatJsonl(file1m, 1_000_000, { seed: 1_000_000 });
-    rows.push(["generate", "1M entries, streamed to a temp file", `${((performance.now() - t) / 1000).toFixed(1)} s`,
-      `${(statSync(file1m).size / MB).toFixed(0)} MB`, ""]);
+    rows.push([
+      "generate",
+      "1M entries, streamed to a temp file",
+      `${((performance.now() - t) / 1000).toFixed(1)} s`,
+      `${(statSync(file1m).size / MB).toFixed(0)} MB`,
+      "",
+    ]);
     files.push(["1m", file1m]);
   }
   const child = (file, mode) => {
@@ -364,8 +391,13 @@ async function memory(logs) {
       const t = performance.now();
       const r = child(file, mode);
       const secs = (performance.now() - t) / 1000;
-      rows.push(["stream RSS", `${name}: createReadStream → ingestJsonl, cards: ${mode}`, `peak ${r.maxRssMb.toFixed(1)} MB`,
-        `${mb.toFixed(0)} MB file`, `${(mb / secs).toFixed(0)} MB/s incl. process start`]);
+      rows.push([
+        "stream RSS",
+        `${name}: createReadStream → ingestJsonl, cards: ${mode}`,
+        `peak ${r.maxRssMb.toFixed(1)} MB`,
+        `${mb.toFixed(0)} MB file`,
+        `${(mb / secs).toFixed(0)} MB/s incl. process start`,
+      ]);
       if (mode === "false") out[`stream_peak_rss_mb_${name}`] = round(r.maxRssMb);
       else out[`stream_peak_rss_mb_${name}_cards`] = round(r.maxRssMb);
     }
@@ -387,7 +419,10 @@ async function memory(logs) {
 function collisions() {
   progress("todo_write with 18,000 crafted and 18,000 ordinary items");
   const crafted = Array.from({ length: 18_000 }, (_, i) => ({ content: `collide-${i.toString(36).padStart(7, "0")}`, status: "pending" }));
-  const plain = Array.from({ length: 18_000 }, (_, i) => ({ content: `${(i * 7919).toString(16)} step ${i}`.slice(0, 16).padEnd(16, "."), status: "pending" }));
+  const plain = Array.from({ length: 18_000 }, (_, i) => ({
+    content: `${(i * 7919).toString(16)} step ${i}`.slice(0, 16).padEnd(16, "."),
+    status: "pending",
+  }));
   const log = [{ type: "session", workspace: "/w", agent: "top-level" }, { type: "turn_started" }];
   const runs = quick ? 3 : 9;
   const [craftedMs, plainMs, replayCraftedMs] = medians(runs, [
@@ -401,7 +436,13 @@ function collisions() {
     },
   ]);
   rows.push(["collisions", "todo_write, 18,000 crafted 16-char items", `${craftedMs.toFixed(1)} ms`, "", ""]);
-  rows.push(["collisions", "todo_write, 18,000 ordinary 16-char items", `${plainMs.toFixed(1)} ms`, `ratio ${(craftedMs / plainMs).toFixed(2)}`, ""]);
+  rows.push([
+    "collisions",
+    "todo_write, 18,000 ordinary 16-char items",
+    `${plainMs.toFixed(1)} ms`,
+    `ratio ${(craftedMs / plainMs).toFixed(2)}`,
+    "",
+  ]);
   rows.push(["collisions", "a chat of two crafted updates: fold + view({ cards: 2 })", `${replayCraftedMs.toFixed(1)} ms`, "", ""]);
   out.todo_write_18k_crafted_ms = round(craftedMs, 2);
   out.todo_write_18k_plain_ms = round(plainMs, 2);
@@ -424,7 +465,12 @@ function printTable() {
       console.log("");
       group = r[0];
     }
-    console.log(r.map((cell, i) => String(cell).padEnd(widths[i])).join("  ").trimEnd());
+    console.log(
+      r
+        .map((cell, i) => String(cell).padEnd(widths[i]))
+        .join("  ")
+        .trimEnd(),
+    );
   }
   console.log("");
   const measured = (...keys) => keys.every((k) => out[k] !== undefined);
@@ -439,8 +485,10 @@ function printTable() {
     ["todo_write_18k_crafted_vs_plain <= 2", at("todo_write_18k_crafted_vs_plain", (x) => x <= 2)],
     ["replay_vs_json_parse >= 1.0", measured("replay_vs_json_parse") ? out.replay_vs_json_parse >= 1.0 : null],
     ["call_ratio_100k_vs_10 <= 1.2", measured("call_ratio_100k_vs_10") ? out.call_ratio_100k_vs_10 <= 1.2 : null],
-    ["stream_peak_rss_mb_1m <= 1.5 × stream_peak_rss_mb_10k", measured("stream_peak_rss_mb_1m", "stream_peak_rss_mb_10k")
-      ? out.stream_peak_rss_mb_1m <= 1.5 * out.stream_peak_rss_mb_10k : null],
+    [
+      "stream_peak_rss_mb_1m <= 1.5 × stream_peak_rss_mb_10k",
+      measured("stream_peak_rss_mb_1m", "stream_peak_rss_mb_10k") ? out.stream_peak_rss_mb_1m <= 1.5 * out.stream_peak_rss_mb_10k : null,
+    ],
   ];
   for (const [what, met] of targets) console.log(`target ${what}: ${met === null ? "not measured in this run" : met ? "met" : "NOT met"}`);
 }

@@ -9,10 +9,10 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use oda_tasks::chat::Chat;
-use oda_tasks::suggest_call::suggest_task;
 use oda_tasks::entry::Entry;
 use oda_tasks::input::Input;
 use oda_tasks::suggest::{Listed, FIELDS};
+use oda_tasks::suggest_call::suggest_task;
 use oda_tasks::SuggestError;
 use oda_tasks::SuggestionReplay;
 use oda_tasks_fuzz::{text_of, MAX_REFUSAL_CHARS};

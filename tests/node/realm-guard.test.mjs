@@ -12,19 +12,33 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ChatState } from "oda-tasks";
 import * as glue from "../../pkg/wasm/oda_tasks.js";
-import { randomLog } from "./helpers/random-log.mjs";
+import { randomLog } from "./support/random-log.mjs";
 
 const child = fileURLToPath(new URL("./children/realm-answers.mjs", import.meta.url));
-const session = { type: "session", v: 1, chatId: "c", workspace: "/w", scheduledTaskFolder: false, agent: "top-level", settings: { permission: "auto" } };
+const session = {
+  type: "session",
+  v: 1,
+  chatId: "c",
+  workspace: "/w",
+  scheduledTaskFolder: false,
+  agent: "top-level",
+  settings: { permission: "auto" },
+};
 const update = (todos) => ({ type: "todo_update", v: 1, todos });
 const richLog = [
   session,
   { type: "turn_started" },
-  update([{ content: "Write tests", status: "in_progress" }, { content: "Ship", status: "pending" }]),
+  update([
+    { content: "Write tests", status: "in_progress" },
+    { content: "Ship", status: "pending" },
+  ]),
   { type: "suggestion_offered", v: 1, id: "s1", title: "Add retries", tldr: "Flaky uploads", brief: "In upload.ts" },
   { type: "turn_ended" },
   { type: "turn_started" },
-  update([{ content: "Ship", status: "in_progress" }, { content: "Write tests", status: "completed" }]),
+  update([
+    { content: "Ship", status: "in_progress" },
+    { content: "Write tests", status: "completed" },
+  ]),
   { type: "suggestion_settled", v: 1, id: "s1", outcome: "dismissed" },
   { type: "todo_update", v: 9, todos: [] },
   { type: "message", v: 1, role: "user", source: "person", text: "hi" },
@@ -102,7 +116,10 @@ test("each value answer equals its JSON-text answer, key for key and in key orde
     const core = ChatState.fromLog(log); // built only for its log; the glue core is fed below
     core.free();
     const state = new glue.ChatStateCore(true);
-    state.ingestTexts(0, log.map((e) => JSON.stringify(e)));
+    state.ingestTexts(
+      0,
+      log.map((e) => JSON.stringify(e)),
+    );
     for (const [kind, text, value] of channels) {
       assert.equal(JSON.stringify(value(state)), text(state), `${kind} on a log of ${log.length} entries`);
     }
@@ -141,7 +158,11 @@ test("a throwing, recording setter on Object.prototype for any answer key never 
       delete Object.prototype[key];
     }
   }
-  assert.equal(countingValueCalls(() => answersOf(richLog)), channels.length, "the value channel is back once the key is gone");
+  assert.equal(
+    countingValueCalls(() => answersOf(richLog)),
+    channels.length,
+    "the value channel is back once the key is gone",
+  );
 });
 
 test("a setter on Array.prototype for an index turns the value channel off", () => {

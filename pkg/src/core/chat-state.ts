@@ -8,15 +8,30 @@ import { entryLines, hostParams, inputLimit, logArray, modelInput, recordArgumen
 import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
 import { realmIntact } from "./realm-guard.js";
 import type {
-  ChatView, GoalAction, GoalCheck, JsonlReport, ListState, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
-  StartedChatState, StartRequest, SuggestionReplay, SuggestTaskResult, TodoCard, TodoReplay, TodoWriteOptions,
-  TodoWriteResult, ToolCallOptions,
+  ChatView,
+  GoalAction,
+  GoalCheck,
+  JsonlReport,
+  ListState,
+  Log,
+  LogEntry,
+  SettleAction,
+  SettleDecision,
+  StartDecision,
+  StartedChatState,
+  StartRequest,
+  SuggestionReplay,
+  SuggestTaskResult,
+  TodoCard,
+  TodoReplay,
+  TodoWriteOptions,
+  TodoWriteResult,
+  ToolCallOptions,
 } from "./types.js";
 
 // The key under which an entry the core wrote carries its exact stored text: the stores' `entryLine` reads it.
 import { entryLine, RAW_TEXT, parseJson } from "./entry-text.js";
 export { RAW_TEXT };
-
 
 /** An answer from the core: `[answer JSON, entry texts…]`; each entry gets its exact text under {@link RAW_TEXT}. */
 export function withEntryTexts<T>(parts: string[], entries: (answer: T) => unknown[]): T {
@@ -33,8 +48,7 @@ export function withEntryTexts<T>(parts: string[], entries: (answer: T) => unkno
 /** The entries of a tool answer, in the order the core gives their texts. */
 export const toolEntries = (r: { ok: boolean; entry?: unknown }): unknown[] => (r.ok ? [r.entry] : []);
 const settleEntries = (r: SettleDecision): unknown[] => (r.ok ? [r.entry] : []);
-const startEntries = (r: StartDecision): unknown[] =>
-  !r.ok ? [] : r.kind === "create" ? [r.session, r.settled, r.brief] : [r.brief];
+const startEntries = (r: StartDecision): unknown[] => (!r.ok ? [] : r.kind === "create" ? [r.session, r.settled, r.brief] : [r.brief]);
 
 /** A whole number of cards, or a TypeError. */
 function cardNumber(call: string, name: string, value: unknown, absent: number): number {
@@ -188,7 +202,8 @@ export class ChatState {
    */
   view(options: { cards: number }): ChatView {
     const { cards } = readOptions<{ cards: number }>("view", options, { cards: wholeNumber(0) });
-    if (cards === undefined) throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
+    if (cards === undefined)
+      throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
     const core = this.#live();
     return (realmIntact() ? core.viewValue(cards) : parseJson(core.view(cards))) as ChatView;
   }
