@@ -1,18 +1,11 @@
-// MemoryStore against the Store contract (tests/node/fixtures/store-contract.mjs).
+// MemoryStore against the packaged Store contract (oda-tasks/testing).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore, ConflictError } from "oda-tasks";
-import { storeContract } from "./fixtures/store-contract.mjs";
+import { storeContract } from "oda-tasks/testing";
 
 // A MemoryStore's data lives in the object, so "reopen" does not apply.
-storeContract(
-  "MemoryStore",
-  () => {
-    const store = new MemoryStore();
-    return { open: () => store, done: async () => {} };
-  },
-  { reopen: false },
-);
+storeContract({ name: "MemoryStore", makeStore: () => new MemoryStore(), test });
 
 test("MemoryStore: two stores share nothing", async () => {
   const a = new MemoryStore();

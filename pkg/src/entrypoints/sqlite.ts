@@ -1,0 +1,6 @@
+// `oda-tasks/sqlite`: the SQLite store over the app's own driver.
+export { SqliteStore, type SqliteStoreOptions } from "../stores/sqlite/store.js";
+export { SQLITE_TABLES } from "../stores/sqlite/sql.js";
+export type {
+  D1Like, D1StatementLike, DurableObjectSqlLike, DurableObjectStorageLike, SqliteConnection, SqliteDatabase,
+} from "../stores/sqlite/drivers.js";
