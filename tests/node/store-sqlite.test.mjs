@@ -2,7 +2,7 @@
 // over a real database file: the packaged Store contract, migrate()'s
 // versions, exact texts, replaced chats, a missing schema and a locked file.
 // Under Node 20 (npm test) that is better-sqlite3; store-sqlite-runtimes
-// runs this same file under Node 22 and 24 (node:sqlite).
+// runs this same file under Node 22 and 24 (node:sqlite) and Bun (bun:sqlite).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +16,8 @@ import { sqliteDrivers } from "./helpers/sqlite.mjs";
 const drivers = await sqliteDrivers();
 const [major] = process.versions.node.split(".").map(Number);
 test("the runtime has its SQLite drivers", () => {
-  assert.deepEqual(Object.keys(drivers).sort(), major === 20 ? ["better-sqlite3"] : ["node:sqlite"]);
+  const expected = typeof globalThis.Bun !== "undefined" ? ["bun:sqlite"] : major === 20 ? ["better-sqlite3"] : ["node:sqlite"];
+  assert.deepEqual(Object.keys(drivers).sort(), expected);
 });
 
 /** A fresh database file; `open()` a new connection to it each call. */
