@@ -5,7 +5,8 @@
 // mode "start": SuggestionService.start of one offer, one service per call;
 // mode "append": read → append(expectedLength) → retry loops;
 // mode "forever": appends one entry at a time and prints each acknowledged
-// length at once, until it is killed.
+// length at once, until it is killed; mode "starts" (npm run bench:sqlite):
+// Start of offer `id` on chats `${chatId}${k}`, k from `n` = "first:count", one after another.
 import { SuggestionService } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { openWith } from "../helpers/sqlite.mjs";
@@ -33,13 +34,21 @@ if (mode === "forever") {
   }
 }
 
+async function starts(first, count) {
+  const service = new SuggestionService({ store });
+  for (let k = first; k < first + count; k++) await service.start(`${chatId}${k}`, id);
+  return { started: count };
+}
+
 const call = (i) => (mode === "start" ? new SuggestionService({ store }).start(chatId, id).then((r) => ({ chatId: r.chatId })) : appendLoop(i));
+const calls = () =>
+  mode === "starts" ? [starts(...n.split(":").map(Number))] : Array.from({ length: Number(n) }, (_, i) => call(i));
 
 process.stdout.write("ready\n");
 await new Promise((resolve) => process.stdin.once("data", resolve));
 process.stdin.pause();
 
-const results = await Promise.allSettled(Array.from({ length: Number(n) }, (_, i) => call(i)));
+const results = await Promise.allSettled(calls());
 process.stdout.write(
   JSON.stringify(results.map((r) => (r.status === "fulfilled" ? r.value : { error: String(r.reason?.stack ?? r.reason) }))) + "\n",
 );

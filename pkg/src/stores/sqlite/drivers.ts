@@ -33,7 +33,20 @@ export interface SqliteConnection {
   /** Runs SQL text with no values (BEGIN, COMMIT, PRAGMA). */
   exec(sql: string): unknown;
   /** A prepared statement of one SQL text. */
-  prepare(sql: string): { run(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
+  prepare(sql: string): SqlitePrepared;
+}
+
+/**
+ * A prepared statement of a synchronous driver.
+ *
+ * @example
+ * const rows = db.prepare("SELECT 1 AS one").all(); // [{ one: 1 }]
+ */
+export interface SqlitePrepared {
+  /** Runs it with its values, for a statement that writes. */
+  run(...params: unknown[]): unknown;
+  /** Runs it with its values and answers its rows. */
+  all(...params: unknown[]): unknown[];
 }
 
 /**
@@ -43,8 +56,21 @@ export interface SqliteConnection {
  * export default { fetch: (request: Request, env: { DB: D1Like }) => new SqliteStore(env.DB).read("c") };
  */
 export interface D1Like {
-  prepare(sql: string): { bind(...values: unknown[]): D1StatementLike };
+  /** A statement of one SQL text. */
+  prepare(sql: string): D1PreparedLike;
+  /** Runs bound statements as one transaction, all or none; answers each one's result. */
   batch(statements: D1StatementLike[]): Promise<{ results?: unknown[] }[]>;
+}
+
+/**
+ * A D1 statement before its values are bound.
+ *
+ * @example
+ * const statement = env.DB.prepare("SELECT ? AS one").bind(1);
+ */
+export interface D1PreparedLike {
+  /** The statement with its values. */
+  bind(...values: unknown[]): D1StatementLike;
 }
 
 /**
@@ -54,6 +80,7 @@ export interface D1Like {
  * const statement: D1StatementLike = env.DB.prepare("SELECT 1").bind();
  */
 export interface D1StatementLike {
+  /** Runs it and answers its rows in `results`. */
   all(): Promise<{ results?: unknown[] }>;
 }
 
@@ -64,7 +91,19 @@ export interface D1StatementLike {
  * const sql: DurableObjectSqlLike = ctx.storage.sql;
  */
 export interface DurableObjectSqlLike {
-  exec(sql: string, ...bindings: unknown[]): { toArray(): unknown[] };
+  /** Runs one statement with its values; the cursor holds its rows. */
+  exec(sql: string, ...bindings: unknown[]): DurableObjectCursorLike;
+}
+
+/**
+ * What a Durable Object's `sql.exec` answers.
+ *
+ * @example
+ * const rows = ctx.storage.sql.exec("SELECT 1 AS one").toArray();
+ */
+export interface DurableObjectCursorLike {
+  /** Every row, read to the end. */
+  toArray(): unknown[];
 }
 
 /**
@@ -75,7 +114,9 @@ export interface DurableObjectSqlLike {
  * const storage: DurableObjectStorageLike = ctx.storage;
  */
 export interface DurableObjectStorageLike {
+  /** The object's SQLite database. */
   sql: DurableObjectSqlLike;
+  /** Runs `fn` as one transaction: when it throws, nothing it wrote stays. */
   transactionSync<T>(fn: () => T): T;
 }
 
@@ -108,7 +149,7 @@ export function driverFor(db: unknown, busyTimeout: number): SqlDriver | null {
 class FileDriver implements SqlDriver {
   readonly kind = "file";
   readonly #db: SqliteConnection;
-  readonly #prepared = new Map<string, ReturnType<SqliteConnection["prepare"]>>();
+  readonly #prepared = new Map<string, SqlitePrepared>();
 
   constructor(db: SqliteConnection, busyTimeout: number) {
     this.#db = db;
