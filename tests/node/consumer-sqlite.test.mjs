@@ -3,7 +3,8 @@
 // the Map store with its bug fails storeContract under node:test and Vitest
 // and passes with the printed fix; node:sqlite on Node 22 and 24; a Bun
 // server on bun:sqlite; a Worker with D1 and a Durable Object per chat under
-// `wrangler dev`, with nothing configured but the binding.
+// `wrangler dev`, with nothing configured but the binding; and the packaged
+// contract suite itself on D1 and in a Durable Object, inside workerd.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -27,8 +28,81 @@ const files = recipes(
   "map-store.js", "map-store.test.js", "map-store.vitest.test.js", "map-store-fix.js",
   "chats-sqlite.js", "bun-server.js", "worker-d1.js", "wrangler-d1.toml", "worker-do.js", "wrangler-do.toml",
 );
+// Test-only: the packaged contract suite inside workerd, on D1 and in a Durable Object,
+// with a `test` that collects the tests and runs them one after another.
+const contractWorker = `import { DurableObject } from "cloudflare:workers";
+import { storeContract } from "oda-tasks/testing";
+import { SqliteStore } from "oda-tasks/sqlite";
+
+const TABLES = ["oda_tasks_entries", "oda_tasks_chats", "oda_tasks_schema_migrations"];
+
+async function runContract(name, makeStore, reopen) {
+  const tests = [];
+  storeContract({ name, makeStore, reopen, test: (title, fn) => tests.push({ title, fn }) });
+  const results = [];
+  for (const { title, fn } of tests) {
+    try {
+      await fn();
+      results.push({ title, ok: true });
+    } catch (e) {
+      results.push({ title, ok: false, error: String(e?.stack ?? e) });
+    }
+  }
+  return results;
+}
+
+export class ContractObject extends DurableObject {
+  async contract() {
+    const storage = this.ctx.storage;
+    const fresh = async () => {
+      for (const table of TABLES) storage.sql.exec(\`DROP TABLE IF EXISTS \${table}\`);
+      const store = new SqliteStore(storage);
+      await store.migrate();
+      return store;
+    };
+    return runContract("SqliteStore in a Durable Object", fresh, () => new SqliteStore(storage));
+  }
+}
+
+export default {
+  async fetch(request, env) {
+    if (new URL(request.url).pathname === "/d1") {
+      const fresh = async () => {
+        await env.DB.batch(TABLES.map((table) => env.DB.prepare(\`DROP TABLE IF EXISTS \${table}\`)));
+        const store = new SqliteStore(env.DB);
+        await store.migrate();
+        return store;
+      };
+      return Response.json(await runContract("SqliteStore on D1", fresh, () => new SqliteStore(env.DB)));
+    }
+    return Response.json(await env.OBJ.get(env.OBJ.idFromName("contract")).contract());
+  },
+};
+`;
+const contractConfig = `name = "contract"
+main = "contract-worker.js"
+compatibility_date = "2026-11-17"
+compatibility_flags = ["nodejs_compat"]
+
+[[d1_databases]]
+binding = "DB"
+database_name = "contract"
+database_id = "00000000-0000-0000-0000-000000000001"
+
+[[durable_objects.bindings]]
+name = "OBJ"
+class_name = "ContractObject"
+
+[[migrations]]
+tag = "v1"
+new_sqlite_classes = ["ContractObject"]
+`;
+
 const { tarball } = packTarball(once);
-const dir = consumer(once, tarball, { deps: { vitest: "3.2.7", vite: "7.3.8", wrangler: "4.164.0" }, files });
+const dir = consumer(once, tarball, {
+  deps: { vitest: "3.2.7", vite: "7.3.8", wrangler: "4.164.0" },
+  files: { ...files, "contract-worker.js": contractWorker, "contract-wrangler.toml": contractConfig },
+});
 
 const pathFor = (node) => {
   const links = join(dir, `.bin-node-${node}`);
@@ -120,3 +194,15 @@ for (const [label, config] of [["a Worker with D1", "wrangler-d1.toml"], ["a Dur
     assert.equal(b.entries, 4);
   });
 }
+
+test("the packaged contract suite passes on D1 and in a Durable Object, inside workerd (wrangler dev, Node 22)", async (t) => {
+  const port = await freePort();
+  const command = `npx wrangler dev --config contract-wrangler.toml --ip 127.0.0.1 --port ${port} --persist-to .wrangler-contract`;
+  const d1 = await serveUntil(t, { cwd: dir, env: env(22), command: "bash", args: ["-c", command], url: `http://127.0.0.1:${port}/d1` });
+  const object = await (await fetch(`http://127.0.0.1:${port}/do`)).json();
+  for (const [where, results] of [["D1", d1.value], ["a Durable Object", object]]) {
+    assert.deepEqual(results.filter((r) => !r.ok), [], `${where}: every contract test passes`);
+    assert.ok(results.length >= 17, `${where} ran the whole suite (${results.length} tests)`);
+    assert.ok(results.some((r) => r.title.startsWith("SqliteStore on D1: reopen") || r.title.startsWith("SqliteStore in a Durable Object: reopen")));
+  }
+});
