@@ -53,7 +53,7 @@ for (const [name, open] of Object.entries(drivers)) {
     return { open: () => new SqliteStore(db.connect()), done: db.done };
   });
 
-  test(`SqliteStore on ${name}: migrate() applies version 1 once, in WAL mode; concurrent calls apply it once`, async () => {
+  test(`SqliteStore on ${name}: migrate() applies version 1 once, in WAL mode; concurrent calls apply it once; the connection gets synchronous FULL and the busy timeout`, async () => {
     const db = fresh(open);
     try {
       const [a, b] = [new SqliteStore(db.connect()), new SqliteStore(db.connect())];
@@ -62,6 +62,10 @@ for (const [name, open] of Object.entries(drivers)) {
       assert.deepEqual(await a.migrate(), []);
       const sql = db.connect();
       assert.equal(sql.prepare("PRAGMA journal_mode").all()[0].journal_mode, "wal");
+      const given = db.connect();
+      new SqliteStore(given, { busyTimeout: 1234 });
+      assert.equal(given.prepare("PRAGMA synchronous").all()[0].synchronous, 2, "FULL: a commit is on disk when acknowledged");
+      assert.equal(given.prepare("PRAGMA busy_timeout").all()[0].timeout, 1234);
       const versions = sql.prepare("SELECT version, name FROM oda_tasks_schema_migrations").all().map((r) => ({ ...r }));
       assert.deepEqual(versions, [{ version: 1, name: "001_init" }]);
     } finally {

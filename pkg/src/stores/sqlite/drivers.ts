@@ -154,6 +154,8 @@ class FileDriver implements SqlDriver {
   constructor(db: SqliteConnection, busyTimeout: number) {
     this.#db = db;
     db.exec(`PRAGMA busy_timeout = ${busyTimeout}`);
+    // An acknowledged write is on disk, as JsonlStore's fsync (better-sqlite3 defaults WAL to NORMAL).
+    db.exec("PRAGMA synchronous = FULL");
   }
 
   transaction(statements: readonly Statement[]): Row[][] {
