@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { StoreError } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { plantOwner } from "./helpers/lock-names.mjs";
-import { STALE_MS, sweep } from "../../pkg/dist/lock.js";
+import { STALE_MS, sweep } from "../../pkg/dist/stores/jsonl/lock.js";
 import { HOSTILE_CHAT_IDS } from "oda-tasks/testing";
 import { contractOver } from "./helpers/contract.mjs";
 

@@ -1,7 +1,7 @@
 // What a SQLite driver's failure means for the store: the store/* code of the
 // same failure model as PostgreSQL's (locked, not migrated, corrupt,
 // read-only, unavailable, outcome unknown, or the database's own refusal).
-import { StoreError } from "../../store.js";
+import { StoreError } from "../store.js";
 
 /**
  * The SQLite result name of a driver's error (`SQLITE_BUSY`...), from

@@ -1,11 +1,11 @@
 // The SQLite store: one store over node:sqlite, better-sqlite3, bun:sqlite,
 // Cloudflare D1 and a Durable Object's SQL storage, all given by the app.
 // Exported as `oda-tasks/sqlite`; no driver is a dependency of the package.
-import { backoffDelay, sleep, type Backoff } from "../../backoff.js";
-import type { LogEntry } from "../../core.js";
-import { entryFromText, entryTexts } from "../../entry-text.js";
-import { missingChat } from "../../memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../../store.js";
+import { backoffDelay, sleep, type Backoff } from "../backoff.js";
+import type { LogEntry } from "../../core/functions.js";
+import { entryFromText, entryTexts } from "../../core/entry-text.js";
+import { missingChat } from "../memory.js";
+import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
 import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal, unavailable } from "./errors.js";
 import {
