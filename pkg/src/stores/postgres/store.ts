@@ -2,7 +2,10 @@
 // `oda-tasks/postgres`; `pg` is an optional peer dependency, loaded only when
 // the store is given a connection string instead of a pool.
 import { readFile, readdir } from "node:fs/promises";
-import { backoffDelay, sleep, type Backoff } from "../backoff.js";
+import { backoffDelay, sleep } from "../backoff.js";
+import {
+  RETRY_BACKOFF, asError, entriesMissing, entryPastLength, isBug, notMigrated, unavailable, withCause, withRetries,
+} from "../database-failures.js";
 import type { LogEntry } from "../../core/functions.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
 import { missingChat } from "../memory.js";
@@ -333,13 +336,7 @@ export class PostgresStore implements Store {
         if (Number(row.seq) !== from + entries.length) break;
         entries.push(row.entry);
       }
-      if (entries.length !== length - from) {
-        throw new StoreError(
-          "store/corrupt",
-          `chat "${chatId}" is damaged in the database: its length is ${length} but entries ${from}..${length - 1} are not all there`,
-          chatId,
-        );
-      }
+      if (entries.length !== length - from) throw entriesMissing(chatId, from, length);
       return { texts: entries, epoch: first.epoch ?? "" };
     });
   }
@@ -486,32 +483,22 @@ export class PostgresStore implements Store {
   /** Runs `work` (reads, or a transaction safe to repeat) with a pooled client, trying again after a retryable failure. */
   async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
-    let last: unknown;
-    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
-      if (attempt > 1) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 2));
-      let client: PgPoolClient;
-      try {
-        client = await lease(pool);
-      } catch (e) {
-        last = e;
-        if (!retryable(e)) throw this.#refusal(chatId, e, what);
-        continue;
-      }
-      try {
-        const value = await work(client);
-        giveBack(client);
-        return value;
-      } catch (e) {
-        if (e instanceof StoreError) {
+    return withRetries(
+      chatId,
+      this.#attempts,
+      async () => {
+        const client = await lease(pool);
+        try {
+          const value = await work(client);
           giveBack(client);
+          return value;
+        } catch (e) {
+          giveBack(client, e instanceof StoreError || (isServerError(e) && !isFatal(e)) ? undefined : asError(e));
           throw e;
         }
-        giveBack(client, isServerError(e) && !isFatal(e) ? undefined : asError(e));
-        last = e;
-        if (!retryable(e)) throw this.#refusal(chatId, e, what);
-      }
-    }
-    throw unavailable(chatId, last, this.#attempts);
+      },
+      (e) => (e instanceof StoreError ? e : retryable(e) ? "retry" : this.#refusal(chatId, e, what)),
+    );
   }
 }
 
@@ -605,11 +592,6 @@ function isFatal(e: unknown): boolean {
   return severity === "FATAL" || severity === "PANIC" || (typeof code === "string" && code.startsWith("08"));
 }
 
-/** A mistake in code (ours or a pool's), not a database's or a network's failure: passed on as it is. */
-function isBug(e: unknown): boolean {
-  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
-}
-
 /** Whether the failure left nothing done and may pass: a lost connection, a serialization failure, a deadlock, a restart. */
 function retryable(e: unknown): boolean {
   if (!isServerError(e)) return e instanceof Error && !isBug(e); // the connection failed or broke
@@ -619,18 +601,8 @@ function retryable(e: unknown): boolean {
 /** The StoreError for a failure that will not pass by trying again (a bug is passed on unchanged). */
 function databaseError(chatId: string, e: unknown, what = "write"): Error {
   if (isBug(e)) return e as Error;
-  if (isServerError(e) && e.code === "23505" && chatId !== "") {
-    return withCause(
-      new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${e.message})`, chatId),
-      e,
-    );
-  }
-  if (isServerError(e) && NOT_MIGRATED.has(e.code)) {
-    return withCause(
-      new StoreError("store/not-migrated", `the oda-tasks tables are missing or old: run await store.migrate() (${e.message})`, chatId),
-      e,
-    );
-  }
+  if (isServerError(e) && e.code === "23505" && chatId !== "") return entryPastLength(chatId, e);
+  if (isServerError(e) && NOT_MIGRATED.has(e.code)) return notMigrated(chatId, e);
   const code = isServerError(e) ? ` (SQLSTATE ${e.code})` : "";
   const target = chatId === "" ? "" : ` for chat "${chatId}"`;
   return withCause(
@@ -638,26 +610,3 @@ function databaseError(chatId: string, e: unknown, what = "write"): Error {
     e,
   );
 }
-
-function unavailable(chatId: string, e: unknown, attempts: number): StoreError {
-  return withCause(
-    new StoreError(
-      "store/unavailable",
-      `the database is unavailable${chatId === "" ? "" : ` for chat "${chatId}"`} after ${attempts} attempt${attempts === 1 ? "" : "s"}; nothing was written (${asError(e).message})`,
-      chatId,
-    ),
-    e,
-  );
-}
-
-function withCause<E extends Error>(error: E, cause: unknown): E {
-  error.cause = cause;
-  return error;
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}
-
-/** Retries: 25 ms, doubling, at most 1 s. */
-const RETRY_BACKOFF: Backoff = { first: 25, factor: 2, max: 1000, jitter: false };

@@ -1,6 +1,8 @@
 // What a SQLite driver's failure means for the store: the store/* code of the
 // same failure model as PostgreSQL's (locked, not migrated, corrupt,
-// read-only, unavailable, outcome unknown, or the database's own refusal).
+// read-only, unavailable, outcome unknown, or the database's own refusal),
+// built by the database stores' shared helpers.
+import { asError, entryPastLength, isBug, notMigrated, withCause } from "../database-failures.js";
 import { StoreError } from "../store.js";
 
 /**
@@ -37,11 +39,6 @@ export function isConnectionLost(e: unknown): boolean {
   return /Network connection lost|storage caused object to be reset|reset because its code was updated|internal error/i.test(messageOf(e));
 }
 
-/** A mistake in code (ours or a driver's use), passed on as it is. */
-export function isBug(e: unknown): boolean {
-  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError;
-}
-
 /** The StoreError for a driver's failure of a `what` on chat `chatId` ("" for none), or the error itself for a bug. */
 export function storeRefusal(chatId: string, e: unknown, what: string, busyTimeout: number): Error {
   if (e instanceof StoreError || isBug(e)) return e as Error;
@@ -57,16 +54,9 @@ export function storeRefusal(chatId: string, e: unknown, what: string, busyTimeo
       e,
     );
   }
-  if (/no such table: oda_tasks_|no such column/.test(message)) {
-    return withCause(new StoreError("store/not-migrated", `the oda-tasks tables are missing or old: run await store.migrate() (${message})`, chatId), e);
-  }
+  if (/no such table: oda_tasks_|no such column/.test(message)) return notMigrated(chatId, e);
   const code = sqliteCode(e);
-  if (code !== null && code.startsWith("SQLITE_CONSTRAINT") && /oda_tasks_entries/.test(message) && chatId !== "") {
-    return withCause(
-      new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${message})`, chatId),
-      e,
-    );
-  }
+  if (code !== null && code.startsWith("SQLITE_CONSTRAINT") && /oda_tasks_entries/.test(message) && chatId !== "") return entryPastLength(chatId, e);
   if (code !== null && code.startsWith("SQLITE_READONLY")) {
     return withCause(new StoreError("store/read-only", `the database may be read but not written by this process: the ${what}${target} was refused (${message})`, chatId), e);
   }
@@ -85,23 +75,6 @@ export function outcomeUnknown(chatId: string, e: unknown): StoreError {
   );
 }
 
-/** Every try failed with the connection lost or the database overloaded. */
-export function unavailable(chatId: string, e: unknown, attempts: number): StoreError {
-  return withCause(
-    new StoreError(
-      "store/unavailable",
-      `the database is unavailable${chatId === "" ? "" : ` for chat "${chatId}"`} after ${attempts} attempt${attempts === 1 ? "" : "s"}; nothing was written (${messageOf(e)})`,
-      chatId,
-    ),
-    e,
-  );
-}
-
-function withCause<E extends Error>(error: E, cause: unknown): E {
-  error.cause = cause;
-  return error;
-}
-
 function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return asError(e).message;
 }

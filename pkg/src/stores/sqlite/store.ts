@@ -1,13 +1,13 @@
 // The SQLite store: one store over node:sqlite, better-sqlite3, bun:sqlite,
 // Cloudflare D1 and a Durable Object's SQL storage, all given by the app.
 // Exported as `oda-tasks/sqlite`; no driver is a dependency of the package.
-import { backoffDelay, sleep, type Backoff } from "../backoff.js";
 import type { LogEntry } from "../../core/functions.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
+import { entriesMissing, withRetries } from "../database-failures.js";
 import { missingChat } from "../memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import { ConflictError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
-import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal, unavailable } from "./errors.js";
+import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
 import {
   CREATE_MIGRATIONS, MIGRATED, MIGRATIONS_SQL, appendStatements, createStatements, lengthOf, readStatement, recordMigration,
   type Statement,
@@ -33,9 +33,6 @@ export interface SqliteStoreOptions {
 const SQLITE_OPTIONS = ["busyTimeout", "attempts"] as const;
 const DEFAULTS = { busyTimeout: 5_000, attempts: 6 };
 const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
-
-/** Retries: 25 ms, doubling, at most 1 s (as PostgreSQL's). */
-const RETRY_BACKOFF: Backoff = { first: 25, factor: 2, max: 1000, jitter: false };
 
 /**
  * A {@link Store} in SQLite. Entries are kept as their exact JSON text; an
@@ -198,13 +195,7 @@ export class SqliteStore implements Store {
       if (Number(row.seq) !== from + texts.length || typeof row.entry !== "string") break;
       texts.push(row.entry);
     }
-    if (texts.length !== length - from) {
-      throw new StoreError(
-        "store/corrupt",
-        `chat "${chatId}" is damaged in the database: its length is ${length} but entries ${from}..${length - 1} are not all there`,
-        chatId,
-      );
-    }
+    if (texts.length !== length - from) throw entriesMissing(chatId, from, length);
     return { texts, epoch: String(first.epoch) };
   }
 
@@ -214,17 +205,8 @@ export class SqliteStore implements Store {
    * at once (a file's lock was already waited for, for the busy timeout).
    */
   async #reading<T>(chatId: string, what: string, work: () => T | Promise<T>): Promise<T> {
-    let last: unknown;
-    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
-      if (attempt > 1) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 2));
-      try {
-        return await work();
-      } catch (e) {
-        last = e;
-        if (!isRefusedBeforeRunning(e) && !isConnectionLost(e)) throw storeRefusal(chatId, e, what, this.#busyTimeout);
-      }
-    }
-    throw unavailable(chatId, last, this.#attempts);
+    return withRetries(chatId, this.#attempts, async () => work(), (e) =>
+      isRefusedBeforeRunning(e) || isConnectionLost(e) ? "retry" : storeRefusal(chatId, e, what, this.#busyTimeout));
   }
 
   /**
@@ -233,18 +215,10 @@ export class SqliteStore implements Store {
    * may have committed, and repeating it could write twice).
    */
   async #writing(chatId: string, what: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {
-    let last: unknown;
-    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
-      if (attempt > 1) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 2));
-      try {
-        return await this.#driver.transaction(statements);
-      } catch (e) {
-        last = e;
-        if (isRefusedBeforeRunning(e)) continue;
-        if (isConnectionLost(e)) throw chatId === "" ? unavailable(chatId, e, attempt) : outcomeUnknown(chatId, e);
-        throw storeRefusal(chatId, e, what, this.#busyTimeout);
-      }
-    }
-    throw unavailable(chatId, last, this.#attempts);
+    return withRetries(chatId, this.#attempts, async () => this.#driver.transaction(statements), (e) => {
+      if (isRefusedBeforeRunning(e)) return "retry";
+      if (isConnectionLost(e)) return chatId === "" ? "retry" : outcomeUnknown(chatId, e); // migrate() is safe to repeat
+      return storeRefusal(chatId, e, what, this.#busyTimeout);
+    });
   }
 }
