@@ -144,4 +144,24 @@ for (const [name, open] of Object.entries(drivers)) {
       db.done();
     }
   });
+
+  test(`SqliteStore on ${name}: a write lock another process holds is refused with store/locked in bounded time; reads go on`, async () => {
+    const db = await fresh(open);
+    try {
+      await db.store.create("c", [{ type: "session" }]);
+      const holder = child([name, db.file, "hold", "-", "-", "0"]);
+      await holder.ready;
+      const store = new SqliteStore(open(db.file), { busyTimeout: 400 });
+      const started = performance.now();
+      await assert.rejects(store.append("c", [{ type: "x" }], 1), (e) => e.code === "store/locked");
+      const waited = performance.now() - started;
+      assert.ok(waited >= 350 && waited < 4000, `refused after ${Math.round(waited)} ms`);
+      assert.deepEqual(await store.read("c"), [{ type: "session" }], "reads do not wait (WAL)");
+      holder.proc.stdin.end();
+      await holder.done;
+      assert.equal(await store.append("c", [{ type: "x" }], 1), 2, "once the lock is let go, the write goes through");
+    } finally {
+      db.done();
+    }
+  });
 }

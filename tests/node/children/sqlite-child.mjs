@@ -4,6 +4,7 @@
 // `n` concurrent calls and prints their results as one JSON line.
 // mode "start": SuggestionService.start of one offer, one service per call;
 // mode "append": read → append(expectedLength) → retry loops;
+// mode "hold": holds the file's write lock (BEGIN IMMEDIATE) until stdin ends;
 // mode "forever": appends one entry at a time and prints each acknowledged
 // length at once, until it is killed; mode "starts" (npm run bench:sqlite):
 // Start of offer `id` on chats `${chatId}${k}`, k from `n` = "first:count", one after another.
@@ -12,6 +13,19 @@ import { SqliteStore } from "oda-tasks/sqlite";
 import { openWith } from "../helpers/sqlite.mjs";
 
 const [driver, file, mode, chatId, id, n] = process.argv.slice(2);
+
+if (mode === "hold") {
+  // Another program's open write transaction on the file, until stdin ends.
+  const db = await openWith(driver, file);
+  db.exec("BEGIN IMMEDIATE");
+  process.stdout.write("ready\n");
+  process.stdin.resume();
+  await new Promise((resolve) => process.stdin.on("end", resolve));
+  db.exec("ROLLBACK");
+  process.stdout.write("[]\n");
+  process.exit(0);
+}
+
 const store = new SqliteStore(await openWith(driver, file), { busyTimeout: 20_000 });
 
 async function appendLoop(i) {
