@@ -1,17 +1,9 @@
 // Loading the WebAssembly core: `init()` for browsers and bundlers, `initSync`
-// for Node's entry. Every core export checks `isReady()` first, so a call
-// before loading says what to do instead of failing inside the glue.
+// for Node's entry; whether it is loaded is core/ready.ts.
 import * as glue from "../../wasm/oda_tasks.js";
+import { EDGE_FIX, isReady, markReady, onWorkerd } from "../core/ready.js";
 
-/**
- * The message thrown when the core is called in a browser before `await init()`.
- *
- * @example
- * try { todoWrite(log, input); } catch (e) { if (e instanceof Error && e.message.startsWith(NOT_INITIALISED)) await init(); }
- */
-export const NOT_INITIALISED =
-  "oda-tasks: the WebAssembly core is not initialised; call `await init()` once before using it " +
-  '(Node, Deno, Bun, "oda-tasks/inline" and the `workerd` condition initialise it on import)';
+export { NOT_INITIALISED, isReady, loadFailed } from "../core/ready.js";
 
 /**
  * Where {@link init} loads the core from: a URL (string or `URL`), a `Request`
@@ -31,10 +23,8 @@ export type WasmSource = glue.InitInput;
  */
 export type WasmBytes = glue.SyncInitInput;
 
-let ready = false;
 let loading: Promise<void> | undefined;
-/** Why the core is not loaded when the entry tried and failed (Node, bundled without the `.wasm`). */
-let failure: string | undefined;
+
 
 /**
  * Loads the WebAssembly core. Node does this on import; in a browser call it
@@ -47,12 +37,9 @@ let failure: string | undefined;
  * await init();
  */
 export async function init(source?: WasmSource | Promise<WasmSource>): Promise<void> {
-  if (ready) return;
+  if (isReady()) return;
   loading ??= load(source).then(
-    () => {
-      ready = true;
-      failure = undefined;
-    },
+    () => markReady(),
     (e: unknown) => {
       loading = undefined;
       throw e;
@@ -85,16 +72,6 @@ async function load(source: WasmSource | Promise<WasmSource> | undefined): Promi
   }
 }
 
-/** Cloudflare Workers compile no WebAssembly from bytes: only a `.wasm` imported as a module loads there. */
-const EDGE_FIX =
-  'On Cloudflare Workers import "oda-tasks" with the `workerd` condition, which loads the core on import ' +
-  "(wrangler does; esbuild: --conditions=workerd --loader:.wasm=copy), or pass init() the .wasm imported as a module";
-
-/** Whether this is Cloudflare's workerd, which says so in `navigator.userAgent`. */
-function onWorkerd(): boolean {
-  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === "Cloudflare-Workers";
-}
-
 /** An `oda-tasks:` error for a failed load that names the fix for this runtime. */
 function loadError(what: string, cause: unknown, fix?: string): Error {
   const message = cause instanceof Error ? cause.message : String(cause);
@@ -124,24 +101,8 @@ function defaultLocation(): string {
  * initSync(readFileSync(new URL("./oda_tasks_bg.wasm", import.meta.url)));
  */
 export function initSync(bytes: WasmBytes): void {
-  if (!ready) {
+  if (!isReady()) {
     glue.initSync({ module: bytes });
-    ready = true;
-    failure = undefined;
+    markReady();
   }
-}
-
-/** Whether the core is loaded. */
-export function isReady(): boolean {
-  return ready;
-}
-
-/** Records why an entry could not load the core, for the error a later call throws. */
-export function loadFailed(reason: string): void {
-  if (!ready) failure = reason;
-}
-
-/** Throws the not-initialised error (or why loading failed) unless the core is loaded. */
-export function assertReady(): void {
-  if (!ready) throw new Error(failure ?? (onWorkerd() ? `${NOT_INITIALISED}. ${EDGE_FIX}` : NOT_INITIALISED));
 }

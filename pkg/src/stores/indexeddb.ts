@@ -1,9 +1,22 @@
 // The browser's store: chats in IndexedDB, safe across tabs. Exported as
 // `oda-tasks/browser`; it needs nothing but an IndexedDB factory, so Node
 // tests run it over fake-indexeddb.
-import type { LogEntry } from "../core/functions.js";
-import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
+import type { LogEntry } from "../core/types.js";
+import { stringifyJson } from "../core/entry-text.js";
+import { ANY, OBJECT, readOptions } from "../core/options.js";
+import {
+  ConflictError,
+  checkChatId,
+  checkFrom,
+  checkMark,
+  copyEntries,
+  epochRead,
+  missingChat,
+  textsOf,
+  truncated,
+  type LogRead,
+  type Store,
+} from "./store.js";
 import { queued } from "./queue.js";
 
 /** The database layout's version; an upgrade adds to it. */
@@ -18,7 +31,6 @@ interface ChatRecord {
   epoch?: string;
 }
 
-const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
 /**
  * The part of the Web Locks API the store uses (`navigator.locks`).
@@ -74,18 +86,16 @@ export class IndexedDbStore implements Store {
   #db: Promise<IDBDatabase> | undefined;
 
   constructor(name: string, options: IndexedDbStoreOptions = {}) {
-    const own = <K extends keyof IndexedDbStoreOptions>(key: K): IndexedDbStoreOptions[K] | undefined =>
-      Object.hasOwn(options, key) ? options[key] : undefined; // never Object.prototype's
-    const factory = own("indexedDB") ?? globalThis.indexedDB;
-    const keyRange = own("IDBKeyRange") ?? globalThis.IDBKeyRange;
+    const own = readOptions<IndexedDbStoreOptions>("IndexedDbStore", options, { indexedDB: OBJECT, IDBKeyRange: ANY, locks: ANY });
+    const factory = own.indexedDB ?? globalThis.indexedDB;
+    const keyRange = own.IDBKeyRange ?? globalThis.IDBKeyRange;
     if (factory === undefined || keyRange === undefined) {
       throw new Error("oda-tasks: no IndexedDB here; pass options.indexedDB and options.IDBKeyRange");
     }
     this.name = name;
     this.#factory = factory;
     this.#keyRange = keyRange;
-    const locks = own("locks");
-    this.#locks = locks === undefined ? webLocks() : locks;
+    this.#locks = Object.hasOwn(own, "locks") ? (own.locks ?? null) : webLocks();
   }
 
   async read(chatId: string): Promise<LogEntry[] | null> {
@@ -116,8 +126,7 @@ export class IndexedDbStore implements Store {
    * const texts = await store.readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
-    const entries = await this.readFrom(chatId, from);
-    return entries === null ? null : entries.map((entry) => stringify(entry));
+    return textsOf(this.readFrom(chatId, from));
   }
 
   /**
@@ -133,7 +142,7 @@ export class IndexedDbStore implements Store {
     checkFrom(from);
     checkMark(mark);
     const result = await this.#readRecord(chatId, from);
-    const now = result && { texts: result.entries.map((entry) => stringify(entry)), mark: `i1:${result.epoch}` };
+    const now = result && { texts: result.entries.map((entry) => stringifyJson(entry)), mark: `i1:${result.epoch}` };
     return epochRead(chatId, mark, now);
   }
 

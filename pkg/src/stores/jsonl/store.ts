@@ -1,30 +1,24 @@
 // Node's file store: one append-only JSONL log per chat in a directory that
 // several processes may share. Exported as `oda-tasks/node` so that browser
-// bundles never see `node:fs`. The cross-process lock is lock.ts; the line
-// rules are jsonl.ts.
-import { createHash } from "node:crypto";
-import { constants, fsyncSync, mkdirSync, openSync, closeSync, type BigIntStats } from "node:fs";
-import { link, lstat, open, stat, unlink, type FileHandle } from "node:fs/promises";
+// bundles never see `node:fs`. Beside it: the cross-process lock (lock.ts),
+// the line rules (scanner.ts), file names, opening, checkpoints, marks, the
+// read queue and durable writes, a file each.
+import { mkdirSync, type BigIntStats } from "node:fs";
+import { link, open, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { LogEntry } from "../../core/functions.js";
 import { entryTexts } from "../../core/entry-text.js";
+import { readOptions, wholeNumber } from "../../core/options.js";
 import { JsonlScanner } from "./scanner.js";
 import { LockStuckError, acquireLock, claimName, errorCode, keepFresh, sweep } from "./lock.js";
-import { missingChat } from "../memory.js";
-import {
-  ConflictError,
-  StoreError,
-  checkChatId,
-  checkFrom,
-  checkMark,
-  jsonCopy,
-  replaced,
-  truncated,
-  type LogRead,
-  type Store,
-} from "../store.js";
+import { ConflictError, StoreError, missingChat, checkChatId, checkFrom, checkMark, jsonCopy, replaced, truncated, type LogRead, type Store } from "../store.js";
 import { queued } from "../queue.js";
-
+import { LOCK_SUFFIX, fileStem } from "./file-names.js";
+import { exists, mustBeFile, openChat, readOnly, type Opened } from "./open.js";
+import { PROBE_BYTES, checkpoints, latestBefore, probeBefore, remember, sameBytes } from "./checkpoints.js";
+import { markOf, markedStart } from "./marks.js";
+import { waitingReads, type ReadGroup, type Scan } from "./read-queue.js";
+import { NEWLINE, READ_ONLY, syncDir, syncDirSync, writeAll } from "./durable.js";
 /**
  * Options of a {@link JsonlStore}.
  *
@@ -74,8 +68,12 @@ export class JsonlStore implements Store {
 
   /** Creates `dir` (and its parents) when missing. */
   constructor(dir: string, options: JsonlStoreOptions = {}) {
-    this.#lockWait = option(options, "lockWait", DEFAULT_LOCK_WAIT);
-    this.#readChunk = option(options, "readChunkBytes", DEFAULT_READ_CHUNK);
+    const { lockWait = DEFAULT_LOCK_WAIT, readChunkBytes = DEFAULT_READ_CHUNK } = readOptions<JsonlStoreOptions>("JsonlStore", options, {
+      lockWait: wholeNumber(1),
+      readChunkBytes: wholeNumber(1),
+    });
+    this.#lockWait = lockWait;
+    this.#readChunk = readChunkBytes;
     this.dir = resolve(dir);
     const first = mkdirSync(this.dir, { recursive: true });
     // Make the new directories themselves durable, not only what goes in them.
@@ -150,7 +148,7 @@ export class JsonlStore implements Store {
       try {
         const start = mark === null ? undefined : await markedStart(opened, mark, chatId);
         if (start !== undefined && start.count > from) throw replaced(chatId); // a mark past `from` is not this reader's
-        const scan = await this.#scan(opened, file, from, start);
+        const scan = await this.#scan(chatId, opened, file, from, start);
         if (scan.count < from) throw truncated(chatId, from, scan.count);
         return { texts: scan.texts, mark: await markOf(opened, scan.checkpoint) };
       } finally {
@@ -180,7 +178,7 @@ export class JsonlStore implements Store {
         const opened = await openChat(chatId, file, "read");
         if (opened === null) return null;
         try {
-          const scan = await this.#scan(opened, file, keepFrom);
+          const scan = await this.#scan(chatId, opened, file, keepFrom);
           return { entries: scan.entries as LogEntry[], texts: scan.texts, count: scan.count, keepFrom, readers: mine.froms.length };
         } finally {
           await opened.fh.close();
@@ -211,7 +209,7 @@ export class JsonlStore implements Store {
       if (opened === null) throw missingChat(chatId);
       const { fh } = opened;
       try {
-        const scan = await this.#scan(opened, file, Infinity);
+        const scan = await this.#scan(chatId, opened, file, Infinity);
         const length = scan.count;
         if (expectedLength !== undefined && expectedLength !== length) {
           throw new ConflictError(chatId, expectedLength, length);
@@ -239,7 +237,7 @@ export class JsonlStore implements Store {
           remember(file, opened.st, { offset: end, count: length + texts.length }, probe);
           return length + texts.length;
         }
-        const recount = await this.#scan(opened, file, Infinity);
+        const recount = await this.#scan(chatId, opened, file, Infinity);
         return recount.count;
       } finally {
         await fh.close();
@@ -296,7 +294,7 @@ export class JsonlStore implements Store {
    * file (when it is still the same file and at least as long), else from
    * the start; keeps the entries from `keepFrom` on.
    */
-  async #scan(opened: Opened, file: string, keepFrom: number, marked?: { offset: number; count: number }): Promise<Scan> {
+  async #scan(chatId: string, opened: Opened, file: string, keepFrom: number, marked?: { offset: number; count: number }): Promise<Scan> {
     const { fh, st } = opened;
     let start = marked ?? { offset: 0, count: 0 };
     const known = marked === undefined ? latestBefore(file, keepFrom) : undefined;
@@ -311,7 +309,7 @@ export class JsonlStore implements Store {
     } else if (known !== undefined) {
       checkpoints.delete(file); // replaced, cut, or rewritten: none of its checkpoints holds
     }
-    const scanner = new JsonlScanner(start, keepFrom);
+    const scanner = new JsonlScanner(start, keepFrom, undefined, chatId);
     let end = start.offset;
     for (;;) {
       // A fresh buffer each time: the scanner keeps slices of a line that spans chunks.
@@ -324,7 +322,7 @@ export class JsonlStore implements Store {
     scanner.end();
     const at = scanner.checkpoint;
     remember(file, st, at, await probeBefore(fh, at.offset), start.offset);
-    return { entries: scanner.entries, texts: scannedTexts(scanner), count: scanner.count, openLine: scanner.openLine, end, checkpoint: at };
+    return { entries: scanner.entries, texts: scanner.texts, count: scanner.count, openLine: scanner.openLine, end, checkpoint: at };
   }
 
   /**
@@ -352,303 +350,5 @@ export class JsonlStore implements Store {
         await release();
       }
     });
-  }
-}
-
-// ---------------------------------------------------------------------------
-// File names.
-
-/** The suffix of a chat's lock directory: the longest name a chat gets. */
-const LOCK_SUFFIX = ".jsonl.lock";
-/** Longest file name most file systems take, in bytes, less the lock's suffix. */
-const MAX_STEM = 255 - LOCK_SUFFIX.length;
-/** Windows device names, which no file may be called, whatever its extension. */
-const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
-
-/** A chat's file name without `.jsonl`: see {@link JsonlStore.file}. Pure ASCII, one case. */
-function fileStem(chatId: string): string {
-  let stem = chatId.replace(/[^a-z0-9._-]/gu, escapeChar);
-  if (WINDOWS_DEVICE.test(stem)) stem = escapeChar(stem.charAt(0)) + stem.slice(1);
-  if (stem.length <= MAX_STEM) return stem;
-  // "~" never occurs unescaped in a plain name, so a hashed name cannot equal one.
-  const hash = createHash("sha256").update(chatId, "utf8").digest("hex").slice(0, 32);
-  const prefix = stem.slice(0, MAX_STEM - hash.length - 1).replace(/%[0-9A-F]?$/, "");
-  return `${prefix}~${hash}`;
-}
-
-function escapeChar(char: string): string {
-  let out = "";
-  for (const byte of Buffer.from(char, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  return out;
-}
-
-// ---------------------------------------------------------------------------
-// Opening a chat's file.
-
-interface Opened {
-  fh: FileHandle;
-  st: BigIntStats;
-}
-
-/** Never blocks on a FIFO (absent on Windows, which has none at a file path). */
-const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
-
-/**
- * Opens the chat's file, which must be a regular file (a symlink to one is
- * fine); `null` when nothing is at its path.
- */
-async function openChat(chatId: string, file: string, mode: "read" | "append"): Promise<Opened | null> {
-  const flags = (mode === "read" ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND) | O_NONBLOCK;
-  let fh: FileHandle;
-  try {
-    fh = await open(file, flags);
-  } catch (e) {
-    const code = errorCode(e);
-    if (code === "ENOENT" && (await lstat(file).catch(() => null)) === null) return null;
-    if (READ_ONLY.has(code) && mode === "append") throw readOnly(chatId, file, "file", e);
-    if (NOT_A_FILE_OPEN.has(code)) await mustBeFile(chatId, file);
-    throw e;
-  }
-  try {
-    const st = await fh.stat({ bigint: true });
-    if (!st.isFile()) throw notAFile(chatId, file, describe(st));
-    return { fh, st };
-  } catch (e) {
-    await fh.close();
-    throw e;
-  }
-}
-
-/** Errors open() gives for something that is not a regular file (ENOENT: a dangling symlink). */
-const NOT_A_FILE_OPEN = new Set(["ENOENT", "EISDIR", "ELOOP", "ENXIO", "ENODEV", "EOPNOTSUPP"]);
-
-/** Throws `store/not-a-file` unless a regular file (or a symlink to one) is at `file`. */
-async function mustBeFile(chatId: string, file: string): Promise<void> {
-  let st;
-  try {
-    st = await stat(file);
-  } catch (e) {
-    const code = errorCode(e);
-    if (code === "ENOENT") throw notAFile(chatId, file, "a symbolic link to nothing");
-    if (code === "ELOOP") throw notAFile(chatId, file, "a symbolic link loop");
-    throw e;
-  }
-  if (!st.isFile()) throw notAFile(chatId, file, describe(st));
-}
-
-function describe(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
-  return st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : st.isSocket() ? "a socket" : "a device";
-}
-
-function notAFile(chatId: string, file: string, what: string): StoreError {
-  return new StoreError("store/not-a-file", `chat "${chatId}": ${file} is ${what}, not a chat's file; move or remove it`, chatId);
-}
-
-function readOnly(chatId: string, path: string, what: "file" | "directory", cause: unknown): StoreError {
-  return new StoreError(
-    "store/read-only",
-    `chat "${chatId}" cannot be written: the ${what} ${path} is read-only here (${errorCode(cause)})`,
-    chatId,
-  );
-}
-
-/** Whether something (perhaps not a file) is at `path`; chats are never deleted, so "no" is final. */
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (e) {
-    if (errorCode(e) === "ENOENT") return false;
-    throw e;
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Checkpoints: where the lines a process has counted end, per file.
-
-interface Checkpoint {
-  dev: bigint;
-  ino: bigint;
-  /** Just past a line end (or 0). */
-  offset: number;
-  /** Entries before `offset`. */
-  count: number;
-  /** The bytes just before `offset`: a file rewritten in place no longer has them. */
-  probe: Buffer;
-}
-
-const PROBE_BYTES = 32;
-/** Files remembered per process, least recently used first out. */
-const MAX_FILES = 4096;
-/** Checkpoints kept per file: a read from a little before the latest still seeks. */
-const PER_FILE = 4;
-/** Per file: its latest checkpoints, oldest first. */
-const checkpoints = new Map<string, Checkpoint[]>();
-
-/** The latest checkpoint of `file` with at most `count` entries before it. */
-function latestBefore(file: string, count: number): Checkpoint | undefined {
-  const list = checkpoints.get(file) ?? [];
-  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.count <= count) return list[i];
-  return undefined;
-}
-
-/**
- * Remembers a checkpoint of `file` (now `st`); `probe` is the bytes just
- * before `at.offset`. Earlier checkpoints past `verified` (bytes read again
- * since) give way to it.
- */
-function remember(file: string, st: BigIntStats, at: { offset: number; count: number }, probe: Buffer, verified = at.offset): void {
-  const keep = Math.min(verified, at.offset - 1);
-  const list = (checkpoints.get(file) ?? []).filter((c) => c.dev === st.dev && c.ino === st.ino && c.offset <= keep);
-  list.push({ dev: st.dev, ino: st.ino, offset: at.offset, count: at.count, probe });
-  checkpoints.delete(file);
-  checkpoints.set(file, list.slice(-PER_FILE));
-  if (checkpoints.size > MAX_FILES) checkpoints.delete(checkpoints.keys().next().value as string);
-}
-
-/** The (up to) PROBE_BYTES bytes of the file just before `offset`. */
-async function probeBefore(fh: FileHandle, offset: number): Promise<Buffer> {
-  const probe = Buffer.alloc(Math.min(PROBE_BYTES, offset));
-  const { bytesRead } = await fh.read(probe, 0, probe.length, offset - probe.length);
-  return probe.subarray(0, bytesRead);
-}
-
-async function sameBytes(fh: FileHandle, position: number, expected: Buffer): Promise<boolean> {
-  if (expected.length === 0) return true;
-  const actual = Buffer.alloc(expected.length);
-  const { bytesRead } = await fh.read(actual, 0, expected.length, position);
-  return bytesRead === expected.length && actual.equals(expected);
-}
-
-// ---------------------------------------------------------------------------
-// Marks: where a warm reader stands, checkable against the file as it is.
-
-/** Bytes of the file's start a mark holds a hash of: a replaced first line (the session) shows. */
-const HEAD_BYTES = 4096;
-
-/** The mark of `opened` at `at`: `j1:<dev>:<ino>:<offset>:<count>:<head hash>:<probe>`. */
-async function markOf(opened: Opened, at: { offset: number; count: number }): Promise<string> {
-  const head = await headHash(opened.fh, at.offset);
-  const probe = await probeBefore(opened.fh, at.offset);
-  return `j1:${opened.st.dev}:${opened.st.ino}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
-}
-
-/** The position a mark names, when the file still is the one it was taken of; else `store/replaced`. */
-async function markedStart(opened: Opened, mark: string, chatId: string): Promise<{ offset: number; count: number }> {
-  const [tag, dev, ino, offset, count, head, probe] = mark.split(":");
-  const at = { offset: Number(offset), count: Number(count) };
-  if (tag !== "j1" || !Number.isSafeInteger(at.offset) || !Number.isSafeInteger(at.count) || at.offset < 0 || at.count < 0) {
-    throw new TypeError(`oda-tasks: readSince: ${JSON.stringify(mark.slice(0, 80))} is not a mark of this store`);
-  }
-  const same =
-    String(opened.st.dev) === dev &&
-    String(opened.st.ino) === ino &&
-    at.offset <= Number(opened.st.size) &&
-    (await headHash(opened.fh, at.offset)) === head &&
-    (await sameBytes(opened.fh, at.offset - (probe ?? "").length / 2, Buffer.from(probe ?? "", "hex")));
-  if (!same) throw replaced(chatId);
-  return at;
-}
-
-async function headHash(fh: FileHandle, offset: number): Promise<string> {
-  const head = Buffer.alloc(Math.min(HEAD_BYTES, offset));
-  const { bytesRead } = await fh.read(head, 0, head.length, 0);
-  return createHash("sha256").update(head.subarray(0, bytesRead)).digest("hex").slice(0, 16);
-}
-
-/** The scanner's texts (the core's reader keeps them), or the entries' JSON until it does. */
-function scannedTexts(scanner: JsonlScanner): string[] {
-  const texts = (scanner as { texts?: unknown }).texts;
-  if (Array.isArray(texts)) return texts as string[];
-  return scanner.entries.map((entry) => stringifyEntry(entry));
-}
-
-const stringifyEntry = JSON.stringify as (value: unknown) => string;
-
-// ---------------------------------------------------------------------------
-// Reads waiting for a chat's lock in this process (the queue itself is
-// queue.ts): a read arriving meanwhile joins the waiting one.
-
-interface Scan {
-  entries: unknown[];
-  /** The kept entries' JSON texts as stored. */
-  texts: string[];
-  count: number;
-  /** Just past the last complete line, and the entries before it. */
-  checkpoint: { offset: number; count: number };
-  openLine: boolean;
-  /** The offset the scan read up to: the file's size under the lock. */
-  end: number;
-}
-
-interface SharedScan {
-  entries: LogEntry[];
-  texts: string[];
-  count: number;
-  keepFrom: number;
-  readers: number;
-}
-
-interface ReadGroup {
-  /** The `from` of every read in the group; fixed once the scan starts. */
-  froms: number[];
-  scan: Promise<SharedScan | null>;
-}
-
-/** Per chat file: the read that waits for its turn, for later reads to join. */
-const waitingReads = new Map<string, ReadGroup>();
-
-// ---------------------------------------------------------------------------
-
-const NEWLINE = Buffer.from("\n");
-
-/** Codes for a file or directory this process may read but not change. */
-const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
-
-/** Windows cannot open a directory; some file systems refuse to fsync one. */
-const DIR_SYNC_UNSUPPORTED = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP"]);
-
-function option(options: JsonlStoreOptions, name: keyof JsonlStoreOptions, fallback: number): number {
-  if (typeof options !== "object" || options === null) throw new TypeError("oda-tasks: JsonlStore options must be an object");
-  for (const key of Object.keys(options)) {
-    if (key !== "lockWait" && key !== "readChunkBytes") throw new TypeError(`oda-tasks: unknown JsonlStore option "${key}"`);
-  }
-  const value = Object.hasOwn(options, name) ? options[name] : undefined; // never Object.prototype's
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`oda-tasks: JsonlStore option ${name} must be a whole number >= 1 (got ${String(value)})`);
-  }
-  return value;
-}
-
-async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
-  for (let done = 0; done < data.length; ) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done);
-    done += bytesWritten;
-  }
-}
-
-/** fsync a directory so a name just added to it survives a crash (a no-op where impossible). */
-async function syncDir(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(dir, "r");
-    await fh.sync();
-  } catch (e) {
-    if (!DIR_SYNC_UNSUPPORTED.has(errorCode(e))) throw e;
-  } finally {
-    await fh?.close();
-  }
-}
-
-function syncDirSync(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, "r");
-    fsyncSync(fd);
-  } catch (e) {
-    if (!DIR_SYNC_UNSUPPORTED.has(errorCode(e))) throw e;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
