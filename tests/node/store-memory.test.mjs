@@ -25,3 +25,21 @@ test("MemoryStore: a conditional append checks and writes in one step", async ()
   assert.ok(results.every((r) => r.status === "fulfilled" || r.reason instanceof ConflictError));
   assert.equal((await store.read("c")).length, 1);
 });
+
+test("storeContract refuses options it does not know or cannot use, before registering any test", async () => {
+  const { storeContract } = await import("oda-tasks/testing");
+  const registered = [];
+  const collect = (name) => registered.push(name);
+  for (const [options, message] of [
+    [{ test: collect }, "oda-tasks: invalid arguments of storeContract: `makeStore` must be a function (got undefined)"],
+    [{ makeStore: () => new MemoryStore() }, "oda-tasks: invalid arguments of storeContract: `test` must be a function (got undefined)"],
+    [{ makeStore: () => new MemoryStore(), test: collect, reopen: true }, "oda-tasks: invalid arguments of storeContract: `reopen` must be a function (got true)"],
+    [{ makeStore: () => new MemoryStore(), test: collect, only: true }, "oda-tasks: invalid arguments of storeContract: unknown option `only`"],
+  ]) {
+    assert.throws(() => storeContract(options), { name: "TypeError", message });
+  }
+  assert.deepEqual(registered, []);
+  storeContract({ name: "collected", makeStore: () => new MemoryStore(), test: collect });
+  assert.ok(registered.length >= 16 && registered.every((name) => name.startsWith("collected: ")), registered.join("\n"));
+  assert.ok(!registered.some((name) => name.includes("reopen")), "without reopen, no test needs a second store object");
+});

@@ -176,11 +176,11 @@ for (const [name, open] of Object.entries(drivers)) {
     try {
       const conn = db.connect();
       for (const [options, message] of [
-        [{ busyTimeout: 0 }, "oda-tasks: SqliteStore busyTimeout must be a whole number >= 1 (got 0)"],
-        [{ busyTimeout: "5" }, "oda-tasks: SqliteStore busyTimeout must be a whole number >= 1 (got 5)"],
-        [{ attempts: 1.5 }, "oda-tasks: SqliteStore attempts must be a whole number >= 1 (got 1.5)"],
-        [{ lockTimeout: 5 }, 'oda-tasks: unknown SqliteStore option "lockTimeout"'],
-        [null, "oda-tasks: SqliteStore options must be an object"],
+        [{ busyTimeout: 0 }, "oda-tasks: invalid arguments of SqliteStore: `busyTimeout` must be a whole number >= 1 (got 0)"],
+        [{ busyTimeout: "5" }, 'oda-tasks: invalid arguments of SqliteStore: `busyTimeout` must be a whole number >= 1 (got "5")'],
+        [{ attempts: 1.5 }, "oda-tasks: invalid arguments of SqliteStore: `attempts` must be a whole number >= 1 (got 1.5)"],
+        [{ lockTimeout: 5 }, "oda-tasks: invalid arguments of SqliteStore: unknown option `lockTimeout`"],
+        [5, "oda-tasks: invalid arguments of SqliteStore: options must be an object (got number)"],
       ]) {
         assert.throws(() => new SqliteStore(conn, options), { name: "TypeError", message });
       }

@@ -3,9 +3,9 @@
 // Exported as `oda-tasks/sqlite`; no driver is a dependency of the package.
 import type { LogEntry } from "../../core/functions.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
+import { readOptions, wholeNumber } from "../../core/options.js";
 import { entriesMissing, withRetries } from "../database-failures.js";
-import { missingChat } from "../memory.js";
-import { ConflictError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import { ConflictError, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
 import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
 import {
@@ -30,7 +30,6 @@ export interface SqliteStoreOptions {
   attempts?: number;
 }
 
-const SQLITE_OPTIONS = ["busyTimeout", "attempts"] as const;
 const DEFAULTS = { busyTimeout: 5_000, attempts: 6 };
 const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
@@ -57,19 +56,12 @@ export class SqliteStore implements Store {
 
   /** `db`: a `node:sqlite` DatabaseSync, a better-sqlite3 or bun:sqlite Database, a D1 binding, or a Durable Object's `ctx.storage` (or `ctx.storage.sql`). */
   constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
-    if (options === null || typeof options !== "object") throw new TypeError("oda-tasks: SqliteStore options must be an object");
-    const unknown = Object.keys(options).find((key) => !(SQLITE_OPTIONS as readonly string[]).includes(key));
-    if (unknown !== undefined) throw new TypeError(`oda-tasks: unknown SqliteStore option "${unknown}"`);
-    const option = (name: (typeof SQLITE_OPTIONS)[number]): number => {
-      const value = Object.hasOwn(options, name) ? options[name] : undefined; // never Object.prototype's
-      if (value === undefined) return DEFAULTS[name];
-      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-        throw new TypeError(`oda-tasks: SqliteStore ${name} must be a whole number >= 1 (got ${String(value)})`);
-      }
-      return value;
-    };
-    this.#busyTimeout = option("busyTimeout");
-    this.#attempts = option("attempts");
+    const { busyTimeout = DEFAULTS.busyTimeout, attempts = DEFAULTS.attempts } = readOptions<SqliteStoreOptions>("SqliteStore", options, {
+      busyTimeout: wholeNumber(1),
+      attempts: wholeNumber(1),
+    });
+    this.#busyTimeout = busyTimeout;
+    this.#attempts = attempts;
     const driver = driverFor(db, this.#busyTimeout);
     if (driver === null) {
       throw new TypeError(
