@@ -1,15 +1,11 @@
-// The failure model shared by the database stores (PostgreSQL, SQLite): the
-// StoreErrors of a database that is unreachable, unmigrated, damaged or
-// refusing, the one retry spacing, and the one retry loop.
-import { backoffDelay, sleep, type Backoff } from "./backoff.js";
+// The failure model of the database stores beyond PostgreSQL's own
+// (stores/postgres/errors.ts, whose builders and retry spacing it reuses):
+// the StoreErrors of an unmigrated or damaged database, worded as
+// PostgreSQL's, and a retry loop for a store with no pool to lease from.
+import { backoffDelay, sleep } from "./backoff.js";
+import { RETRY_BACKOFF } from "./postgres/client.js";
+import { asError, unavailable, withCause } from "./postgres/errors.js";
 import { StoreError } from "./store.js";
-
-/**
- * Retries of a database store: 25 ms, doubling, at most 1 s.
- *
- * @internal
- */
-export const RETRY_BACKOFF: Backoff = { first: 25, factor: 2, max: 1000, jitter: false };
 
 /**
  * Runs `attempt` up to `attempts` times, RETRY_BACKOFF apart. After a
@@ -36,31 +32,6 @@ export async function withRetries<T>(
     }
   }
   throw unavailable(chatId, last, attempts);
-}
-
-/**
- * A mistake in code (ours, a pool's or a driver's use), not a database's or a network's failure: passed on as it is.
- *
- * @internal
- */
-export function isBug(e: unknown): boolean {
-  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
-}
-
-/**
- * Every try failed with the database out of reach.
- *
- * @internal
- */
-export function unavailable(chatId: string, e: unknown, attempts: number): StoreError {
-  return withCause(
-    new StoreError(
-      "store/unavailable",
-      `the database is unavailable${chatId === "" ? "" : ` for chat "${chatId}"`} after ${attempts} attempt${attempts === 1 ? "" : "s"}; nothing was written (${asError(e).message})`,
-      chatId,
-    ),
-    e,
-  );
 }
 
 /**
@@ -97,21 +68,3 @@ export function entriesMissing(chatId: string, from: number, length: number): St
   );
 }
 
-/**
- * `error`, with `cause` as its cause.
- *
- * @internal
- */
-export function withCause<E extends Error>(error: E, cause: unknown): E {
-  error.cause = cause;
-  return error;
-}
-
-/**
- * `e` as an Error (a thrown string becomes one).
- *
- * @internal
- */
-export function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}

@@ -2,7 +2,8 @@
 // same failure model as PostgreSQL's (locked, not migrated, corrupt,
 // read-only, unavailable, outcome unknown, or the database's own refusal),
 // built by the database stores' shared helpers.
-import { asError, entryPastLength, isBug, notMigrated, withCause } from "../database-failures.js";
+import { entryPastLength, notMigrated } from "../database-failures.js";
+import { asError, isBug, withCause } from "../postgres/errors.js";
 import { StoreError } from "../store.js";
 
 /**
