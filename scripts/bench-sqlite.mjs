@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ChatStateCache, runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
-import { sqliteDrivers } from "../tests/node/helpers/sqlite.mjs";
+import { sqliteDrivers } from "../tests/node/support/sqlite.mjs";
 import { chatEntries } from "./bench/generate.mjs";
 
 const CHILD = fileURLToPath(new URL("../tests/node/children/sqlite-child.mjs", import.meta.url));

@@ -4,8 +4,8 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { ConflictError, StoreError } from "oda-tasks";
-import { launch, serve } from "./helpers/browser.mjs";
-import { contractOver } from "./helpers/contract.mjs";
+import { launch, serve } from "./support/browser.mjs";
+import { contractOver } from "./support/contract.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>store</title>
 <script type="module">

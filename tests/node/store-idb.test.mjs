@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { IndexedDbStore } from "oda-tasks/browser";
-import { contractOver } from "./helpers/contract.mjs";
+import { contractOver } from "./support/contract.mjs";
 
 /** A stand-in for `navigator.locks`: exclusive per name, and it records every request. */
 function fakeLocks() {
@@ -106,7 +106,7 @@ test("IndexedDbStore: two stores on one database (two tabs) append atomically", 
   const indexedDB = new IDBFactory();
   // A "lock" that excludes nothing: the transaction alone must keep the
   // conditional append atomic.
-  const noLock = { request: (name, callback) => callback() };
+  const noLock = { request: (_name, callback) => callback() };
   const tabs = [0, 1].map(() => new IndexedDbStore("tabs", { indexedDB, IDBKeyRange, locks: noLock }));
   await tabs[0].create("c", []);
   const results = await Promise.allSettled(

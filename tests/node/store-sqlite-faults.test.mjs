@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StoreError } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
-import { sqliteDrivers } from "./helpers/sqlite.mjs";
+import { sqliteDrivers } from "./support/sqlite.mjs";
 
 const drivers = await sqliteDrivers();
 const [name, open] = Object.entries(drivers)[0];

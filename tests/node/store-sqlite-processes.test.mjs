@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
-import { session } from "./fixtures/service-helpers.mjs";
-import { sqliteDrivers } from "./helpers/sqlite.mjs";
+import { session } from "./support/service-helpers.mjs";
+import { sqliteDrivers } from "./support/sqlite.mjs";
 
 const CHILD = fileURLToPath(new URL("./children/sqlite-child.mjs", import.meta.url));
 const PROCESSES = 4;

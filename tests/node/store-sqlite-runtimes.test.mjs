@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { root } from "./helpers/browser.mjs";
+import { root } from "./support/browser.mjs";
 
 const runtimes = join(root, "tests/runtimes");
 execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RAW_TEXT, StoreError, runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
-import { contractOver } from "./helpers/contract.mjs";
-import { sqliteDrivers } from "./helpers/sqlite.mjs";
+import { contractOver } from "./support/contract.mjs";
+import { sqliteDrivers } from "./support/sqlite.mjs";
 
 const drivers = await sqliteDrivers();
 const [major] = process.versions.node.split(".").map(Number);

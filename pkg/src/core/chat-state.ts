@@ -6,6 +6,7 @@ import { ChatStateCore } from "../../wasm/oda_tasks.js";
 import { assertReady } from "./ready.js";
 import { entryLines, hostParams, inputLimit, logArray, modelInput, recordArgument } from "./convert.js";
 import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
+import { realmIntact } from "./realm-guard.js";
 import type {
   ChatView, GoalAction, GoalCheck, JsonlReport, ListState, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
   StartedChatState, StartRequest, SuggestionReplay, SuggestTaskResult, TodoCard, TodoReplay, TodoWriteOptions,
@@ -188,7 +189,8 @@ export class ChatState {
   view(options: { cards: number }): ChatView {
     const { cards } = readOptions<{ cards: number }>("view", options, { cards: wholeNumber(0) });
     if (cards === undefined) throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
-    return parseJson(this.#live().view(cards)) as ChatView;
+    const core = this.#live();
+    return (realmIntact() ? core.viewValue(cards) : parseJson(core.view(cards))) as ChatView;
   }
 
   /**
@@ -202,7 +204,7 @@ export class ChatState {
     const core = this.#live();
     const start = cardNumber("cards", "from", from, 0);
     const end = cardNumber("cards", "to", to, Infinity);
-    return parseJson(core.cards(start, end)) as TodoCard[];
+    return (realmIntact() ? core.cardsValue(start, end) : parseJson(core.cards(start, end))) as TodoCard[];
   }
 
   /**
@@ -259,7 +261,8 @@ export class ChatState {
    * const { todos, turnOpen, turnsSinceUpdate } = state.listState();
    */
   listState(): ListState {
-    return parseJson(this.#live().listState()) as ListState;
+    const core = this.#live();
+    return (realmIntact() ? core.listStateValue() : parseJson(core.listState())) as ListState;
   }
 
   /**
@@ -269,7 +272,8 @@ export class ChatState {
    * const { todos, cards, plan } = state.replayTodos();
    */
   replayTodos(): TodoReplay {
-    return parseJson(this.#live().replayTodos()) as TodoReplay;
+    const core = this.#live();
+    return (realmIntact() ? core.replayTodosValue() : parseJson(core.replayTodos())) as TodoReplay;
   }
 
   /**
@@ -279,7 +283,8 @@ export class ChatState {
    * const { open, settled } = state.replaySuggestions();
    */
   replaySuggestions(): SuggestionReplay {
-    return parseJson(this.#live().replaySuggestions()) as SuggestionReplay;
+    const core = this.#live();
+    return (realmIntact() ? core.replaySuggestionsValue() : parseJson(core.replaySuggestions())) as SuggestionReplay;
   }
 
   /**

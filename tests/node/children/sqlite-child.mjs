@@ -10,7 +10,7 @@
 // Start of offer `id` on chats `${chatId}${k}`, k from `n` = "first:count", one after another.
 import { SuggestionService } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
-import { openWith } from "../helpers/sqlite.mjs";
+import { openWith } from "../support/sqlite.mjs";
 
 const [driver, file, mode, chatId, id, n] = process.argv.slice(2);
 

@@ -10,10 +10,10 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root } from "./helpers/browser.mjs";
-import { consumer, packTarball } from "./helpers/consumer.mjs";
-import { printed, recipes } from "./helpers/recipes.mjs";
-import { freePort, serveUntil } from "./helpers/serve.mjs";
+import { root } from "../support/browser.mjs";
+import { consumer, packTarball } from "../support/consumer.mjs";
+import { printed, recipes } from "../support/recipes.mjs";
+import { freePort, serveUntil } from "../support/serve.mjs";
 
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));
