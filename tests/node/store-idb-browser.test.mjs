@@ -5,7 +5,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { ConflictError, StoreError } from "oda-tasks";
 import { launch, serve } from "./support/browser.mjs";
-import { storeContract } from "./fixtures/store-contract.mjs";
+import { contractOver } from "./support/contract.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>store</title>
 <script type="module">
@@ -110,7 +110,7 @@ after(async () => {
 });
 
 let databases = 0;
-storeContract("IndexedDbStore in Chromium", async () => {
+contractOver("IndexedDbStore in Chromium", async () => {
   const [first, second] = await tabs();
   const name = `contract-${++databases}`;
   let opened = 0;

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { IndexedDbStore } from "oda-tasks/browser";
-import { storeContract } from "./fixtures/store-contract.mjs";
+import { contractOver } from "./support/contract.mjs";
 
 /** A stand-in for `navigator.locks`: exclusive per name, and it records every request. */
 function fakeLocks() {
@@ -54,8 +54,8 @@ function idbSetup(locks) {
   };
 }
 
-storeContract("IndexedDbStore", idbSetup(null));
-storeContract("IndexedDbStore with Web Locks", idbSetup(fakeLocks));
+contractOver("IndexedDbStore", idbSetup(null));
+contractOver("IndexedDbStore with Web Locks", idbSetup(fakeLocks));
 
 test("IndexedDbStore: the layout is chats (id → { length, epoch }) and entries ([id, index] → entry)", async () => {
   const indexedDB = new IDBFactory();

@@ -10,7 +10,8 @@ import { once } from "node:events";
 import { JsonlStore } from "oda-tasks/node";
 import { plantOwner } from "./support/lock-names.mjs";
 import { STALE_MS, sweep } from "../../pkg/dist/stores/jsonl/lock.js";
-import { HOSTILE_IDS, storeContract } from "./fixtures/store-contract.mjs";
+import { HOSTILE_CHAT_IDS } from "oda-tasks/testing";
+import { contractOver } from "./support/contract.mjs";
 
 const WORKER = new URL("./children/store-jsonl-worker.mjs", import.meta.url);
 
@@ -45,7 +46,7 @@ function wellFormed(file) {
     });
 }
 
-storeContract("JsonlStore", () => {
+contractOver("JsonlStore", () => {
   const dir = tempDir();
   return { open: () => new JsonlStore(dir), done: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 });
@@ -94,7 +95,7 @@ test("JsonlStore: hostile ids touch nothing on disk", () =>
   inTempDir(async (dir) => {
     const inner = path.join(dir, "inner");
     const store = new JsonlStore(inner);
-    for (const id of HOSTILE_IDS) {
+    for (const id of HOSTILE_CHAT_IDS) {
       await assert.rejects(store.create(id, [{ type: "x" }]), { code: "store/bad-chat-id" });
       await assert.rejects(store.append(id, [{ type: "x" }]), { code: "store/bad-chat-id" });
       await assert.rejects(store.read(id), { code: "store/bad-chat-id" });

@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ConflictError, StoreError, readFrom } from "oda-tasks";
 import { POSTGRES_TABLES, PostgresStore } from "oda-tasks/postgres";
-import { storeContract, expectConflict } from "./fixtures/store-contract.mjs";
+import { expectConflict } from "oda-tasks/testing";
+import { contractOver } from "./support/contract.mjs";
 import { freshSchema, serverBin, startServer } from "./support/postgres.mjs";
 
 const server = await startServer();
@@ -42,7 +43,7 @@ const rejectsWith = (promise, code) =>
     return true;
   });
 
-storeContract("PostgresStore", async () => {
+contractOver("PostgresStore", async () => {
   const db = await fresh();
   return { open: () => db.store(), done: db.done };
 });

@@ -45,6 +45,7 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
   for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "package.json", "example/chat.jsonl", "dist/entrypoints/index.js", "dist/entrypoints/index.d.ts",
     "dist/entrypoints/index.node.js", "dist/entrypoints/index.inline.js", "dist/entrypoints/index.workerd.js", "dist/entrypoints/wasm-inline.js",
     "dist/entrypoints/ai.js", "dist/entrypoints/cli.js", "dist/entrypoints/browser.js", "dist/entrypoints/node.js", "dist/entrypoints/postgres.js",
+    "dist/entrypoints/sqlite.js", "dist/entrypoints/testing.js", "dist/stores/sqlite/sql.js", "dist/testing/contract.js",
     "dist/integrations/sdk-tools.js", "wasm/oda_tasks.js",
     "wasm/oda_tasks.d.ts", "wasm/oda_tasks_bg.wasm"]) {
     assert.ok(files.includes(file), `${file} is packed (got ${files.join(", ")})`);

@@ -38,10 +38,13 @@ const tsconfig = (options, files) => JSON.stringify({
 });
 const use = `import { init, openaiTools, replayTodos, todoWrite, MemoryStore, type TodoReplay } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
+import { SqliteStore, type SqliteConnection } from "oda-tasks/sqlite";
+import { storeContract } from "oda-tasks/testing";
 await init();
 const replay: TodoReplay = replayTodos([]);
 const r = todoWrite([], { todos: [{ content: "a", status: "pending" }] });
-export const out = [replay, r, openaiTools({ strict: true }), new MemoryStore(), new JsonlStore("chats")];
+declare const db: SqliteConnection;
+export const out = [replay, r, openaiTools({ strict: true }), new MemoryStore(), new JsonlStore("chats"), new SqliteStore(db), storeContract];
 `;
 
 const dir = consumer(once, tarball, {

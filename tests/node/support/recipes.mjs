@@ -1,12 +1,12 @@
-// The recipes of docs/integration.md, as the tests run them: every code block
-// marked `<!-- file: NAME -->` is a file of a consumer project, and every
-// command a test runs must be printed there as it runs.
+// The recipes of docs/integration.md and docs/stores.md, as the tests run
+// them: every code block marked `<!-- file: NAME -->` is a file of a consumer
+// project, and every command a test runs must be printed there as it runs.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./browser.mjs";
 
-const doc = readFileSync(join(root, "docs/integration.md"), "utf8");
+const doc = ["docs/integration.md", "docs/stores.md"].map((page) => readFileSync(join(root, page), "utf8")).join("\n");
 
 /** The files the page prints: name → text. */
 export const recipeFiles = Object.fromEntries(
@@ -16,7 +16,7 @@ export const recipeFiles = Object.fromEntries(
 /** The named files, each checked to be on the page. */
 export function recipes(...names) {
   return Object.fromEntries(names.map((name) => {
-    assert.ok(name in recipeFiles, `docs/integration.md prints ${name}`);
+    assert.ok(name in recipeFiles, `docs/integration.md or docs/stores.md prints ${name}`);
     return [name, recipeFiles[name]];
   }));
 }
@@ -24,6 +24,6 @@ export function recipes(...names) {
 /** `command`, checked to be printed on the page as a line of a ```sh block. */
 export function printed(command) {
   const lines = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].split("\n"));
-  assert.ok(lines.includes(command), `docs/integration.md prints the command: ${command}`);
+  assert.ok(lines.includes(command), `docs/integration.md or docs/stores.md prints the command: ${command}`);
   return command;
 }

@@ -1,0 +1,216 @@
+// The SQLite store: one store over node:sqlite, better-sqlite3, bun:sqlite,
+// Cloudflare D1 and a Durable Object's SQL storage, all given by the app.
+// Exported as `oda-tasks/sqlite`; no driver is a dependency of the package.
+import type { LogEntry } from "../../core/functions.js";
+import { entryFromText, entryTexts } from "../../core/entry-text.js";
+import { readOptions, wholeNumber } from "../../core/options.js";
+import { entriesMissing, withRetries } from "../database-failures.js";
+import { ConflictError, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
+import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
+import {
+  CREATE_MIGRATIONS, MIGRATED, MIGRATIONS_SQL, appendStatements, createStatements, lengthOf, readStatement, recordMigration,
+  type Statement,
+} from "./sql.js";
+
+/**
+ * Options of {@link SqliteStore}.
+ *
+ * @example
+ * const store = new SqliteStore(db, { busyTimeout: 2_000 }); // refuse with store/locked after 2 s
+ */
+export interface SqliteStoreOptions {
+  /**
+   * How long (ms) an operation on a database file waits for another
+   * connection's write lock before it fails with `store/locked`, writing
+   * nothing; default 5 000 (SQLite's `busy_timeout`, set on the connection).
+   */
+  busyTimeout?: number;
+  /** Tries per operation when D1 reports it overloaded or a read's connection lost; default 6, 25 ms apart, doubling to 1 s. */
+  attempts?: number;
+}
+
+const DEFAULTS = { busyTimeout: 5_000, attempts: 6 };
+const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
+
+/**
+ * A {@link Store} in SQLite. Entries are kept as their exact JSON text; an
+ * append's length check and its write are one transaction in the database
+ * (a file's write lock from `BEGIN IMMEDIATE`, a D1 batch, a Durable
+ * Object's `transactionSync`), so processes sharing one file, or Workers
+ * sharing one D1 database, give exactly one winner. Call `await
+ * store.migrate()` once at start-up.
+ *
+ * @example
+ * import { DatabaseSync } from "node:sqlite";
+ * import { SqliteStore } from "oda-tasks/sqlite";
+ * const store = new SqliteStore(new DatabaseSync("chats.db"));
+ * await store.migrate();
+ * await store.create("chat-1", [{ type: "session", workspace: null }]);
+ * await store.append("chat-1", [{ type: "turn_started" }], 1); // resolves to 2
+ */
+export class SqliteStore implements Store {
+  readonly #driver: SqlDriver;
+  readonly #busyTimeout: number;
+  readonly #attempts: number;
+
+  /** `db`: a `node:sqlite` DatabaseSync, a better-sqlite3 or bun:sqlite Database, a D1 binding, or a Durable Object's `ctx.storage` (or `ctx.storage.sql`). */
+  constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
+    const { busyTimeout = DEFAULTS.busyTimeout, attempts = DEFAULTS.attempts } = readOptions<SqliteStoreOptions>("SqliteStore", options, {
+      busyTimeout: wholeNumber(1),
+      attempts: wholeNumber(1),
+    });
+    this.#busyTimeout = busyTimeout;
+    this.#attempts = attempts;
+    const driver = driverFor(db, this.#busyTimeout);
+    if (driver === null) {
+      throw new TypeError(
+        "oda-tasks: SqliteStore needs a node:sqlite DatabaseSync, a better-sqlite3 or bun:sqlite Database, a D1 binding, or a Durable Object's ctx.storage",
+      );
+    }
+    this.#driver = driver;
+  }
+
+  /**
+   * Creates or upgrades the tables: applies each schema version not yet
+   * recorded in oda_tasks_schema_migrations, with its record, in one
+   * transaction (a database file also turns on WAL). Concurrent calls are
+   * safe: the second finds the versions recorded. Resolves to the versions this call applied.
+   *
+   * @example
+   * const applied = await store.migrate(); // [1] the first time, [] after
+   */
+  async migrate(): Promise<number[]> {
+    await this.#reading("", "migration", () => this.#driver.beforeMigrate());
+    await this.#writing("", "migration", [{ sql: CREATE_MIGRATIONS, params: [], rows: false }]);
+    const recorded = async (): Promise<Set<number>> =>
+      new Set((await this.#reading("", "migration", () => this.#driver.query(MIGRATED))).map((row) => Number(row.version)));
+    const done = await recorded();
+    const todo = MIGRATIONS_SQL.filter((m) => !done.has(m.version));
+    if (todo.length === 0) return [];
+    const at = new Date().toISOString();
+    const statements: Statement[] = todo.flatMap((m) => [
+      ...m.statements.map((sql) => ({ sql, params: [], rows: false })),
+      recordMigration(m, at),
+    ]);
+    try {
+      await this.#writing("", "migration", statements);
+    } catch (e) {
+      // Another migrate() applied them first (its tables were there, or its record was): nothing left to do.
+      const now = await recorded();
+      if (todo.every((m) => now.has(m.version))) return [];
+      throw e;
+    }
+    return todo.map((m) => m.version);
+  }
+
+  async read(chatId: string): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    const read = await this.#read(chatId, 0);
+    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
+  }
+
+  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    const read = await this.#read(chatId, from);
+    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
+  }
+
+  /**
+   * As `readFrom`, the entries' JSON texts exactly as stored (a TEXT column
+   * keeps its text: numbers, key order, repeated keys).
+   *
+   * @example
+   * const texts = await store.readTextFrom("chat-1", 0);
+   */
+  async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    const read = await this.#read(chatId, from);
+    return read === null ? null : read.texts;
+  }
+
+  /**
+   * For warm readers: the texts from `from` on and the chat's mark (its
+   * epoch, drawn when it was created); `store/replaced` when the chat was
+   * deleted and made again since `mark` was taken.
+   *
+   * @example
+   * const { texts, mark } = await store.readSince("chat-1", 0, null);
+   */
+  async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
+    checkChatId(chatId);
+    checkFrom(from);
+    checkMark(mark);
+    const read = await this.#read(chatId, from);
+    return epochRead(chatId, mark, read && { texts: read.texts, mark: `s1:${read.epoch}` });
+  }
+
+  async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
+    checkChatId(chatId);
+    const texts = entryTexts(entries);
+    const conditional = expectedLength !== undefined;
+    // A length that is not a whole number never matches: a conflict, as in every store.
+    const expected = conditional && Number.isSafeInteger(expectedLength) && expectedLength >= 0 ? expectedLength : -1;
+    let row: Record<string, unknown> | undefined;
+    if (texts.length === 0) {
+      row = (await this.#reading(chatId, "read", () => this.#driver.query(lengthOf(chatId))))[0];
+      if (row !== undefined) row = { ...row, changed: conditional && Number(row.length) !== expected ? 0 : 1 };
+    } else {
+      const results = await this.#writing(chatId, "write", appendStatements(chatId, stringify(texts), texts.length, conditional ? expected : null));
+      row = results[2]?.[0];
+    }
+    if (row === undefined) throw missingChat(chatId);
+    const length = Number(row.length);
+    if (Number(row.changed) !== 1) throw new ConflictError(chatId, expectedLength as number, length);
+    return length;
+  }
+
+  async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
+    checkChatId(chatId);
+    const texts = entryTexts(entries);
+    const epoch = globalThis.crypto.randomUUID();
+    const results = await this.#writing(chatId, "write", createStatements(chatId, stringify(texts), texts.length, epoch));
+    return results[2]?.[0]?.epoch === epoch;
+  }
+
+  async #read(chatId: string, from: number): Promise<{ texts: string[]; epoch: string } | null> {
+    const rows = await this.#reading(chatId, "read", () => this.#driver.query(readStatement(chatId, from)));
+    const first = rows[0];
+    if (first === undefined) return null;
+    const length = Number(first.length);
+    if (length < from) throw truncated(chatId, from, length);
+    const texts: string[] = [];
+    for (const row of rows) {
+      if (row.seq === null || row.seq === undefined) continue; // the chat's row, joined to no entry
+      if (Number(row.seq) !== from + texts.length || typeof row.entry !== "string") break;
+      texts.push(row.entry);
+    }
+    if (texts.length !== length - from) throw entriesMissing(chatId, from, length);
+    return { texts, epoch: String(first.epoch) };
+  }
+
+  /**
+   * Runs a read, trying again while D1 reports itself overloaded or the
+   * connection lost (a read is safe to repeat); any other failure is refused
+   * at once (a file's lock was already waited for, for the busy timeout).
+   */
+  async #reading<T>(chatId: string, what: string, work: () => T | Promise<T>): Promise<T> {
+    return withRetries(chatId, this.#attempts, async () => work(), (e) =>
+      isRefusedBeforeRunning(e) || isConnectionLost(e) ? "retry" : storeRefusal(chatId, e, what, this.#busyTimeout));
+  }
+
+  /**
+   * Runs `statements` in one transaction. Tried again only when D1 refused
+   * it before it ran; a lost answer is `store/outcome-unknown` (the batch
+   * may have committed, and repeating it could write twice).
+   */
+  async #writing(chatId: string, what: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {
+    return withRetries(chatId, this.#attempts, async () => this.#driver.transaction(statements), (e) => {
+      if (isRefusedBeforeRunning(e)) return "retry";
+      if (isConnectionLost(e)) return chatId === "" ? "retry" : outcomeUnknown(chatId, e); // migrate() is safe to repeat
+      return storeRefusal(chatId, e, what, this.#busyTimeout);
+    });
+  }
+}

@@ -1,0 +1,167 @@
+// SqliteStore across processes sharing one database file, on each driver of
+// the runtime running this file (better-sqlite3 under Node 20; node:sqlite
+// under Node 22 and 24 through store-sqlite-runtimes): racing Starts give one
+// chat, one settlement, one brief; racing conditional appends all land once;
+// a process killed (SIGKILL) mid-write loses nothing it was told was written.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runTool } from "oda-tasks";
+import { SqliteStore } from "oda-tasks/sqlite";
+import { session } from "./support/service-helpers.mjs";
+import { sqliteDrivers } from "./support/sqlite.mjs";
+
+const CHILD = fileURLToPath(new URL("./children/sqlite-child.mjs", import.meta.url));
+const PROCESSES = 4;
+const CALLS = 25;
+
+function child(args) {
+  const proc = spawn(process.execPath, [CHILD, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  proc.stdout.setEncoding("utf8");
+  proc.stderr.setEncoding("utf8");
+  let onReady;
+  const ready = new Promise((r) => (onReady = r));
+  proc.stdout.on("data", (chunk) => {
+    out += chunk;
+    if (out.startsWith("ready\n")) onReady();
+  });
+  proc.stderr.on("data", (chunk) => (err += chunk));
+  const done = new Promise((resolve, reject) => {
+    proc.on("error", reject);
+    proc.on("close", (code, signal) => {
+      if (code !== 0) return reject(Object.assign(new Error(`child exited with ${code ?? signal}: ${err}`), { out: () => out, signal }));
+      resolve(JSON.parse(out.split("\n").filter(Boolean).at(-1)));
+    });
+  });
+  return { proc, out: () => out, ready: Promise.race([ready, done.then(() => assert.fail("child ended before ready"))]), done };
+}
+
+/** Runs PROCESSES children with `args` at once; resolves to all their results. */
+async function race(args) {
+  const children = Array.from({ length: PROCESSES }, () => child(args));
+  try {
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.proc.stdin.end("go\n");
+    return (await Promise.all(children.map((c) => c.done))).flat();
+  } finally {
+    for (const c of children) c.proc.kill();
+  }
+}
+
+async function fresh(open) {
+  const dir = mkdtempSync(join(tmpdir(), "oda-sqlite-procs-"));
+  const file = join(dir, "chats.db");
+  const db = open(file);
+  const store = new SqliteStore(db);
+  await store.migrate();
+  return {
+    file,
+    store,
+    chats: () => db.prepare("SELECT chat_id FROM oda_tasks_chats ORDER BY chat_id").all().map((r) => r.chat_id),
+    done: () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const drivers = await sqliteDrivers();
+
+for (const [name, open] of Object.entries(drivers)) {
+  test(`SqliteStore on ${name}: ${PROCESSES} processes x ${CALLS} concurrent Starts of one offer: one chat, one settlement, one brief`, async () => {
+    const db = await fresh(open);
+    try {
+      const { store } = db;
+      await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
+      const r = await runTool(store, "offer-chat", { name: "suggest_task", input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." } });
+      assert.equal(r.ok, true);
+      const results = await race([name, db.file, "start", "offer-chat", "s1", String(CALLS)]);
+      assert.equal(results.length, PROCESSES * CALLS);
+      assert.deepEqual(results.filter((x) => "error" in x), []);
+      assert.deepEqual(new Set(results.map((x) => x.chatId)), new Set(["offer-chat.s1"]));
+      assert.deepEqual(db.chats(), ["offer-chat", "offer-chat.s1"], "exactly one new chat");
+      const offering = await store.read("offer-chat");
+      const started = offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started");
+      assert.equal(started.length, 1, "one started settlement");
+      const log = await store.read("offer-chat.s1");
+      assert.deepEqual(log.map((e) => e.type), ["session", "message"]);
+      assert.equal(log[1].text, "Retry uploads.", "one brief");
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: ${PROCESSES} processes x 10 read→append(expectedLength)→retry loops: every pair lands once, where it expected`, async () => {
+    const db = await fresh(open);
+    try {
+      await db.store.create("c", [{ type: "session" }]);
+      const results = await race([name, db.file, "append", "c", "-", "10"]);
+      assert.deepEqual(results.filter((x) => "error" in x), []);
+      const log = await db.store.read("c");
+      assert.equal(log.length, 1 + 2 * PROCESSES * 10);
+      const seen = new Set();
+      for (let k = 1; k < log.length; k += 2) {
+        assert.equal(log[k].at, k, "each append landed at the length it expected");
+        assert.deepEqual(log[k + 1], { type: "b", pid: log[k].pid, i: log[k].i }, "an append's entries stay together");
+        seen.add(`${log[k].pid}/${log[k].i}`);
+      }
+      assert.equal(seen.size, PROCESSES * 10);
+      assert.ok(results.some((x) => x.tries > 1), "the processes did contend");
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: SIGKILL mid-write loses nothing acknowledged and leaves a whole log`, async () => {
+    const db = await fresh(open);
+    try {
+      await db.store.create("k", [{ type: "session" }]);
+      for (let round = 0; round < 3; round++) {
+        const writer = child([name, db.file, "forever", "k", "-", "0"]);
+        await writer.ready;
+        // Let it write for a while, then kill it wherever it is (often inside a transaction).
+        await new Promise((resolve) => setTimeout(resolve, 150 + round * 70));
+        writer.proc.kill("SIGKILL");
+        await assert.rejects(writer.done, (e) => e.signal === "SIGKILL");
+        const acked = writer.out().split("\n").slice(1).filter((line) => /^\d+ \d+$/.test(line)).map((line) => line.split(" ").map(Number));
+        assert.ok(acked.length > 0, "the writer acknowledged some appends");
+        const log = await new SqliteStore(open(db.file)).read("k"); // a new connection, as after a restart
+        for (const [i, length] of acked) {
+          const entry = log[length - 1];
+          assert.equal(entry?.i, i, `acknowledged append ${i} (length ${length}) is there`);
+          assert.equal(entry.pid, writer.proc.pid);
+        }
+        assert.ok(log.length >= acked.at(-1)[1]);
+        assert.ok(log.length <= acked.at(-1)[1] + 1, "at most the one unacknowledged append landed");
+      }
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: a write lock another process holds is refused with store/locked in bounded time; reads go on`, async () => {
+    const db = await fresh(open);
+    try {
+      await db.store.create("c", [{ type: "session" }]);
+      const holder = child([name, db.file, "hold", "-", "-", "0"]);
+      await holder.ready;
+      const store = new SqliteStore(open(db.file), { busyTimeout: 400 });
+      const started = performance.now();
+      await assert.rejects(store.append("c", [{ type: "x" }], 1), (e) => e.code === "store/locked");
+      const waited = performance.now() - started;
+      assert.ok(waited >= 350 && waited < 4000, `refused after ${Math.round(waited)} ms`);
+      assert.deepEqual(await store.read("c"), [{ type: "session" }], "reads do not wait (WAL)");
+      holder.proc.stdin.end();
+      await holder.done;
+      assert.equal(await store.append("c", [{ type: "x" }], 1), 2, "once the lock is let go, the write goes through");
+    } finally {
+      db.done();
+    }
+  });
+}

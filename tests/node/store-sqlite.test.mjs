@@ -1,0 +1,211 @@
+// SqliteStore on every SQLite driver of the runtime running this file, each
+// over a real database file: the packaged Store contract, migrate()'s
+// versions, exact texts, replaced chats, a missing schema and a locked file.
+// Under Node 20 (npm test) that is better-sqlite3; store-sqlite-runtimes
+// runs this same file under Node 22 and 24 (node:sqlite) and Bun (bun:sqlite).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RAW_TEXT, StoreError, runTool } from "oda-tasks";
+import { SqliteStore } from "oda-tasks/sqlite";
+import { contractOver } from "./support/contract.mjs";
+import { sqliteDrivers } from "./support/sqlite.mjs";
+
+const drivers = await sqliteDrivers();
+const [major] = process.versions.node.split(".").map(Number);
+test("the runtime has its SQLite drivers", () => {
+  const expected = typeof globalThis.Bun !== "undefined" ? ["bun:sqlite"] : major === 20 ? ["better-sqlite3"] : ["node:sqlite"];
+  assert.deepEqual(Object.keys(drivers).sort(), expected);
+});
+
+/** A fresh database file; `open()` a new connection to it each call. */
+function fresh(open) {
+  const dir = mkdtempSync(join(tmpdir(), "oda-sqlite-"));
+  const file = join(dir, "chats.db");
+  const connections = [];
+  return {
+    file,
+    connect: () => {
+      const db = open(file);
+      connections.push(db);
+      return db;
+    },
+    done: () => {
+      for (const db of connections) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const rejectsWith = (promise, code) =>
+  assert.rejects(promise, (e) => {
+    assert.ok(e instanceof StoreError, `expected a StoreError, got ${e?.stack ?? e}`);
+    assert.equal(e.code, code, e.message);
+    return true;
+  });
+
+for (const [name, open] of Object.entries(drivers)) {
+  contractOver(`SqliteStore on ${name}`, async () => {
+    const db = fresh(open);
+    await new SqliteStore(db.connect()).migrate();
+    return { open: () => new SqliteStore(db.connect()), done: db.done };
+  });
+
+  test(`SqliteStore on ${name}: migrate() applies version 1 once, in WAL mode; concurrent calls apply it once; the connection gets synchronous FULL and the busy timeout`, async () => {
+    const db = fresh(open);
+    try {
+      const [a, b] = [new SqliteStore(db.connect()), new SqliteStore(db.connect())];
+      const applied = await Promise.all([a.migrate(), b.migrate()]);
+      assert.deepEqual(applied.flat(), [1]);
+      assert.deepEqual(await a.migrate(), []);
+      const sql = db.connect();
+      assert.equal(sql.prepare("PRAGMA journal_mode").all()[0].journal_mode, "wal");
+      const given = db.connect();
+      new SqliteStore(given, { busyTimeout: 1234 });
+      assert.equal(given.prepare("PRAGMA synchronous").all()[0].synchronous, 2, "FULL: a commit is on disk when acknowledged");
+      assert.equal(given.prepare("PRAGMA busy_timeout").all()[0].timeout, 1234);
+      const versions = sql.prepare("SELECT version, name FROM oda_tasks_schema_migrations").all().map((r) => ({ ...r }));
+      assert.deepEqual(versions, [{ version: 1, name: "001_init" }]);
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: before migrate() every operation is store/not-migrated`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect());
+      await rejectsWith(store.read("c"), "store/not-migrated");
+      await rejectsWith(store.create("c", [{ type: "session" }]), "store/not-migrated");
+      await rejectsWith(store.append("c", [{ type: "x" }]), "store/not-migrated");
+      await assert.rejects(store.read("c"), { message: /^the oda-tasks tables are missing or old: run await store\.migrate\(\)/ });
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: an entry's JSON text is kept exactly (numbers, key order, repeated keys)`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect());
+      await store.migrate();
+      const text = '{"type":"x","n":1.0,"big":12345678901234567890,"z":1,"a":"é\\u0000","a":2}';
+      await store.create("c", [Object.defineProperty({ type: "session" }, RAW_TEXT, { value: '{"type":"session","v":1.50}' })]);
+      await store.append("c", [Object.defineProperty({ type: "x" }, RAW_TEXT, { value: text })], 1);
+      assert.deepEqual(await store.readTextFrom("c", 0), ['{"type":"session","v":1.50}', text]);
+      const stored = db.connect().prepare("SELECT entry FROM oda_tasks_entries WHERE chat_id = ? ORDER BY seq").all("c");
+      assert.deepEqual(stored.map((r) => r.entry), ['{"type":"session","v":1.50}', text]);
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: a warm reader's mark notices a chat deleted and made again (store/replaced)`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect());
+      await store.migrate();
+      await store.create("c", [{ type: "session" }, { type: "a" }]);
+      const { mark } = await store.readSince("c", 0, null);
+      assert.match(mark, /^s1:[0-9a-f-]{36}$/);
+      assert.deepEqual((await store.readSince("c", 2, mark)).texts, []);
+      const sql = db.connect();
+      sql.exec("DELETE FROM oda_tasks_entries WHERE chat_id = 'c'; DELETE FROM oda_tasks_chats WHERE chat_id = 'c'");
+      await rejectsWith(store.readSince("c", 2, mark), "store/replaced");
+      await store.create("c", [{ type: "session" }, { type: "b" }, { type: "c" }]);
+      await rejectsWith(store.readSince("c", 2, mark), "store/replaced");
+      const again = await store.readSince("c", 0, null);
+      assert.notEqual(again.mark, mark);
+      assert.deepEqual(again.texts, ['{"type":"session"}', '{"type":"b"}', '{"type":"c"}']);
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: rows missing under the length are store/corrupt, and nothing is returned`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect());
+      await store.migrate();
+      await store.create("c", [{ type: "session" }, { type: "a" }, { type: "b" }]);
+      db.connect().exec("DELETE FROM oda_tasks_entries WHERE chat_id = 'c' AND seq = 1");
+      await rejectsWith(store.read("c"), "store/corrupt");
+      await rejectsWith(store.readFrom("c", 1), "store/corrupt");
+      assert.deepEqual(await store.readFrom("c", 2), [{ type: "b" }], "entries past the gap are whole");
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: a write lock held by another connection is refused with store/locked after busyTimeout, writing nothing`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect(), { busyTimeout: 300 });
+      await store.migrate();
+      await store.create("c", [{ type: "session" }]);
+      const holder = db.connect();
+      holder.exec("BEGIN IMMEDIATE");
+      try {
+        for (const write of [() => store.append("c", [{ type: "x" }], 1), () => store.create("d", [{ type: "session" }])]) {
+          const started = performance.now();
+          await assert.rejects(write(), (e) => {
+            assert.equal(e.code, "store/locked", e.message);
+            assert.match(e.message, /^another connection held the database's write lock for the whole busy timeout \(300 ms\), so the write for chat "[cd]" was refused; nothing was written$/);
+            return true;
+          });
+          const waited = performance.now() - started;
+          assert.ok(waited >= 250 && waited < 3000, `refused after ${waited} ms`);
+        }
+        // Reads do not wait for the writer (WAL).
+        assert.deepEqual(await store.read("c"), [{ type: "session" }]);
+      } finally {
+        holder.exec("ROLLBACK");
+      }
+      assert.deepEqual(await store.read("c"), [{ type: "session" }]);
+      assert.equal(await store.read("d"), null);
+      assert.equal(await store.append("c", [{ type: "x" }], 1), 2, "the next write goes through");
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: options and the database are checked before anything is written`, () => {
+    const db = fresh(open);
+    try {
+      const conn = db.connect();
+      for (const [options, message] of [
+        [{ busyTimeout: 0 }, "oda-tasks: invalid arguments of SqliteStore: `busyTimeout` must be a whole number >= 1 (got 0)"],
+        [{ busyTimeout: "5" }, 'oda-tasks: invalid arguments of SqliteStore: `busyTimeout` must be a whole number >= 1 (got "5")'],
+        [{ attempts: 1.5 }, "oda-tasks: invalid arguments of SqliteStore: `attempts` must be a whole number >= 1 (got 1.5)"],
+        [{ lockTimeout: 5 }, "oda-tasks: invalid arguments of SqliteStore: unknown option `lockTimeout`"],
+        [5, "oda-tasks: invalid arguments of SqliteStore: options must be an object (got number)"],
+      ]) {
+        assert.throws(() => new SqliteStore(conn, options), { name: "TypeError", message });
+      }
+      for (const bad of [null, "chats.db", {}, { prepare() {} }]) {
+        assert.throws(() => new SqliteStore(bad), { name: "TypeError", message: /^oda-tasks: SqliteStore needs a node:sqlite DatabaseSync/ });
+      }
+      const inherited = Object.create({ busyTimeout: 0 });
+      assert.doesNotThrow(() => new SqliteStore(conn, inherited), "Object.prototype's options are not the app's");
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: runTool records a tool call in the file`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect());
+      await store.migrate();
+      await store.create("c", [{ type: "session", workspace: "/w" }, { type: "turn_started" }]);
+      const r = await runTool(store, "c", { name: "todo_write", input: { todos: [{ content: "Ship it", status: "in_progress" }] } });
+      assert.equal(r.output ?? r.text, "Updated todo list: 0 pending, 1 in progress, 0 completed");
+      const again = new SqliteStore(db.connect());
+      assert.equal((await again.read("c")).at(-1).type, "todo_update");
+    } finally {
+      db.done();
+    }
+  });
+}
