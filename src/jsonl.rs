@@ -254,6 +254,12 @@ pub struct JsonlReader {
 }
 
 impl JsonlReader {
+    /// Whether bytes of a line begun are held, waiting for its end (an entry is half fed);
+    /// [`finish`](Self::finish) settles them.
+    pub fn open_line(&self) -> bool {
+        !self.split.pending.is_empty() || self.split.overlong
+    }
+
     /// Feeds the next chunk; complete lines are folded at once.
     pub fn feed(&mut self, chat: &mut Chat, bytes: &[u8]) {
         let (split, unreadable) = (&mut self.split, &mut self.unreadable);
@@ -316,6 +322,29 @@ mod tests {
             assert_eq!(read(bytes, size), whole, "chunks of {size}");
         }
         whole
+    }
+
+    /// A line begun and not ended is held (an entry ingested now would go before it) until its end or `finish`.
+    #[test]
+    fn a_half_fed_line_is_open_until_its_end_or_the_finish() {
+        let mut chat = Chat::new(true);
+        let mut reader = JsonlReader::default();
+        assert!(!reader.open_line());
+        reader.feed(&mut chat, b"{\"type\":\"session\"}\r");
+        assert!(!reader.open_line(), "a CR ends the line");
+        reader.feed(&mut chat, b"\n{\"type\":\"tu");
+        assert!(reader.open_line());
+        reader.feed(&mut chat, b"rn_started\"}\n");
+        assert!(!reader.open_line());
+        reader.feed(&mut chat, b"{\"type\":");
+        reader.finish(&mut chat);
+        assert!(!reader.open_line(), "the finish settles a torn tail");
+        let mut long = JsonlReader {
+            split: LineSplitter::new(0, 4),
+            ..JsonlReader::default()
+        };
+        long.feed(&mut chat, b"0123456789");
+        assert!(long.open_line(), "an over-long line is open too");
     }
 
     #[test]

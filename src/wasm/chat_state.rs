@@ -123,6 +123,10 @@ impl ChatStateCore {
     }
 
     fn continues(&self, from: f64) -> Result<(), JsValue> {
+        // An entry ingested now would go before the line the JSONL bytes began first.
+        if self.jsonl.open_line() {
+            return Err(host(HostError::HalfFedLine));
+        }
         if from == self.chat.len as f64 {
             return Ok(());
         }
