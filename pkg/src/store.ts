@@ -90,7 +90,11 @@ export type StoreErrorCode =
   /** The database refused the operation for another reason (the message quotes it). */
   | "store/database"
   /** The stored log contradicts itself (rows missing under its length): nothing is returned. */
-  | "store/corrupt";
+  | "store/corrupt"
+  /** The database could not be opened in time: another tab holds it open through a deletion or an upgrade. */
+  | "store/blocked"
+  /** A database of the store's name is not the store's (another app's, or a newer version's): the message says what was found. */
+  | "store/incompatible";
 
 /**
  * A store operation refused; `code` says why.
