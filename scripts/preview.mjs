@@ -82,7 +82,7 @@ function listen(at, retries) {
 
 /** Runs the build when the package is missing or older than a source it is built from. */
 function buildIfStale() {
-  const built = ["pkg/dist/index.js", "pkg/dist/browser.js", "pkg/wasm/oda_tasks_bg.wasm"].map((f) => join(root, f));
+  const built = ["pkg/dist/entrypoints/index.js", "pkg/dist/entrypoints/browser.js", "pkg/wasm/oda_tasks_bg.wasm"].map((f) => join(root, f));
   const oldest = Math.min(...built.map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0)));
   const newest = Math.max(...["src", "pkg/src", "Cargo.toml", "scripts/build.mjs"].map((f) => newestIn(join(root, f))));
   if (oldest > newest) return;

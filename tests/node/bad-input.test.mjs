@@ -843,7 +843,7 @@ test("14.11: with JSON.stringify wrapped to pretty-print, every store writes and
 });
 
 test("14.11: entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typed JSON object is a TypeError and nothing is written", async () => {
-  const { RAW_TEXT, entryLine } = await import("../../pkg/dist/entry-text.js");
+  const { RAW_TEXT, entryLine } = await import("../../pkg/dist/core/entry-text.js");
   assert.equal(RAW_TEXT, Symbol.for("oda-tasks.rawText"));
   const exact = '{"type":"start","sandbox":1e400,"approval":18446744073709551615,"ratio":1.50}';
   const carried = Object.defineProperty({ type: "start" }, RAW_TEXT, { value: exact });
@@ -866,7 +866,7 @@ test("14.11: entryLine: a RAW_TEXT is stored exactly; one that is not one line o
   const stringify = JSON.stringify;
   JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
   try {
-    const late = await import(`../../pkg/dist/entry-text.js?wrapped=${Date.now()}`);
+    const late = await import(`../../pkg/dist/core/entry-text.js?wrapped=${Date.now()}`);
     assert.throws(() => late.entryLine({ type: "x", a: 1 }), { name: "TypeError", message: "oda-tasks: the entry's JSON text is not one line (is JSON.stringify wrapped?); nothing was written" });
   } finally {
     JSON.stringify = stringify;

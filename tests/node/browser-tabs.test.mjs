@@ -5,8 +5,8 @@ import { openTabs } from "./helpers/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>tab</title>
 <script type="module">
-  import { init, runTool, SuggestionService } from "/pkg/dist/index.js";
-  import { IndexedDbStore } from "/pkg/dist/browser.js";
+  import { init, runTool, SuggestionService } from "/pkg/dist/entrypoints/index.js";
+  import { IndexedDbStore } from "/pkg/dist/entrypoints/browser.js";
   await init();
   const store = new IndexedDbStore("oda-tabs-test");
   const service = new SuggestionService({ store });
@@ -55,8 +55,8 @@ test("two tabs starting one suggestion at once create one chat with one brief", 
 // and the chat imported again (now a helper's) in another.
 const importPage = `<!doctype html><meta charset="utf-8"><title>tab</title>
 <script type="module">
-  import { init, runTool } from "/pkg/dist/index.js";
-  import { IndexedDbStore } from "/pkg/dist/browser.js";
+  import { init, runTool } from "/pkg/dist/entrypoints/index.js";
+  import { IndexedDbStore } from "/pkg/dist/entrypoints/browser.js";
   await init();
   const store = new IndexedDbStore("oda-import-test");
   const session = (agent) => ({ type: "session", v: 1, chatId: "chat-1", workspace: "/w", scheduledTaskFolder: false, agent,

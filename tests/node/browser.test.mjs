@@ -5,7 +5,7 @@ import { openTabs } from "./helpers/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>oda-tasks</title>
 <script type="module">
-  import * as oda from "/pkg/dist/index.js";
+  import * as oda from "/pkg/dist/entrypoints/index.js";
   const out = {};
   try { oda.todoWrite([], { todos: [] }); out.before = "no error"; } catch (e) { out.before = e.message; }
   out.toolBeforeInit = oda.todoWriteTool.name;

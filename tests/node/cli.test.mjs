@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const cli = fileURLToPath(new URL("../../pkg/dist/cli.js", import.meta.url));
+const cli = fileURLToPath(new URL("../../pkg/dist/entrypoints/cli.js", import.meta.url));
 const run = (...args) => execFileSync(process.execPath, [cli, ...args], { encoding: "utf8" });
 
 test("with no path it replays the bundled example: list, cards with changes, plan, suggestions", () => {

@@ -42,8 +42,10 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
   assert.doesNotMatch(r.stderr, /npm warn/i, "npm has nothing to correct in package.json");
   const [info] = JSON.parse(r.stdout);
   const files = info.files.map((f) => f.path).sort();
-  for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "package.json", "example/chat.jsonl", "dist/index.js", "dist/index.d.ts",
-    "dist/index.node.js", "dist/index.inline.js", "dist/index.workerd.js", "dist/wasm-inline.js", "dist/ai.js", "dist/cli.js", "dist/browser.js", "dist/node.js", "dist/sdk-tools.js", "wasm/oda_tasks.js",
+  for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "package.json", "example/chat.jsonl", "dist/entrypoints/index.js", "dist/entrypoints/index.d.ts",
+    "dist/entrypoints/index.node.js", "dist/entrypoints/index.inline.js", "dist/entrypoints/index.workerd.js", "dist/entrypoints/wasm-inline.js",
+    "dist/entrypoints/ai.js", "dist/entrypoints/cli.js", "dist/entrypoints/browser.js", "dist/entrypoints/node.js", "dist/entrypoints/postgres.js",
+    "dist/integrations/sdk-tools.js", "wasm/oda_tasks.js",
     "wasm/oda_tasks.d.ts", "wasm/oda_tasks_bg.wasm"]) {
     assert.ok(files.includes(file), `${file} is packed (got ${files.join(", ")})`);
   }
@@ -73,13 +75,13 @@ test("installed from the tarball, `oda-tasks --help` prints usage to stdout and 
 });
 
 test("package.json: bin without ./, engines as tested, side effects only where there are some", () => {
-  assert.deepEqual(manifest.bin, { "oda-tasks": "dist/cli.js" });
+  assert.deepEqual(manifest.bin, { "oda-tasks": "dist/entrypoints/cli.js" });
   assert.equal(manifest.engines.node, ">=20.19");
   const [major, minor] = process.versions.node.split(".").map(Number);
   assert.ok(major > 20 || (major === 20 && minor >= 19), `these tests run on Node ${process.versions.node}`);
   // The entries that load the core on import, the CLI, and the elements (they define themselves on import).
-  assert.deepEqual(manifest.sideEffects, ["./dist/index.node.js", "./dist/index.inline.js", "./dist/index.workerd.js", "./dist/cli.js",
+  assert.deepEqual(manifest.sideEffects, ["./dist/entrypoints/index.node.js", "./dist/entrypoints/index.inline.js", "./dist/entrypoints/index.workerd.js", "./dist/entrypoints/cli.js",
     "./dist/elements/index.js", "./dist/elements/react.js"]);
-  assert.equal(manifest.types, "./dist/index.d.ts");
+  assert.equal(manifest.types, "./dist/entrypoints/index.d.ts");
   assert.equal(manifest.scripts.prepack, "node ../scripts/prepack.mjs");
 });

@@ -27,7 +27,7 @@ const page = `<!doctype html><html lang="en"><meta charset="utf-8">
   import "/pkg/dist/elements/index.js";
   // What importing the elements loaded: no core, no WASM.
   window.__loaded = performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname);
-  const oda = await import("/pkg/dist/index.js");
+  const oda = await import("/pkg/dist/entrypoints/index.js");
   await oda.init();
   const text = await (await fetch("/pkg/example/chat.jsonl")).text();
   const state = oda.ChatState.fromJsonl(new TextEncoder().encode(text));
@@ -115,7 +115,7 @@ test("<oda-todo-card>: the example's cards with their changes as words and icons
 test("<oda-todo-card>: a property set before the element is defined is kept when it upgrades", async (t) => {
   const { tabs: [tab], errors } = await openTabs(t, `<!doctype html><meta charset="utf-8"><title>upgrade</title>
 <oda-todo-card></oda-todo-card><script type="module">
-  const oda = await import("/pkg/dist/index.js");
+  const oda = await import("/pkg/dist/entrypoints/index.js");
   await oda.init();
   const { cards } = oda.replayTodos([{ type: "turn_started" }, { type: "todo_update", v: 1, todos: [{ content: "Early", status: "pending" }] }]);
   document.querySelector("oda-todo-card").card = cards[0]; // before the class exists

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatState, readJsonl } from "oda-tasks";
-import { JsonlScanner } from "../../pkg/dist/jsonl.js";
+import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
 import { prng } from "./helpers/random-log.mjs";
 
 const enc = (s) => Buffer.from(s, "utf8");
@@ -80,7 +80,7 @@ test("the scanner's checkpoint is just past the last line end, and a last line w
 test("a line the core reads as JSON but an app-wrapped JSON.parse refuses is store/read-failed, never an unreadable line", async () => {
   const original = JSON.parse;
   // The scanner took JSON.parse when it loaded; a wrapper installed before load is the case to guard.
-  const url = new URL(`../../pkg/dist/jsonl.js?wrapped=${Date.now()}`, import.meta.url);
+  const url = new URL(`../../pkg/dist/stores/jsonl/scanner.js?wrapped=${Date.now()}`, import.meta.url);
   JSON.parse = (text, ...rest) => {
     if (typeof text === "string" && text.includes('"boom"')) throw new SyntaxError("the app refused it");
     return original(text, ...rest);

@@ -1,5 +1,5 @@
 // The loader's failure modes (docs/loading.md), against the BUILT package's
-// browser entry (pkg/dist/index.js, which loads nothing on import): every
+// browser entry (pkg/dist/entrypoints/index.js, which loads nothing on import): every
 // failed load is an `oda-tasks:` error naming the source and the fix, sets
 // nothing, and the next load with the right source works. Each case runs in
 // a fresh process (a loaded core stays loaded), and in real Chromium.
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openTabs, root } from "./helpers/browser.mjs";
 
-const entry = join(root, "pkg/dist/index.js");
+const entry = join(root, "pkg/dist/entrypoints/index.js");
 const wasmPath = join(root, "pkg/wasm/oda_tasks_bg.wasm");
 const scratch = mkdtempSync(join(tmpdir(), "oda-load-"));
 test.after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -129,7 +129,7 @@ test("initSync(): an empty or stale module, garbage, truncated bytes, a string o
 
 test("Chromium: init() of an empty module, a missing URL or an HTML page fails with words and sets nothing; init() with no argument then works", async (t) => {
   const page = `<!doctype html><meta charset="utf-8"><script type="module">
-    import * as oda from "/pkg/dist/index.js";
+    import * as oda from "/pkg/dist/entrypoints/index.js";
     const out = [];
     const failure = async (what, run) => {
       try { await run(); out.push({ what, loaded: true }); } catch (e) { out.push({ what, type: e.constructor.name, message: e.message }); }

@@ -22,7 +22,7 @@ test("Node: plain import works with no init and exports the public API", async (
 test("browser entry: calls before init() say what to do; init() once, then it works", () => {
   // The default (non-Node) entry is what browsers and bundlers load. It gets a
   // process of its own: in this one the Node entry has initialised the core.
-  const entry = new URL("../../pkg/dist/index.js", import.meta.url).href;
+  const entry = new URL("../../pkg/dist/entrypoints/index.js", import.meta.url).href;
   const script = `
     import { readFileSync } from "node:fs";
     const web = await import(${JSON.stringify(entry)});

@@ -328,7 +328,7 @@ test("the preview server: serves www/, pkg/dist and pkg/wasm with their types, a
   for (const path of [
     "/../package.json", "/%2e%2e/package.json", "/%2E%2E/%2E%2E/etc/passwd", "/..%2fpackage.json", "/..%5cpackage.json",
     "/pkg/dist/../../package.json", "/pkg/dist/%2e%2e/%2e%2e/package.json", "/pkg/wasm/../../scripts/preview.mjs",
-    "/pkg/dist/../wasm/oda_tasks.js", "/pkg/src/service.ts", "/pkg/package.json", "/pkg/dist", "/scripts/preview.mjs",
+    "/pkg/dist/../wasm/oda_tasks.js", "/pkg/src/chat/service.ts", "/pkg/package.json", "/pkg/dist", "/scripts/preview.mjs",
     "//etc/passwd", "/www/index.html", "/%00", "/%",
   ]) {
     const r = await rawGet(server.url, path);

@@ -17,7 +17,7 @@ import { ChatState, StoreError, replaySuggestions, replayTodos, runTool } from "
 import { IndexedDbStore } from "oda-tasks/browser";
 import { JsonlStore } from "oda-tasks/node";
 // The store's chunked line reader, for a unit test of lines too long to be strings.
-import { JsonlScanner } from "../../pkg/dist/jsonl.js";
+import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
 import { hostKey, plantOwner } from "./helpers/lock-names.mjs";
 
 const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
@@ -713,7 +713,7 @@ test("issue 14.1/14.2: a pid that looks dead is broken only once its entry went 
     // A dead process's temp file is swept only when it is old, too.
     const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
     fs.writeFileSync(temp, "{}\n");
-    const { sweep } = await import("../../pkg/dist/lock.js");
+    const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
     await sweep(dir);
     assert.ok(fs.existsSync(temp), "a fresh temp file stays");
     const then = new Date(Date.now() - 60_000);

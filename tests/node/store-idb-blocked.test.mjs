@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { openTabs } from "./helpers/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><script type="module">
-  import { IndexedDbStore } from "/pkg/dist/browser.js";
+  import { IndexedDbStore } from "/pkg/dist/entrypoints/browser.js";
   let raw;
   // A connection that ignores versionchange: an app's own, or an older library's.
   window.rawOpen = (name, version, stores = []) => new Promise((resolve, reject) => {

@@ -9,7 +9,7 @@ import { storeContract } from "./fixtures/store-contract.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>store</title>
 <script type="module">
-  import { IndexedDbStore } from "/pkg/dist/browser.js";
+  import { IndexedDbStore } from "/pkg/dist/entrypoints/browser.js";
   const stores = new Map();
   // The inverse of encode() in the test: values JSON cannot carry (functions, dates, bigints, lone surrogates).
   const decode = ([tag, x]) =>

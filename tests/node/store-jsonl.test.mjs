@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { StoreError } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { plantOwner } from "./helpers/lock-names.mjs";
-import { STALE_MS, sweep } from "../../pkg/dist/lock.js";
+import { STALE_MS, sweep } from "../../pkg/dist/stores/jsonl/lock.js";
 import { HOSTILE_IDS, storeContract } from "./fixtures/store-contract.mjs";
 
 const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);

@@ -381,7 +381,7 @@ test("14.8/14.12 store side: PostgresStore.readTextFrom gives each entry's text 
   const db = await fresh();
   try {
     const store = db.store();
-    const { RAW_TEXT } = await import("../../pkg/dist/entry-text.js");
+    const { RAW_TEXT } = await import("../../pkg/dist/core/entry-text.js");
     const exact = '{"type":"session","sandbox":1e400,"approval":18446744073709551615,"ratio":1.50,"b":1,"a":2}';
     await store.create("c", [Object.defineProperty({ type: "session" }, RAW_TEXT, { value: exact })]);
     assert.deepEqual(await store.readTextFrom("c", 0), [exact]);

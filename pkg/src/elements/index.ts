@@ -10,8 +10,8 @@ export { OdaPlanElement } from "./plan.js";
 export { OdaSuggestionsElement } from "./suggestions.js";
 export type { OdaSuggestionsEventMap, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
 export { OdaTodoCardElement } from "./todo-card.js";
-export type { ListedSuggestion, StartedProgress, SuggestionList } from "../service.js";
-export type { TodoCard, TodoPlan } from "../types.js";
+export type { ListedSuggestion, StartedProgress, SuggestionList } from "../chat/service.js";
+export type { TodoCard, TodoPlan } from "../core/types.js";
 
 define("oda-todo-card", OdaTodoCardElement);
 define("oda-plan", OdaPlanElement);

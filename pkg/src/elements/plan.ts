@@ -1,6 +1,6 @@
 // <oda-plan>: the chat's current plan, drawn from `view().plan`, with a live
 // region that tells a screen reader what changed.
-import type { TodoPlan } from "../types.js";
+import type { TodoPlan } from "../core/types.js";
 import { AnswerElement, h, headingLevel, icon } from "./dom.js";
 import { todoItem } from "./todo-card.js";
 import { STATUS } from "./words.js";

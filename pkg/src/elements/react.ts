@@ -3,8 +3,8 @@
 // properties by name, events as `onoda-start` and the like (React 19 passes
 // a custom element's props on as properties and its `on*` functions as listeners).
 import type { DetailedHTMLProps, HTMLAttributes } from "react";
-import type { SuggestionList } from "../service.js";
-import type { TodoCard, TodoPlan } from "../types.js";
+import type { SuggestionList } from "../chat/service.js";
+import type { TodoCard, TodoPlan } from "../core/types.js";
 import type { OdaPlanElement } from "./plan.js";
 import type { OdaSuggestionsElement, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
 import type { OdaTodoCardElement } from "./todo-card.js";

@@ -1,7 +1,7 @@
 // <oda-suggestions>: a chat's suggested tasks, drawn from the service's
 // `list()` answer. Its buttons only dispatch events; the app does the writing.
-import type { ListedSuggestion, SuggestionList } from "../service.js";
-import type { Suggestion } from "../types.js";
+import type { ListedSuggestion, SuggestionList } from "../chat/service.js";
+import type { Suggestion } from "../core/types.js";
 import { AnswerElement, h, headingLevel, icon, keepFocus } from "./dom.js";
 import { OUTCOME } from "./words.js";
 

@@ -1,6 +1,6 @@
 // <oda-todo-card>: one "Update to-do list" card of a chat's timeline, drawn
 // from a card of the core's answers (`view().cards`, `cards(from, to)`).
-import type { TodoCard, TodoItem } from "../types.js";
+import type { TodoCard, TodoItem } from "../core/types.js";
 import { AnswerElement, h, headingLevel, hidden, icon } from "./dom.js";
 import { plural, STATUS } from "./words.js";
 

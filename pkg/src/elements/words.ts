@@ -1,5 +1,5 @@
 // The words the elements show; one place, so a state reads the same everywhere.
-import type { TodoStatus } from "../types.js";
+import type { TodoStatus } from "../core/types.js";
 
 /**
  * A to-do state in words.

@@ -2,11 +2,11 @@
 // `oda-tasks/postgres`; `pg` is an optional peer dependency, loaded only when
 // the store is given a connection string instead of a pool.
 import { readFile, readdir } from "node:fs/promises";
-import { backoffDelay, sleep, type Backoff } from "./backoff.js";
-import type { LogEntry } from "./core.js";
-import { entryFromText, entryTexts } from "./entry-text.js";
-import { missingChat } from "./memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
+import { backoffDelay, sleep, type Backoff } from "../backoff.js";
+import type { LogEntry } from "../../core/functions.js";
+import { entryFromText, entryTexts } from "../../core/entry-text.js";
+import { missingChat } from "../memory.js";
+import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
 
 /**
  * The table names (in the first schema of the connection's `search_path`).
@@ -563,7 +563,7 @@ interface MigrationFile {
 
 /** The package's SQL files (`sql/NNN_name.sql`), oldest first. */
 async function migrationFiles(): Promise<MigrationFile[]> {
-  const dir = new URL("../sql/", import.meta.url);
+  const dir = new URL("../../../sql/", import.meta.url);
   const names = (await readdir(dir)).filter((n) => /^\d{3}_[a-z0-9_]+\.sql$/.test(n)).sort();
   return Promise.all(
     names.map(async (name) => ({ version: Number(name.slice(0, 3)), name, sql: await readFile(new URL(name, dir), "utf8") })),

@@ -2,8 +2,8 @@
 // log once, feed it only what is new, and ask it every question; nothing
 // re-reads or re-sends the whole log. The pure functions (core.ts) are thin
 // wrappers over it.
-import { ChatStateCore } from "../wasm/oda_tasks.js";
-import { assertReady } from "./load.js";
+import { ChatStateCore } from "../../wasm/oda_tasks.js";
+import { assertReady } from "../entrypoints/load.js";
 import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject, recordArgument } from "./convert.js";
 import type {
   ChatView, GoalAction, GoalCheck, JsonlReport, ListState, Log, LogEntry, SettleAction, SettleDecision, StartDecision,

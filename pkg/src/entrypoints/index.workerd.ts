@@ -2,7 +2,7 @@
 // compile no WebAssembly from bytes (the `workerd`, `worker` and `edge-light`
 // conditions: Cloudflare Workers through wrangler or esbuild): initialises on
 // import, so no `init()` is needed.
-import wasmModule from "../wasm/oda_tasks_bg.wasm";
+import wasmModule from "../../wasm/oda_tasks_bg.wasm";
 import { initSync, loadFailed } from "./load.js";
 
 export * from "./index.js";

@@ -1,15 +1,15 @@
 // Running a model's tool call against a stored chat: the core decides on the
 // chat's warm state, the entry is appended at the length decided on, and a
 // lost race is decided again. The host never judges a call itself.
-import { suggestTask, todoWrite } from "./core.js";
+import { suggestTask, todoWrite } from "../core/functions.js";
 import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
-import { optionsObject } from "./convert.js";
+import { optionsObject } from "../core/convert.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
-import type { Store } from "./store.js";
-import type { ChatState } from "./chat-state.js";
-import type { SuggestTaskResult, TodoWriteResult } from "./types.js";
+import type { Store } from "../stores/store.js";
+import type { ChatState } from "../core/chat-state.js";
+import type { SuggestTaskResult, TodoWriteResult } from "../core/types.js";
 
-export { isConflict } from "./conflict.js";
+export { isConflict } from "../stores/conflict.js";
 
 /**
  * A model's call of one of the package's tools, as function-calling APIs

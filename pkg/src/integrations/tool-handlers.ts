@@ -1,9 +1,9 @@
 // The two tools as functions from the model's input to the text it sees,
 // bound to one stored chat: what every framework's `execute` needs, so no
 // adapter repeats `r.ok ? r.output : r.error`.
-import { optionsObject } from "./convert.js";
-import { runTool, type RunToolOptions } from "./run.js";
-import type { Store } from "./store.js";
+import { optionsObject } from "../core/convert.js";
+import { runTool, type RunToolOptions } from "../chat/run.js";
+import type { Store } from "../stores/store.js";
 
 /**
  * The chat the tools act on, and {@link runTool}'s options.

@@ -8,9 +8,7 @@
 //   long to be a JS string) is left out, never replaced or removed;
 // - the last line may lack its line end: if it is JSON it is an entry (a
 //   hand-written file), else it is a write cut off by a crash ("torn").
-import { JsonlLines } from "../wasm/oda_tasks.js";
-// The file store is Node's: loading Node's entry initialises the core from its .wasm.
-import "./index.node.js";
+import { JsonlLines } from "../../../wasm/oda_tasks.js";
 
 /** A line longer than this cannot become a JS string: it is unreadable, not an error. */
 const MAX_LINE_BYTES = 0x1fffffe8;

@@ -35,7 +35,7 @@ import { lstat, mkdir, readdir, rename, rm, rmdir, utimes } from "node:fs/promis
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { backoffDelay, sleep, type Backoff } from "./backoff.js";
+import { backoffDelay, sleep, type Backoff } from "../backoff.js";
 
 /** How often a holder touches its owner entry: well below any sane lock wait. */
 export const HEARTBEAT_MS = 250;

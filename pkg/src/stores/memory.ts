@@ -1,7 +1,7 @@
 // The in-memory store: for tests, previews and single-process servers that
 // keep nothing across restarts.
-import type { LogEntry } from "./core.js";
-import { entryFromText, entryTexts } from "./entry-text.js";
+import type { LogEntry } from "../core/functions.js";
+import { entryFromText, entryTexts } from "../core/entry-text.js";
 import { ConflictError, StoreError, checkChatId, checkFrom, jsonCopy, truncated, type Store } from "./store.js";
 
 const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts

@@ -1,7 +1,7 @@
 // The storage contract every host store keeps (memory, JSONL files,
 // IndexedDB, and later PostgreSQL). The core decides what to write; a store
 // only has to make three operations atomic.
-import type { LogEntry } from "./core.js";
+import type { LogEntry } from "../core/functions.js";
 
 /**
  * Where chats' logs live. Entries are JSON data: a store keeps a copy, so

@@ -1,8 +1,8 @@
 // The two tools in the shapes the OpenAI and Anthropic SDKs take, built from
 // the same definitions as todoWriteTool/suggestTaskTool. Plain data: no SDK
 // is imported, yet the types are what the SDKs' tool types accept.
-import type { JsonSchema, JsonValue, ToolDefinition, ToolInputSchema } from "./core.js";
-import { suggestTaskTool, todoWriteTool } from "./gen/tools.js";
+import type { JsonSchema, JsonValue, ToolDefinition, ToolInputSchema } from "../core/functions.js";
+import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
 
 /**
  * An OpenAI Chat Completions function tool (`ChatCompletionTool`).

@@ -6,11 +6,11 @@ import { createHash } from "node:crypto";
 import { constants, fsyncSync, mkdirSync, openSync, closeSync, type BigIntStats } from "node:fs";
 import { link, lstat, open, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { LogEntry } from "./core.js";
-import { entryTexts } from "./entry-text.js";
-import { JsonlScanner } from "./jsonl.js";
+import type { LogEntry } from "../../core/functions.js";
+import { entryTexts } from "../../core/entry-text.js";
+import { JsonlScanner } from "./scanner.js";
 import { LockStuckError, acquireLock, claimName, errorCode, keepFresh, sweep } from "./lock.js";
-import { missingChat } from "./memory.js";
+import { missingChat } from "../memory.js";
 import {
   ConflictError,
   StoreError,
@@ -22,8 +22,8 @@ import {
   truncated,
   type LogRead,
   type Store,
-} from "./store.js";
-import { queued } from "./queue.js";
+} from "../store.js";
+import { queued } from "../queue.js";
 
 /**
  * Options of a {@link JsonlStore}.

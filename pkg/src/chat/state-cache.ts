@@ -1,9 +1,9 @@
 // Warm chat states for a store: a bounded LRU of ChatState per chat id, each
 // brought up to date by reading only the entries it has not seen.
-import { ChatState } from "./chat-state.js";
-import { entryFromText } from "./entry-text.js";
-import type { LogEntry } from "./types.js";
-import { readFrom, type Store } from "./store.js";
+import { ChatState } from "../core/chat-state.js";
+import { entryFromText } from "../core/entry-text.js";
+import type { LogEntry } from "../core/types.js";
+import { readFrom, type Store } from "../stores/store.js";
 
 /**
  * Default number of chats whose state a cache keeps.

@@ -2,10 +2,10 @@
 // creates the chat, and the turn markers around each model call. Markers go
 // through the one write loop, so concurrent writers never double or lose one.
 import { decideAndAppend } from "./append-loop.js";
-import { optionsObject } from "./convert.js";
+import { optionsObject } from "../core/convert.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
-import { StoreError, jsonCopy, type Store } from "./store.js";
-import type { JsonValue, SessionEntry, SessionSettings } from "./types.js";
+import { StoreError, jsonCopy, type Store } from "../stores/store.js";
+import type { JsonValue, SessionEntry, SessionSettings } from "../core/types.js";
 
 /**
  * What a new chat runs as: the fields of its `session` entry. Every field is

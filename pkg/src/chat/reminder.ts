@@ -1,10 +1,10 @@
 // The list for the model's context: its text, to put back after compaction
 // or on resume, and the rule for when a turn should be reminded of it. Read
 // from the chat's state like every answer; nothing is written.
-import { optionsObject } from "./convert.js";
+import { optionsObject } from "../core/convert.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
-import type { Store } from "./store.js";
-import type { ListState, TodoItem } from "./types.js";
+import type { Store } from "../stores/store.js";
+import type { ListState, TodoItem } from "../core/types.js";
 
 /**
  * Default of {@link ReminderOptions.everyTurns}.

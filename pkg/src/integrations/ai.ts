@@ -2,12 +2,12 @@
 // model call run as one turn of the chat. The SDK checks no input against the
 // schema: every call reaches the core, whose exact text the model gets back.
 import { jsonSchema, tool, type Tool } from "ai";
-import { suggestTaskTool, todoWriteTool } from "./gen/tools.js";
-import { optionsObject } from "./convert.js";
-import { beginTurn, endTurn } from "./lifecycle.js";
-import { todoReminder } from "./reminder.js";
+import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
+import { optionsObject } from "../core/convert.js";
+import { beginTurn, endTurn } from "../chat/lifecycle.js";
+import { todoReminder } from "../chat/reminder.js";
 import { chatToolsOptions, toolHandlers, type ChatToolsOptions, type ToolHandlers } from "./tool-handlers.js";
-import type { JsonSchema } from "./types.js";
+import type { JsonSchema } from "../core/types.js";
 
 /**
  * The tools `aiTools` returns: pass them as `tools` to `generateText` or

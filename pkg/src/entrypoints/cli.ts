@@ -5,7 +5,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ChatState } from "./index.node.js";
-import type { JsonlReport, TodoItem, TodoStatus } from "./core.js";
+import type { JsonlReport, TodoItem, TodoStatus } from "../core/functions.js";
 
 const USAGE = `usage: oda-tasks [log.jsonl] [--json]
 
@@ -27,7 +27,7 @@ if (paths.length > 1 || paths.some((p) => p.startsWith("-"))) {
   process.stderr.write(USAGE);
   process.exit(2);
 }
-const path = paths[0] ?? fileURLToPath(new URL("../example/chat.jsonl", import.meta.url));
+const path = paths[0] ?? fileURLToPath(new URL("../../example/chat.jsonl", import.meta.url));
 
 // The file's bytes go into the WASM core chunk by chunk: memory stays flat
 // in the log's length, and no entry becomes a JS object.

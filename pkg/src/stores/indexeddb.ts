@@ -1,7 +1,7 @@
 // The browser's store: chats in IndexedDB, safe across tabs. Exported as
 // `oda-tasks/browser`; it needs nothing but an IndexedDB factory, so Node
 // tests run it over fake-indexeddb.
-import type { LogEntry } from "./core.js";
+import type { LogEntry } from "../core/functions.js";
 import { copyEntries, missingChat } from "./memory.js";
 import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
 import { queued } from "./queue.js";

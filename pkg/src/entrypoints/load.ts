@@ -1,8 +1,8 @@
 // Loading the WebAssembly core: `init()` for browsers and bundlers, `initSync`
 // for Node's entry. Every core export checks `isReady()` first, so a call
 // before loading says what to do instead of failing inside the glue.
-import * as glue from "../wasm/oda_tasks.js";
-import { CORE_EXPORTS, CORE_IMPORTS, CORE_VERSION } from "./gen/wasm-interface.js";
+import * as glue from "../../wasm/oda_tasks.js";
+import { CORE_EXPORTS, CORE_IMPORTS, CORE_VERSION } from "../gen/wasm-interface.js";
 
 /**
  * The message thrown when the core is called in a browser before `await init()`.
@@ -208,8 +208,8 @@ function loadError(what: string, cause: unknown, fix?: string): Error {
 /**
  * The `.wasm` beside the package's files. Vite 5 and 6 dev servers serve the
  * package pre-bundled from `node_modules/.vite/deps/`, where nothing sits
- * beside it; that folder is two levels below `node_modules` like `dist/`
- * is, so the package's own folder is `../../oda-tasks/`. Both are literal
+ * beside it; that folder is two levels below `node_modules`, so the
+ * package's own folder is `../../oda-tasks/`. Both are literal
  * `new URL(..., import.meta.url)`s, which bundlers rewrite to the file's URL.
  */
 function defaultLocation(): string {
@@ -217,7 +217,7 @@ function defaultLocation(): string {
   if (typeof import.meta.url !== "string") throw new Error(`oda-tasks: this runtime gives the package no import.meta.url, so init() cannot find the .wasm. ${EDGE_FIX}`);
   return import.meta.url.includes("/node_modules/.vite/deps/")
     ? new URL("../../oda-tasks/wasm/oda_tasks_bg.wasm", import.meta.url).href
-    : new URL("../wasm/oda_tasks_bg.wasm", import.meta.url).href;
+    : new URL("../../wasm/oda_tasks_bg.wasm", import.meta.url).href;
 }
 
 /**

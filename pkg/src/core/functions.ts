@@ -1,17 +1,17 @@
 // The core's pure functions, as the package exports them. Each takes a whole
 // log, so each builds a ChatState, asks it and frees it; a host that answers
 // many calls on one chat keeps a ChatState instead (see state-cache.ts).
-import * as glue from "../wasm/oda_tasks.js";
+import * as glue from "../../wasm/oda_tasks.js";
 import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } from "./chat-state.js";
 import { hostParams, logArray } from "./convert.js";
-import { assertReady } from "./load.js";
+import { assertReady } from "../entrypoints/load.js";
 import type {
   GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
   SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
 } from "./types.js";
 
 export type * from "./types.js";
-export { NOT_INITIALISED, init, initSync, type WasmBytes, type WasmSource } from "./load.js";
+export { NOT_INITIALISED, init, initSync, type WasmBytes, type WasmSource } from "../entrypoints/load.js";
 export { ChatState, RAW_TEXT, type ChatStateOptions } from "./chat-state.js";
 export { DEFAULT_MAX_INPUT_LENGTH } from "./convert.js";
 

@@ -1,10 +1,10 @@
 // The one loop every write of the host layer goes through: lease the chat's
 // state (read only what is new) → decide → append at the length decided on →
 // on a conflict, catch up and decide again.
-import { isConflict } from "./conflict.js";
-import type { ChatState } from "./chat-state.js";
+import { isConflict } from "../stores/conflict.js";
+import type { ChatState } from "../core/chat-state.js";
 import type { ChatStateCache } from "./state-cache.js";
-import type { LogEntry } from "./types.js";
+import type { LogEntry } from "../core/types.js";
 
 /**
  * How many times a write is decided again after another writer appended to

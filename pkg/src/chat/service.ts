@@ -2,11 +2,11 @@
 // suggested tasks over any Store. The core decides every outcome on the
 // chat's warm state; this layer orders the writes so that a crash or a race
 // leaves a state the next call can finish, through the one append loop.
-import { ChatState } from "./chat-state.js";
-import { clampPermission } from "./core.js";
+import { ChatState } from "../core/chat-state.js";
+import { clampPermission } from "../core/functions.js";
 import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
-import type { Store } from "./store.js";
+import type { Store } from "../stores/store.js";
 import type {
   MessageEntry,
   ServiceFailure,
@@ -15,7 +15,7 @@ import type {
   StartRequest,
   Suggestion,
   SuggestionErrorCode,
-} from "./types.js";
+} from "../core/types.js";
 
 /**
  * A refused service operation, thrown with the core's exact `message`, its

@@ -1,0 +1,15 @@
+// The package's entry for browsers and bundlers: `await init()` once, then
+// use the core. Node gets `index.node.ts`, which initialises on import.
+export * from "../core/functions.js";
+export { todoWriteTool, suggestTaskTool } from "../gen/tools.js";
+export * from "../stores/store.js";
+export { MemoryStore } from "../stores/memory.js";
+export { ChatStateCache, DEFAULT_CACHE_SIZE, sharedCache } from "../chat/state-cache.js";
+export type { ChatStateCacheOptions, ChatStateLease } from "../chat/state-cache.js";
+export { MAX_ATTEMPTS } from "../chat/append-loop.js";
+export * from "../chat/run.js";
+export * from "../chat/service.js";
+export * from "../integrations/sdk-tools.js";
+export * from "../chat/lifecycle.js";
+export * from "../chat/reminder.js";
+export { toolHandlers, type ChatToolsOptions, type ToolHandlers } from "../integrations/tool-handlers.js";
