@@ -254,6 +254,14 @@ pub struct JsonlReader {
 }
 
 impl JsonlReader {
+    /// A reader that skips lines longer than `max_line` bytes (reported as too long) without holding them.
+    pub fn with_max_line(max_line: usize) -> JsonlReader {
+        JsonlReader {
+            split: LineSplitter::new(0, max_line),
+            ..JsonlReader::default()
+        }
+    }
+
     /// Whether bytes of a line begun are held, waiting for its end (an entry is half fed);
     /// [`finish`](Self::finish) settles them.
     pub fn open_line(&self) -> bool {
@@ -339,12 +347,12 @@ mod tests {
         reader.feed(&mut chat, b"{\"type\":");
         reader.finish(&mut chat);
         assert!(!reader.open_line(), "the finish settles a torn tail");
-        let mut long = JsonlReader {
-            split: LineSplitter::new(0, 4),
-            ..JsonlReader::default()
-        };
+        let mut long = JsonlReader::with_max_line(4);
         long.feed(&mut chat, b"0123456789");
         assert!(long.open_line(), "an over-long line is open too");
+        long.feed(&mut chat, b"\n{}\n");
+        assert!(!long.open_line());
+        assert_eq!(long.unreadable.len(), 1, "the long line is reported, not read");
     }
 
     #[test]

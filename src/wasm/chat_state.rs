@@ -171,6 +171,13 @@ impl ChatStateCore {
         Ok(())
     }
 
+    /// Lines of the JSONL fed from now on that are longer than `max_line` bytes are
+    /// reported unreadable and skipped, never held whole (call before the first chunk).
+    #[wasm_bindgen(js_name = limitJsonlLines)]
+    pub fn limit_jsonl_lines(&mut self, max_line: f64) {
+        self.jsonl = JsonlReader::with_max_line(max_line as usize);
+    }
+
     /// Folds the next chunk of a JSONL log; a line may span chunks.
     #[wasm_bindgen(js_name = ingestJsonl)]
     pub fn ingest_jsonl(&mut self, bytes: &[u8]) {

@@ -63,6 +63,12 @@ function cardNumber(call: string, name: string, value: unknown, absent: number):
 export interface ChatStateOptions {
   /** Keep a card per todo update, for `replayTodos()` (default `true`; decisions do not need them). */
   cards?: boolean;
+  /**
+   * The longest JSONL line {@link ChatState.ingestJsonl} reads, in bytes
+   * (default: any the engine can hold); a longer line is reported unreadable
+   * ("the line is too long to read") and skipped without being held whole.
+   */
+  maxLineBytes?: number;
 }
 
 const FREED = "oda-tasks: this ChatState was freed; build a new one";
@@ -103,11 +109,15 @@ export class ChatState {
 
   private constructor(options: ChatStateOptions | undefined) {
     assertReady();
-    const { cards = true, ...rest } = optionsObject("ChatState", options) as ChatStateOptions;
+    const { cards = true, maxLineBytes, ...rest } = optionsObject("ChatState", options) as ChatStateOptions;
     const unknown = Object.keys(rest)[0];
     if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of ChatState: unknown option \`${unknown}\``);
     if (typeof cards !== "boolean") throw new TypeError("oda-tasks: invalid arguments of ChatState: `cards` must be a boolean");
+    if (maxLineBytes !== undefined && (typeof maxLineBytes !== "number" || !Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)) {
+      throw new TypeError("oda-tasks: invalid arguments of ChatState: `maxLineBytes` must be a whole number >= 1");
+    }
     this.#core = new ChatStateCore(cards);
+    if (maxLineBytes !== undefined) this.#core.limitJsonlLines(maxLineBytes);
   }
 
   /**
