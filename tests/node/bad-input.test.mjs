@@ -440,7 +440,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   throws("ChatState: ingestJsonl of a string", () => live.ingestJsonl('{"type":"turn_ended"}\n'), "oda-tasks: ingestJsonl needs a Uint8Array chunk");
   throws("ChatState: ingestJsonl of an ArrayBuffer", () => live.ingestJsonl(new ArrayBuffer(4)), "oda-tasks: ingestJsonl needs a Uint8Array chunk");
   throws("ChatState: fromJsonl of strings", () => ChatState.fromJsonl(['{"type":"turn_started"}\n']), "oda-tasks: ingestJsonl needs a Uint8Array chunk");
-  throws("ChatState: options cards a string", () => ChatState.fromLog([], { cards: "yes" }), "oda-tasks: invalid arguments of ChatState: `cards` must be a boolean");
+  throws("ChatState: options cards a string", () => ChatState.fromLog([], { cards: "yes" }), "oda-tasks: invalid arguments of ChatState: `cards` must be a boolean (got \"yes\")");
   throws("ChatState: unknown option", () => ChatState.fromLog([], { bogus: 1 }), "oda-tasks: invalid arguments of ChatState: unknown option `bogus`");
   throws("ChatState: fromLog of a string", () => ChatState.fromLog("log"), "oda-tasks: the log must be an array of entries (got string)");
   throws("ChatState: replayTodos without cards", () => {
@@ -514,8 +514,8 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   storeCase("throws", "runTool: unknown option oneactive", () => runTool(store, chat, call, { oneactive: false }), "oda-tasks: invalid arguments of runTool: unknown option `oneactive`");
   storeCase("throws", "runTool: options an array", () => runTool(store, chat, call, []), "oda-tasks: invalid arguments of runTool: options must be an object (got an array)");
   storeCase("throws", "runTool: options a string", () => runTool(store, chat, call, "fast"), "oda-tasks: invalid arguments of runTool: options must be an object (got string)");
-  storeCase("throws", "runTool: oneActive a string", () => runTool(store, chat, call, { oneActive: "no" }), "oda-tasks: invalid arguments of todoWrite: `oneActive` must be a boolean");
-  storeCase("throws", "runTool: maxInputLength 0", () => runTool(store, chat, call, { maxInputLength: 0 }), "oda-tasks: invalid arguments of todoWrite: `maxInputLength` must be a whole number >= 2");
+  storeCase("throws", "runTool: oneActive a string", () => runTool(store, chat, call, { oneActive: "no" }), "oda-tasks: invalid arguments of runTool: `oneActive` must be a boolean (got \"no\")");
+  storeCase("throws", "runTool: maxInputLength 0", () => runTool(store, chat, call, { maxInputLength: 0 }), "oda-tasks: invalid arguments of runTool: `maxInputLength` must be a whole number >= 2 (got 0)");
   storeCase("throws", "runTool: a cache of another store", () => runTool(store, chat, call, { cache: new ChatStateCache(new MemoryStore()) }), "oda-tasks: invalid arguments of runTool: the cache belongs to another store");
   storeCase("throws", "runTool: an unknown tool", () => runTool(store, chat, { name: "rm_rf", input: {} }), 'oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got "rm_rf")');
   storeCase("throws", "runTool: call null", () => runTool(store, chat, null), 'oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got "undefined")');
@@ -539,7 +539,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     ["permissions: a Set", { permissions: new Set(["ask"]) }, "oda-tasks: new SuggestionService: `permissions` must be an array of strings, lowest first"],
     ["permissions: []", { permissions: [] }, "oda-tasks: invalid arguments of permissions: `permissions` must be a non-empty array of strings, lowest first"],
     ["permissions: [1]", { permissions: [1] }, "oda-tasks: invalid arguments of clampPermission: invalid type: integer `1`, expected a string"],
-    ["an unknown option", { bogus: 1 }, "oda-tasks: new SuggestionService: unknown option `bogus`"],
+    ["an unknown option", { bogus: 1 }, "oda-tasks: invalid arguments of SuggestionService: unknown option `bogus`"],
     ["a cache of another store", { cache: new ChatStateCache(new MemoryStore()) }, "oda-tasks: new SuggestionService: the cache belongs to another store"],
   ]) {
     storeCase("throws", `SuggestionService: ${what}`, () => new SuggestionService({ store, ...options }), message);

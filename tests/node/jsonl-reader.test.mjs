@@ -1,6 +1,7 @@
 // One JSONL reader: ChatState.fromJsonl, the JSONL store's scanner and
 // readJsonl (the preview's importer) all take their line rules from the core,
 // so they agree on every byte sequence, however it is chunked.
+import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatState, readJsonl } from "oda-tasks";
@@ -77,19 +78,30 @@ test("the scanner's checkpoint is just past the last line end, and a last line w
   assert.deepEqual(again.texts, ['{"type":"b"}', '{"type":"c"}']);
 });
 
-test("a line the core reads as JSON but an app-wrapped JSON.parse refuses is store/read-failed, never an unreadable line", async () => {
-  const original = JSON.parse;
-  // The scanner took JSON.parse when it loaded; a wrapper installed before load is the case to guard.
-  const url = new URL(`../../pkg/dist/stores/jsonl/scanner.js?wrapped=${Date.now()}`, import.meta.url);
-  JSON.parse = (text, ...rest) => {
-    if (typeof text === "string" && text.includes('"boom"')) throw new SyntaxError("the app refused it");
-    return original(text, ...rest);
-  };
-  try {
-    const { JsonlScanner: Wrapped } = await import(url.href);
-    const scan = new Wrapped({ offset: 0, count: 0 }, 0);
-    assert.throws(() => scan.push(enc('{"type":"a"}\n{"type":"boom"}\n')), (e) => e.code === "store/read-failed" && /entry 1/.test(e.message));
-  } finally {
-    JSON.parse = original;
-  }
+test("a line the core reads as JSON but an app-wrapped JSON.parse refuses is store/read-failed, never an unreadable line", () => {
+  // The package takes JSON.parse when it loads (core/entry-text.js); a wrapper
+  // installed before load is the case to guard, so the load happens in a child.
+  const scanner = new URL("../../pkg/dist/stores/jsonl/scanner.js", import.meta.url).href;
+  const index = new URL("../../pkg/dist/entrypoints/index.node.js", import.meta.url).href;
+  const child = `
+    const original = JSON.parse;
+    JSON.parse = (text, ...rest) => {
+      if (typeof text === "string" && text.includes('"boom"')) throw new SyntaxError("the app refused it");
+      return original(text, ...rest);
+    };
+    await import(${JSON.stringify(index)});
+    const { JsonlScanner } = await import(${JSON.stringify(scanner)});
+    const { StoreError } = await import(${JSON.stringify(index)});
+    try {
+      new JsonlScanner({ offset: 0, count: 0 }, 0, undefined, "chat-1").push(new TextEncoder().encode('{"type":"a"}\\n{"type":"boom"}\\n'));
+      console.log("no error");
+    } catch (e) {
+      console.log(JSON.stringify({ code: e.code, chatId: e.chatId, isStoreError: e instanceof StoreError, message: e.message }));
+    }`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", child], { encoding: "utf8" });
+  const seen = JSON.parse(out);
+  assert.equal(seen.code, "store/read-failed");
+  assert.equal(seen.chatId, "chat-1");
+  assert.equal(seen.isStoreError, true);
+  assert.match(seen.message, /^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(SyntaxError: the app refused it|^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(the app refused it\)/);
 });

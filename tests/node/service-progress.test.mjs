@@ -101,7 +101,7 @@ test("a cold cache reads each started chat whole once, then only what is new", a
 
 test("list's options are checked: an unknown option or a progress that is not a boolean throws", async () => {
   const { service } = await setUp();
-  await assert.rejects(service.list("c", { progres: true }), { name: "TypeError", message: "oda-tasks: service.list: unknown option `progres`" });
-  await assert.rejects(service.list("c", { progress: "yes" }), { name: "TypeError", message: "oda-tasks: service.list: `progress` must be a boolean" });
-  await assert.rejects(service.list("c", 1), { name: "TypeError", message: "oda-tasks: service.list(chatId, options): `options` must be an object" });
+  await assert.rejects(service.list("c", { progres: true }), { name: "TypeError", message: "oda-tasks: invalid arguments of service.list: unknown option `progres`" });
+  await assert.rejects(service.list("c", { progress: "yes" }), { name: "TypeError", message: 'oda-tasks: invalid arguments of service.list: `progress` must be a boolean (got "yes")' });
+  await assert.rejects(service.list("c", 1), { name: "TypeError", message: "oda-tasks: invalid arguments of service.list: options must be an object (got number)" });
 });

@@ -80,14 +80,15 @@ test("JsonlStore: the constructor creates a missing directory", () =>
 
 test("JsonlStore: options are checked: unknown names and bad numbers are oda-tasks: errors", () =>
   inTempDir(async (dir) => {
-    assert.throws(() => new JsonlStore(dir, { lockwait: 10 }), { name: "TypeError", message: 'oda-tasks: unknown JsonlStore option "lockwait"' });
-    for (const bad of [0, -1, 1.5, NaN, "100", null]) {
+    assert.throws(() => new JsonlStore(dir, { lockwait: 10 }), { name: "TypeError", message: "oda-tasks: invalid arguments of JsonlStore: unknown option `lockwait`" });
+    for (const [bad, shown] of [[0, "0"], [-1, "-1"], [1.5, "1.5"], [NaN, "NaN"], ["100", '"100"'], [null, "null"]]) {
       assert.throws(() => new JsonlStore(dir, { lockWait: bad }), {
         name: "TypeError",
-        message: `oda-tasks: JsonlStore option lockWait must be a whole number >= 1 (got ${String(bad)})`,
+        message: `oda-tasks: invalid arguments of JsonlStore: \`lockWait\` must be a whole number >= 1 (got ${shown})`,
       });
     }
-    assert.throws(() => new JsonlStore(dir, null), { message: "oda-tasks: JsonlStore options must be an object" });
+    assert.throws(() => new JsonlStore(dir, 5), { message: "oda-tasks: invalid arguments of JsonlStore: options must be an object (got number)" });
+    assert.equal(new JsonlStore(dir, null).dir, new JsonlStore(dir).dir, "null is no options, as for every call");
     assert.equal(await new JsonlStore(dir, { lockWait: 1, readChunkBytes: 1 }).create("c", []), true);
   }));
 

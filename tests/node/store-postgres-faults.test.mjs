@@ -364,9 +364,9 @@ test("14.9: a statement held past statementTimeout (a table lock, lockTimeout lo
     await holder.query("ROLLBACK");
     assert.equal(await store.append("a", [{ type: "x" }], 1), 2);
     for (const [options, message] of [
-      [{ lockTimeout: 0 }, "oda-tasks: PostgresStore lockTimeout must be a whole number >= 1 (got 0)"],
-      [{ statementTimeout: "1s" }, "oda-tasks: PostgresStore statementTimeout must be a whole number >= 1 (got 1s)"],
-      [{ lock_timeout: 5 }, 'oda-tasks: unknown PostgresStore option "lock_timeout"'],
+      [{ lockTimeout: 0 }, "oda-tasks: invalid arguments of PostgresStore: `lockTimeout` must be a whole number >= 1 (got 0)"],
+      [{ statementTimeout: "1s" }, 'oda-tasks: invalid arguments of PostgresStore: `statementTimeout` must be a whole number >= 1 (got "1s")'],
+      [{ lock_timeout: 5 }, "oda-tasks: invalid arguments of PostgresStore: unknown option `lock_timeout`"],
     ]) {
       assert.throws(() => new PostgresStore(db.pool(), options), { name: "TypeError", message });
     }

@@ -1,7 +1,7 @@
 // The one loop every write of the host layer goes through: lease the chat's
 // state (read only what is new) → decide → append at the length decided on →
 // on a conflict, catch up and decide again.
-import { isConflict } from "../stores/conflict.js";
+import { isConflict } from "../stores/store.js";
 import type { ChatState } from "../core/chat-state.js";
 import type { ChatStateCache } from "./state-cache.js";
 import type { LogEntry } from "../core/types.js";

@@ -2,7 +2,7 @@
 // creates the chat, and the turn markers around each model call. Markers go
 // through the one write loop, so concurrent writers never double or lose one.
 import { decideAndAppend } from "./append-loop.js";
-import { optionsObject } from "../core/convert.js";
+import { ANY, ownOptions, readOptions } from "../core/options.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import { StoreError, jsonCopy, type Store } from "../stores/store.js";
 import type { JsonValue, SessionEntry, SessionSettings } from "../core/types.js";
@@ -92,9 +92,7 @@ export async function endTurn(store: Store, chatId: string, options?: TurnOption
 }
 
 function turnCache(call: string, store: Store, options: TurnOptions | null | undefined): ChatStateCache {
-  const { cache, ...rest } = optionsObject(call, options) as TurnOptions;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of ${call}: unknown option \`${unknown}\``);
+  const { cache } = readOptions<TurnOptions>(call, options, { cache: ANY });
   const chosen = cache ?? sharedCache(store);
   if (chosen.store !== store) throw new TypeError(`oda-tasks: invalid arguments of ${call}: the cache belongs to another store`);
   return chosen;
@@ -112,7 +110,7 @@ function sessionEntry(chatId: string, session: ChatSession | null | undefined): 
   const bad = (field: string, why: string): never => {
     throw new TypeError(`oda-tasks: invalid session of createChat: \`${field}\` ${why}`);
   };
-  const fields = optionsObject("createChat", session);
+  const fields = ownOptions("createChat", session);
   for (const key of Object.keys(fields)) if (!SESSION_FIELDS.has(key)) bad(key, "is not a session field");
   const { title, workspace = null, scheduledTaskFolder = false, agent = "top-level", settings } = fields;
   if (title !== undefined && typeof title !== "string") bad("title", "must be a string");
@@ -135,7 +133,7 @@ function sessionEntry(chatId: string, session: ChatSession | null | undefined): 
 function sessionSettings(settings: unknown, bad: (field: string, why: string) => never): SessionSettings {
   if (settings === undefined) return {};
   if (settings === null || typeof settings !== "object" || Array.isArray(settings)) bad("settings", "must be an object");
-  const fields = optionsObject("createChat", settings);
+  const fields = ownOptions("createChat", settings);
   const out: SessionSettings = {};
   for (const [key, value] of Object.entries(fields)) {
     if (!SETTINGS_FIELDS.has(key)) bad(`settings.${key}`, "is not a setting");

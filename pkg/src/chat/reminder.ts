@@ -1,7 +1,7 @@
 // The list for the model's context: its text, to put back after compaction
 // or on resume, and the rule for when a turn should be reminded of it. Read
 // from the chat's state like every answer; nothing is written.
-import { optionsObject } from "../core/convert.js";
+import { ANY, BOOLEAN, readOptions, wholeNumber } from "../core/options.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
 import type { ListState, TodoItem } from "../core/types.js";
@@ -69,6 +69,9 @@ export function reminderDue(list: ListState, everyTurns: number = DEFAULT_REMIND
   return quiet > 0 && quiet % everyTurns === 0;
 }
 
+/** The options of {@link todoReminder}. */
+const REMINDER_OPTION_RULES = { always: BOOLEAN, everyTurns: wholeNumber(1), cache: ANY } as const;
+
 /**
  * The list's text for chat `chatId` when the model should see it now
  * ({@link reminderDue}, or any list with `always`), else `null`. Reads only
@@ -80,11 +83,7 @@ export function reminderDue(list: ListState, everyTurns: number = DEFAULT_REMIND
  * const system = reminder === null ? prompt : `${prompt}\n\n${reminder}`;
  */
 export async function todoReminder(store: Store, chatId: string, options?: ReminderOptions | null): Promise<string | null> {
-  const { always = false, everyTurns = DEFAULT_REMINDER_TURNS, cache, ...rest } = optionsObject("todoReminder", options) as ReminderOptions;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of todoReminder: unknown option \`${unknown}\``);
-  if (typeof always !== "boolean") throw new TypeError("oda-tasks: invalid arguments of todoReminder: `always` must be a boolean");
-  checkEvery(everyTurns);
+  const { always = false, everyTurns = DEFAULT_REMINDER_TURNS, cache } = readOptions<ReminderOptions>("todoReminder", options, REMINDER_OPTION_RULES);
   const states = cache ?? sharedCache(store);
   if (states.store !== store) throw new TypeError("oda-tasks: invalid arguments of todoReminder: the cache belongs to another store");
   const lease = await states.lease(chatId);

@@ -3,13 +3,13 @@
 // lost race is decided again. The host never judges a call itself.
 import { suggestTask, todoWrite } from "../core/functions.js";
 import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
-import { optionsObject } from "../core/convert.js";
+import { ANY, BOOLEAN, readOptions, wholeNumber, type OptionRules } from "../core/options.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
 import type { ChatState } from "../core/chat-state.js";
 import type { SuggestTaskResult, TodoWriteResult } from "../core/types.js";
 
-export { isConflict } from "../stores/conflict.js";
+export { isConflict } from "../stores/store.js";
 
 /**
  * A model's call of one of the package's tools, as function-calling APIs
@@ -55,7 +55,8 @@ export interface RunToolOptions {
  */
 export const MAX_TOOL_ATTEMPTS = MAX_ATTEMPTS;
 
-const RUN_OPTIONS = new Set(["oneActive", "maxInputLength", "cache"]);
+/** Internal: the options of {@link runTool} and of every entry that passes them on (`toolHandlers`, `aiTools`, `aiTurn`). */
+export const RUN_OPTION_RULES: OptionRules<RunToolOptions> = { oneActive: BOOLEAN, maxInputLength: wholeNumber(2), cache: ANY };
 
 /**
  * Runs a `todo_write` or `suggest_task` call for chat `chatId` and records
@@ -78,9 +79,7 @@ export async function runTool(
   call: ToolCall,
   options?: RunToolOptions | null,
 ): Promise<ToolResult> {
-  const opts = optionsObject("runTool", options) as RunToolOptions;
-  const unknown = Object.keys(opts).find((key) => !RUN_OPTIONS.has(key));
-  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of runTool: unknown option \`${unknown}\``);
+  const opts = readOptions("runTool", options, RUN_OPTION_RULES);
   const decide = decider(call, opts);
   const cache = opts.cache ?? sharedCache(store);
   if (cache.store !== store) throw new TypeError("oda-tasks: invalid arguments of runTool: the cache belongs to another store");

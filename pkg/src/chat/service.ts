@@ -4,6 +4,7 @@
 // leaves a state the next call can finish, through the one append loop.
 import { ChatState } from "../core/chat-state.js";
 import { clampPermission } from "../core/functions.js";
+import { ANY, BOOLEAN, readOptions } from "../core/options.js";
 import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
@@ -161,16 +162,15 @@ export class SuggestionService {
       throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
     }
     // Own properties only: a polluted Object.prototype (`permissions`) is never an option.
-    const own = <K extends keyof SuggestionServiceOptions>(key: K): SuggestionServiceOptions[K] | undefined =>
-      Object.hasOwn(options, key) ? options[key] : undefined;
-    const store = own("store");
+    const { store, cache, permissions } = readOptions<SuggestionServiceOptions>("SuggestionService", options, {
+      store: ANY,
+      cache: ANY,
+      permissions: ANY,
+    });
     if (store === undefined || store === null) throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
-    const unknown = Object.keys(options).find((key) => !["store", "permissions", "cache"].includes(key));
-    if (unknown !== undefined) throw new TypeError(`oda-tasks: new SuggestionService: unknown option \`${unknown}\``);
     this.#store = store;
-    this.#cache = own("cache") ?? sharedCache(store);
+    this.#cache = cache ?? sharedCache(store);
     if (this.#cache.store !== this.#store) throw new TypeError("oda-tasks: new SuggestionService: the cache belongs to another store");
-    const permissions = own("permissions");
     if (permissions !== undefined) {
       if (!Array.isArray(permissions)) {
         throw new TypeError("oda-tasks: new SuggestionService: `permissions` must be an array of strings, lowest first");
@@ -331,14 +331,7 @@ export class SuggestionService {
 }
 
 function listProgressOption(options: ListOptions | undefined): boolean {
-  if (options === undefined) return false;
-  if (options === null || typeof options !== "object") throw new TypeError("oda-tasks: service.list(chatId, options): `options` must be an object");
-  const unknown = Object.keys(options).find((key) => key !== "progress");
-  if (unknown !== undefined) throw new TypeError(`oda-tasks: service.list: unknown option \`${unknown}\``);
-  if (options.progress !== undefined && typeof options.progress !== "boolean") {
-    throw new TypeError("oda-tasks: service.list: `progress` must be a boolean");
-  }
-  return options.progress === true;
+  return readOptions<ListOptions>("service.list", options, { progress: BOOLEAN }).progress === true;
 }
 
 let empty: ChatState | undefined;

@@ -1,6 +1,7 @@
 // Warm chat states for a store: a bounded LRU of ChatState per chat id, each
 // brought up to date by reading only the entries it has not seen.
 import { ChatState } from "../core/chat-state.js";
+import { readOptions, wholeNumber } from "../core/options.js";
 import { entryFromText } from "../core/entry-text.js";
 import type { LogEntry } from "../core/types.js";
 import { readFrom, type Store } from "../stores/store.js";
@@ -72,10 +73,7 @@ export class ChatStateCache {
 
   constructor(store: Store, options: ChatStateCacheOptions = {}) {
     if (store === null || typeof store !== "object") throw new TypeError("oda-tasks: a ChatStateCache needs a store");
-    const size = options !== null && typeof options === "object" && Object.hasOwn(options, "size") ? (options.size ?? DEFAULT_CACHE_SIZE) : DEFAULT_CACHE_SIZE;
-    if (!Number.isSafeInteger(size) || size < 1) {
-      throw new TypeError(`oda-tasks: a ChatStateCache's size must be a whole number >= 1 (got ${String(size)})`);
-    }
+    const { size = DEFAULT_CACHE_SIZE } = readOptions<ChatStateCacheOptions>("ChatStateCache", options, { size: wholeNumber(1) });
     this.store = store;
     this.size = size;
   }
@@ -230,18 +228,7 @@ function feed(state: ChatState, fresh: Fresh, skip: number): void {
   }
   if (skip >= fresh.texts.length) return;
   const texts = fresh.texts.slice(skip);
-  const withTexts = state as unknown as { ingestTexts?: (from: number, texts: readonly string[]) => void };
-  if (typeof withTexts.ingestTexts === "function") withTexts.ingestTexts(at, texts);
-  else state.ingest(at, texts.map((text) => readText(text)));
-}
-
-/** A stored text as an entry until the core reads texts itself; one that is not JSON stands as null (skipped). */
-function readText(text: string): LogEntry {
-  try {
-    return entryFromText(text) as LogEntry;
-  } catch {
-    return null as unknown as LogEntry;
-  }
+  state.ingestTexts(at, texts);
 }
 
 const shared = new WeakMap<Store, ChatStateCache>();

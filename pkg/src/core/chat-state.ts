@@ -4,7 +4,8 @@
 // wrappers over it.
 import { ChatStateCore } from "../../wasm/oda_tasks.js";
 import { assertReady } from "../entrypoints/load.js";
-import { entryLines, hostParams, inputLimit, logArray, modelInput, optionsObject, recordArgument } from "./convert.js";
+import { entryLines, hostParams, inputLimit, logArray, modelInput, recordArgument } from "./convert.js";
+import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
 import type {
   ChatView, GoalAction, GoalCheck, JsonlReport, ListState, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
   StartedChatState, StartRequest, SuggestionReplay, SuggestTaskResult, TodoCard, TodoReplay, TodoWriteOptions,
@@ -12,11 +13,9 @@ import type {
 } from "./types.js";
 
 // The key under which an entry the core wrote carries its exact stored text: the stores' `entryLine` reads it.
-import { RAW_TEXT } from "./entry-text.js";
+import { RAW_TEXT, parseJson } from "./entry-text.js";
 export { RAW_TEXT };
 
-/** `JSON.parse` as it was when the package loaded (an app may wrap it later). */
-const parseJson = JSON.parse;
 
 /** An answer from the core: `[answer JSON, entry texts…]`; each entry gets its exact text under {@link RAW_TEXT}. */
 export function withEntryTexts<T>(parts: string[], entries: (answer: T) => unknown[]): T {
@@ -109,13 +108,7 @@ export class ChatState {
 
   private constructor(options: ChatStateOptions | undefined) {
     assertReady();
-    const { cards = true, maxLineBytes, ...rest } = optionsObject("ChatState", options) as ChatStateOptions;
-    const unknown = Object.keys(rest)[0];
-    if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of ChatState: unknown option \`${unknown}\``);
-    if (typeof cards !== "boolean") throw new TypeError("oda-tasks: invalid arguments of ChatState: `cards` must be a boolean");
-    if (maxLineBytes !== undefined && (typeof maxLineBytes !== "number" || !Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)) {
-      throw new TypeError("oda-tasks: invalid arguments of ChatState: `maxLineBytes` must be a whole number >= 1");
-    }
+    const { cards = true, maxLineBytes } = readOptions<ChatStateOptions>("ChatState", options, { cards: BOOLEAN, maxLineBytes: wholeNumber(1) });
     this.#core = new ChatStateCore(cards);
     if (maxLineBytes !== undefined) this.#core.limitJsonlLines(maxLineBytes);
   }
@@ -225,12 +218,8 @@ export class ChatState {
    * const { todos, plan, open, cardCount, cards } = state.view({ cards: 50 });
    */
   view(options: { cards: number }): ChatView {
-    const { cards, ...rest } = optionsObject("view", options) as { cards?: unknown };
-    const unknown = Object.keys(rest)[0];
-    if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of view: unknown option \`${unknown}\``);
-    if (typeof cards !== "number" || !Number.isInteger(cards) || cards < 0) {
-      throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number of cards, 0 or more");
-    }
+    const { cards } = readOptions<{ cards: number }>("view", options, { cards: wholeNumber(0) });
+    if (cards === undefined) throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
     return parseJson(ChatState.#live(this, "view").view(cards)) as ChatView;
   }
 
@@ -421,7 +410,7 @@ if (typeof dispose === "symbol") {
 
 /** The params of a `todo_write` call: the input (or why it cannot be read) and the core's options. */
 export function todoParams(input: unknown, options: TodoWriteOptions | undefined): string {
-  const { maxInputLength, ...core } = optionsObject("todoWrite", options) as TodoWriteOptions;
+  const { maxInputLength, ...core } = ownOptions("todoWrite", options) as TodoWriteOptions;
   if (core.oneActive !== undefined && core.oneActive !== null && typeof core.oneActive !== "boolean") {
     throw new TypeError("oda-tasks: invalid arguments of todoWrite: `oneActive` must be a boolean");
   }
@@ -430,8 +419,6 @@ export function todoParams(input: unknown, options: TodoWriteOptions | undefined
 
 /** The params of a `suggest_task` call. */
 export function suggestParams(input: unknown, options: ToolCallOptions | undefined): string {
-  const { maxInputLength, ...rest } = optionsObject("suggestTask", options) as ToolCallOptions;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of suggestTask: unknown option \`${unknown}\``);
+  const { maxInputLength } = readOptions<ToolCallOptions>("suggestTask", options, { maxInputLength: ANY });
   return `{${modelInput(input, inputLimit("suggestTask", maxInputLength))}}`;
 }

@@ -167,25 +167,6 @@ function isArray(value: unknown): boolean {
   }
 }
 
-/**
- * Options of a host call, copied into a plain object of own data properties:
- * `undefined`/`null` → none; a getter that throws or a Proxy is the host's
- * error, thrown here as an `oda-tasks:` TypeError.
- */
-export function optionsObject(call: string, options: unknown): Record<string, unknown> {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== "object" || isArray(options)) {
-    throw new TypeError(`oda-tasks: invalid arguments of ${call}: options must be an object (got ${typeName(options)})`);
-  }
-  try {
-    // Own properties into an object without a prototype: a polluted
-    // Object.prototype (`oneActive`, `maxInputLength`) is never read as an option.
-    return Object.assign(Object.create(null) as Record<string, unknown>, { ...(options as Record<string, unknown>) });
-  } catch (e) {
-    throw new TypeError(`oda-tasks: invalid arguments of ${call}: reading the options threw ${describeError(e)}`);
-  }
-}
-
 /** A record argument (a Start request): `undefined`/`null` → none; an array or another kind throws. */
 export function recordArgument(call: string, name: string, value: unknown): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;

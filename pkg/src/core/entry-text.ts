@@ -12,8 +12,25 @@
  */
 export const RAW_TEXT: unique symbol = Symbol.for("oda-tasks.rawText") as never;
 
-const stringify = JSON.stringify;
-const parse = JSON.parse;
+/**
+ * `JSON.parse` as it was when the package loaded: an app that wraps it later
+ * never sees (nor changes) what the package reads.
+ *
+ * @example
+ * const entry = parseJson(text) as LogEntry;
+ */
+export const parseJson: (text: string) => unknown = JSON.parse;
+
+/**
+ * `JSON.stringify` as it was when the package loaded: an app's wrapper (to
+ * pretty-print, say) cannot make a stored text span lines.
+ *
+ * @example
+ * const text = stringifyJson(entry);
+ */
+export const stringifyJson = JSON.stringify as (value: unknown) => string;
+const stringify = stringifyJson;
+const parse = parseJson;
 const hasOwn = Object.prototype.hasOwnProperty;
 const ownDescriptor = Object.getOwnPropertyDescriptor;
 const isArray = Array.isArray;

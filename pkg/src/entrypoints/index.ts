@@ -2,12 +2,27 @@
 // use the core. Node gets `index.node.ts`, which initialises on import.
 export * from "../core/functions.js";
 export { todoWriteTool, suggestTaskTool } from "../gen/tools.js";
-export * from "../stores/store.js";
+export {
+  ConflictError,
+  MAX_CHAT_ID_LENGTH,
+  StoreError,
+  checkChatId,
+  checkFrom,
+  checkMark,
+  epochRead,
+  jsonCopy,
+  readFrom,
+  replaced,
+  truncated,
+  type LogRead,
+  type Store,
+  type StoreErrorCode,
+} from "../stores/store.js";
 export { MemoryStore } from "../stores/memory.js";
 export { ChatStateCache, DEFAULT_CACHE_SIZE, sharedCache } from "../chat/state-cache.js";
 export type { ChatStateCacheOptions, ChatStateLease } from "../chat/state-cache.js";
 export { MAX_ATTEMPTS } from "../chat/append-loop.js";
-export * from "../chat/run.js";
+export { MAX_TOOL_ATTEMPTS, isConflict, runTool, type RunToolOptions, type ToolCall, type ToolResult } from "../chat/run.js";
 export * from "../chat/service.js";
 export * from "../integrations/sdk-tools.js";
 export * from "../chat/lifecycle.js";

@@ -3,7 +3,8 @@
 // schema: every call reaches the core, whose exact text the model gets back.
 import { jsonSchema, tool, type Tool } from "ai";
 import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
-import { optionsObject } from "../core/convert.js";
+import { ANY, oneOf, readOptions, wholeNumber } from "../core/options.js";
+import { RUN_OPTION_RULES } from "../chat/run.js";
 import { beginTurn, endTurn } from "../chat/lifecycle.js";
 import { todoReminder } from "../chat/reminder.js";
 import { chatToolsOptions, toolHandlers, type ChatToolsOptions, type ToolHandlers } from "./tool-handlers.js";
@@ -129,10 +130,14 @@ class TurnCalls {
  */
 export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => T | PromiseLike<T>): Promise<T> {
   if (typeof call !== "function") throw new TypeError("oda-tasks: invalid arguments of aiTurn: `call` must be a function");
-  const { remind = "due", everyTurns, ...rest } = optionsObject("aiTurn", options) as unknown as AiTurnOptions;
-  if (remind !== "due" && remind !== "always" && remind !== "never") {
-    throw new TypeError('oda-tasks: invalid arguments of aiTurn: `remind` must be "due", "always" or "never"');
-  }
+  // Every option is checked here, before the turn's first entry is written.
+  const { remind = "due", everyTurns, ...rest } = readOptions<AiTurnOptions>("aiTurn", options, {
+    ...RUN_OPTION_RULES,
+    store: ANY,
+    chatId: ANY,
+    remind: oneOf("due", "always", "never"),
+    everyTurns: wholeNumber(1),
+  });
   const chat = chatToolsOptions("aiTurn", rest);
   const { store, chatId, cache } = chat;
   const calls = new TurnCalls();

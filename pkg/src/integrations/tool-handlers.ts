@@ -1,8 +1,8 @@
 // The two tools as functions from the model's input to the text it sees,
 // bound to one stored chat: what every framework's `execute` needs, so no
 // adapter repeats `r.ok ? r.output : r.error`.
-import { optionsObject } from "../core/convert.js";
-import { runTool, type RunToolOptions } from "../chat/run.js";
+import { ownOptions, readOptions } from "../core/options.js";
+import { RUN_OPTION_RULES, runTool, type RunToolOptions } from "../chat/run.js";
 import type { Store } from "../stores/store.js";
 
 /**
@@ -30,21 +30,18 @@ export interface ToolHandlers {
   suggest_task(input: unknown): Promise<string>;
 }
 
-const RUN_OPTIONS = new Set(["oneActive", "maxInputLength", "cache"]);
-
 /**
  * Internal: the store, chat id and {@link runTool} options out of a tools
  * call's options, read as own properties; a missing store or chat id throws.
  */
 export function chatToolsOptions(call: string, options: unknown): ChatToolsOptions {
-  const { store, chatId, ...run } = optionsObject(call, options);
+  const { store, chatId, ...rest } = ownOptions(call, options);
   if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`store\` must be a store (MemoryStore, JsonlStore, ...)`);
   }
   if (typeof chatId !== "string") throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`chatId\` must be a string`);
-  const unknown = Object.keys(run).find((key) => !RUN_OPTIONS.has(key));
-  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of ${call}: unknown option \`${unknown}\``);
-  return { store: store as Store, chatId, ...(run as RunToolOptions) };
+  const run: RunToolOptions = readOptions(call, rest, RUN_OPTION_RULES);
+  return { store: store as Store, chatId, ...run };
 }
 
 /**

@@ -1,9 +1,23 @@
 // The browser's store: chats in IndexedDB, safe across tabs. Exported as
 // `oda-tasks/browser`; it needs nothing but an IndexedDB factory, so Node
 // tests run it over fake-indexeddb.
-import type { LogEntry } from "../core/functions.js";
-import { copyEntries, missingChat } from "./memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "./store.js";
+import type { LogEntry } from "../core/types.js";
+import { stringifyJson } from "../core/entry-text.js";
+import { ANY, OBJECT, readOptions, wholeNumber, type OptionRule } from "../core/options.js";
+import {
+  ConflictError,
+  StoreError,
+  checkChatId,
+  checkFrom,
+  checkMark,
+  copyEntries,
+  epochRead,
+  missingChat,
+  textsOf,
+  truncated,
+  type LogRead,
+  type Store,
+} from "./store.js";
 import { queued } from "./queue.js";
 
 /** The database layout's version; an upgrade adds to it. */
@@ -18,7 +32,6 @@ interface ChatRecord {
   epoch?: string;
 }
 
-const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
 /**
  * The part of the Web Locks API the store uses (`navigator.locks`).
@@ -54,6 +67,12 @@ export interface IndexedDbStoreOptions {
    */
   openTimeout?: number;
 }
+
+/** The `locks` option: `navigator.locks` or another requester, or `null` for none. */
+const LOCKS: OptionRule = {
+  expected: "a lock requester (with a request() method, as navigator.locks) or null",
+  check: (v) => v === null || (typeof v === "object" && typeof (v as { request?: unknown }).request === "function"),
+};
 
 /** The default of {@link IndexedDbStoreOptions.openTimeout}: as long as PostgresStore's lock wait. */
 const OPEN_TIMEOUT = 5_000;
@@ -92,23 +111,19 @@ export class IndexedDbStore implements Store {
   #db: Promise<IDBDatabase> | undefined;
 
   constructor(name: string, options: IndexedDbStoreOptions = {}) {
-    const own = <K extends keyof IndexedDbStoreOptions>(key: K): IndexedDbStoreOptions[K] | undefined =>
-      Object.hasOwn(options, key) ? options[key] : undefined; // never Object.prototype's
-    const factory = own("indexedDB") ?? globalThis.indexedDB;
-    const keyRange = own("IDBKeyRange") ?? globalThis.IDBKeyRange;
+    const own = readOptions<IndexedDbStoreOptions>("IndexedDbStore", options, {
+      indexedDB: OBJECT, IDBKeyRange: ANY, locks: LOCKS, openTimeout: wholeNumber(1),
+    });
+    const factory = own.indexedDB ?? globalThis.indexedDB;
+    const keyRange = own.IDBKeyRange ?? globalThis.IDBKeyRange;
     if (factory === undefined || keyRange === undefined) {
       throw new Error("oda-tasks: no IndexedDB here; pass options.indexedDB and options.IDBKeyRange");
     }
     this.name = name;
     this.#factory = factory;
     this.#keyRange = keyRange;
-    const locks = own("locks");
-    this.#locks = locks === undefined ? webLocks() : locks;
-    const openTimeout = own("openTimeout") ?? OPEN_TIMEOUT;
-    if (typeof openTimeout !== "number" || !(openTimeout > 0) || !Number.isFinite(openTimeout)) {
-      throw new TypeError("oda-tasks: invalid arguments of IndexedDbStore: `openTimeout` must be a number of milliseconds above 0");
-    }
-    this.#openTimeout = openTimeout;
+    this.#locks = Object.hasOwn(own, "locks") ? (own.locks ?? null) : webLocks();
+    this.#openTimeout = own.openTimeout ?? OPEN_TIMEOUT;
   }
 
   async read(chatId: string): Promise<LogEntry[] | null> {
@@ -139,8 +154,7 @@ export class IndexedDbStore implements Store {
    * const texts = await store.readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
-    const entries = await this.readFrom(chatId, from);
-    return entries === null ? null : entries.map((entry) => stringify(entry));
+    return textsOf(this.readFrom(chatId, from));
   }
 
   /**
@@ -156,7 +170,7 @@ export class IndexedDbStore implements Store {
     checkFrom(from);
     checkMark(mark);
     const result = await this.#readRecord(chatId, from);
-    const now = result && { texts: result.entries.map((entry) => stringify(entry)), mark: `i1:${result.epoch}` };
+    const now = result && { texts: result.entries.map((entry) => stringifyJson(entry)), mark: `i1:${result.epoch}` };
     return epochRead(chatId, mark, now);
   }
 

@@ -1,10 +1,8 @@
 // The in-memory store: for tests, previews and single-process servers that
 // keep nothing across restarts.
 import type { LogEntry } from "../core/functions.js";
-import { entryFromText, entryTexts } from "../core/entry-text.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, jsonCopy, truncated, type Store } from "./store.js";
+import { ConflictError, checkChatId, checkFrom, copyEntries, jsonCopy, missingChat, textsOf, truncated, type Store } from "./store.js";
 
-const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
 /**
  * A {@link Store} held in a `Map`. Each operation runs synchronously from its
@@ -44,8 +42,7 @@ export class MemoryStore implements Store {
    * await store.readTextFrom("chat-1", 0); // ['{"type":"session","workspace":null}', …]
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
-    const entries = await this.readFrom(chatId, from);
-    return entries === null ? null : entries.map((entry) => stringify(entry));
+    return textsOf(this.readFrom(chatId, from));
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
@@ -68,19 +65,4 @@ export class MemoryStore implements Store {
     this.#chats.set(chatId, copies);
     return true;
   }
-}
-
-/**
- * Internal, shared by the stores: the entries as fresh JSON objects, read
- * back from their stored texts ({@link entryTexts}: an object with a string
- * `type`, on one line; in a JSONL file only an object line can never be
- * mistaken for a cut-off longer one, `12` being a prefix of `123`).
- */
-export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
-  return entryTexts(entries).map((text) => entryFromText(text) as LogEntry);
-}
-
-/** Internal, shared by the stores: the `store/missing-chat` refusal. */
-export function missingChat(chatId: string): StoreError {
-  return new StoreError("store/missing-chat", `chat "${chatId}" does not exist`, chatId);
 }

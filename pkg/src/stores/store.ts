@@ -1,7 +1,8 @@
 // The storage contract every host store keeps (memory, JSONL files,
 // IndexedDB, and later PostgreSQL). The core decides what to write; a store
 // only has to make three operations atomic.
-import type { LogEntry } from "../core/functions.js";
+import type { LogEntry } from "../core/types.js";
+import { entryFromText, entryTexts, parseJson, stringifyJson } from "../core/entry-text.js";
 
 /**
  * Where chats' logs live. Entries are JSON data: a store keeps a copy, so
@@ -166,7 +167,6 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
   if (/[\uD800-\uDFFF]/u.test(id)) bad("it is not well-formed Unicode (a lone surrogate)");
 }
 
-const { parse, stringify } = JSON; // as at load: an app's wrapper never sees a store's copies
 
 /**
  * A deep copy as JSON data: what every store keeps and hands out.
@@ -175,7 +175,7 @@ const { parse, stringify } = JSON; // as at load: an app's wrapper never sees a 
  * const kept = jsonCopy(entries); // later changes to `entries` do not reach `kept`
  */
 export function jsonCopy<T>(value: T): T {
-  return parse(stringify(value)) as T;
+  return parseJson(stringifyJson(value)) as T;
 }
 
 /**
@@ -247,4 +247,51 @@ export function epochRead(chatId: string, mark: string | null, now: { texts: str
   }
   if (mark !== null && mark !== now.mark) throw replaced(chatId);
   return now;
+}
+
+/**
+ * Whether a store refused an append because its `expectedLength` no longer
+ * holds. Also recognises a `store/conflict` error from a second copy of this
+ * package (a store shipped by another bundle), where `instanceof` fails.
+ *
+ * @example
+ * try { await store.append(id, [entry], log.length); } catch (e) { if (!isConflict(e)) throw e; }
+ */
+export function isConflict(error: unknown): boolean {
+  return error instanceof ConflictError || (error instanceof Error && (error as { code?: unknown }).code === "store/conflict");
+}
+
+/**
+ * Internal, shared by the stores: the `store/missing-chat` refusal.
+ *
+ * @example
+ * if (log === undefined) throw missingChat(chatId);
+ */
+export function missingChat(chatId: string): StoreError {
+  return new StoreError("store/missing-chat", `chat "${chatId}" does not exist`, chatId);
+}
+
+/**
+ * Internal, shared by the stores: the entries as fresh JSON objects, read
+ * back from their stored texts ({@link entryTexts}: an object with a string
+ * `type`, on one line; in a JSONL file only an object line can never be
+ * mistaken for a cut-off longer one, `12` being a prefix of `123`).
+ *
+ * @example
+ * const copies = copyEntries(entries); // throws before anything is written
+ */
+export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
+  return entryTexts(entries).map((text) => entryFromText(text) as LogEntry);
+}
+
+/**
+ * Internal, shared by the stores that hold objects (memory, IndexedDB): their
+ * `readTextFrom`, the texts of what `readFrom` answers.
+ *
+ * @example
+ * readTextFrom(chatId, from) { return textsOf(this.readFrom(chatId, from)); }
+ */
+export async function textsOf(entries: Promise<LogEntry[] | null>): Promise<string[] | null> {
+  const read = await entries;
+  return read === null ? null : read.map((entry) => stringifyJson(entry));
 }

@@ -9,21 +9,16 @@
 // - the last line may lack its line end: if it is JSON it is an entry (a
 //   hand-written file), else it is a write cut off by a crash ("torn").
 import { JsonlLines } from "../../../wasm/oda_tasks.js";
+import { parseJson } from "../../core/entry-text.js";
+import { StoreError } from "../store.js";
 
 /** A line longer than this cannot become a JS string: it is unreadable, not an error. */
 const MAX_LINE_BYTES = 0x1fffffe8;
 
-/** `JSON.parse` as it was when the package loaded (an app may wrap it later). */
-const parseJson = JSON.parse;
-
 /** A line the core read as JSON that this process's `JSON.parse` refused: read again, never count it as unreadable. */
-function readFailed(index: number, e: unknown): Error {
-  const error = new Error(
-    `oda-tasks: entry ${index} is JSON to the core, but JSON.parse refused it (${e instanceof Error ? e.message : String(e)}); read the log again`,
-  ) as Error & { code: string };
-  error.name = "StoreError";
-  error.code = "store/read-failed";
-  return error;
+function readFailed(chatId: string, index: number, e: unknown): StoreError {
+  const why = e instanceof Error ? e.message : String(e);
+  return new StoreError("store/read-failed", `oda-tasks: entry ${index} is JSON to the core, but JSON.parse refused it (${why}); read the log again`, chatId);
 }
 
 /**
@@ -55,7 +50,13 @@ export class JsonlScanner {
    * Starts at `from.offset`, which must be 0 or just past a line end, where
    * `from.count` entries lie before it.
    */
-  constructor(from: { offset: number; count: number }, keepFrom: number, maxLineBytes = MAX_LINE_BYTES) {
+  /** `chatId`: the chat whose log this is, named by a `store/read-failed` refusal. */
+  constructor(
+    from: { offset: number; count: number },
+    keepFrom: number,
+    maxLineBytes = MAX_LINE_BYTES,
+    readonly chatId = "",
+  ) {
     this.count = from.count;
     this.checkpoint = { ...from };
     this.#keepFrom = keepFrom;
@@ -91,7 +92,7 @@ export class JsonlScanner {
       try {
         entry = parseJson(text);
       } catch (e) {
-        throw readFailed(index, e);
+        throw readFailed(this.chatId, index, e);
       }
       this.entries.push(entry);
       this.texts.push(text);

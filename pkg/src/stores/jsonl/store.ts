@@ -8,12 +8,13 @@ import { link, lstat, open, stat, unlink, type FileHandle } from "node:fs/promis
 import { dirname, join, resolve } from "node:path";
 import type { LogEntry } from "../../core/functions.js";
 import { entryTexts } from "../../core/entry-text.js";
+import { readOptions, wholeNumber } from "../../core/options.js";
 import { JsonlScanner } from "./scanner.js";
 import { LockStuckError, acquireLock, claimName, errorCode, keepFresh, sweep } from "./lock.js";
-import { missingChat } from "../memory.js";
 import {
   ConflictError,
   StoreError,
+  missingChat,
   checkChatId,
   checkFrom,
   checkMark,
@@ -74,8 +75,12 @@ export class JsonlStore implements Store {
 
   /** Creates `dir` (and its parents) when missing. */
   constructor(dir: string, options: JsonlStoreOptions = {}) {
-    this.#lockWait = option(options, "lockWait", DEFAULT_LOCK_WAIT);
-    this.#readChunk = option(options, "readChunkBytes", DEFAULT_READ_CHUNK);
+    const { lockWait = DEFAULT_LOCK_WAIT, readChunkBytes = DEFAULT_READ_CHUNK } = readOptions<JsonlStoreOptions>("JsonlStore", options, {
+      lockWait: wholeNumber(1),
+      readChunkBytes: wholeNumber(1),
+    });
+    this.#lockWait = lockWait;
+    this.#readChunk = readChunkBytes;
     this.dir = resolve(dir);
     const first = mkdirSync(this.dir, { recursive: true });
     // Make the new directories themselves durable, not only what goes in them.
@@ -150,7 +155,7 @@ export class JsonlStore implements Store {
       try {
         const start = mark === null ? undefined : await markedStart(opened, mark, chatId);
         if (start !== undefined && start.count > from) throw replaced(chatId); // a mark past `from` is not this reader's
-        const scan = await this.#scan(opened, file, from, start);
+        const scan = await this.#scan(chatId, opened, file, from, start);
         if (scan.count < from) throw truncated(chatId, from, scan.count);
         return { texts: scan.texts, mark: await markOf(opened, scan.checkpoint) };
       } finally {
@@ -180,7 +185,7 @@ export class JsonlStore implements Store {
         const opened = await openChat(chatId, file, "read");
         if (opened === null) return null;
         try {
-          const scan = await this.#scan(opened, file, keepFrom);
+          const scan = await this.#scan(chatId, opened, file, keepFrom);
           return { entries: scan.entries as LogEntry[], texts: scan.texts, count: scan.count, keepFrom, readers: mine.froms.length };
         } finally {
           await opened.fh.close();
@@ -211,7 +216,7 @@ export class JsonlStore implements Store {
       if (opened === null) throw missingChat(chatId);
       const { fh } = opened;
       try {
-        const scan = await this.#scan(opened, file, Infinity);
+        const scan = await this.#scan(chatId, opened, file, Infinity);
         const length = scan.count;
         if (expectedLength !== undefined && expectedLength !== length) {
           throw new ConflictError(chatId, expectedLength, length);
@@ -239,7 +244,7 @@ export class JsonlStore implements Store {
           remember(file, opened.st, { offset: end, count: length + texts.length }, probe);
           return length + texts.length;
         }
-        const recount = await this.#scan(opened, file, Infinity);
+        const recount = await this.#scan(chatId, opened, file, Infinity);
         return recount.count;
       } finally {
         await fh.close();
@@ -296,7 +301,7 @@ export class JsonlStore implements Store {
    * file (when it is still the same file and at least as long), else from
    * the start; keeps the entries from `keepFrom` on.
    */
-  async #scan(opened: Opened, file: string, keepFrom: number, marked?: { offset: number; count: number }): Promise<Scan> {
+  async #scan(chatId: string, opened: Opened, file: string, keepFrom: number, marked?: { offset: number; count: number }): Promise<Scan> {
     const { fh, st } = opened;
     let start = marked ?? { offset: 0, count: 0 };
     const known = marked === undefined ? latestBefore(file, keepFrom) : undefined;
@@ -311,7 +316,7 @@ export class JsonlStore implements Store {
     } else if (known !== undefined) {
       checkpoints.delete(file); // replaced, cut, or rewritten: none of its checkpoints holds
     }
-    const scanner = new JsonlScanner(start, keepFrom);
+    const scanner = new JsonlScanner(start, keepFrom, undefined, chatId);
     let end = start.offset;
     for (;;) {
       // A fresh buffer each time: the scanner keeps slices of a line that spans chunks.
@@ -324,7 +329,7 @@ export class JsonlStore implements Store {
     scanner.end();
     const at = scanner.checkpoint;
     remember(file, st, at, await probeBefore(fh, at.offset), start.offset);
-    return { entries: scanner.entries, texts: scannedTexts(scanner), count: scanner.count, openLine: scanner.openLine, end, checkpoint: at };
+    return { entries: scanner.entries, texts: scanner.texts, count: scanner.count, openLine: scanner.openLine, end, checkpoint: at };
   }
 
   /**
@@ -556,14 +561,6 @@ async function headHash(fh: FileHandle, offset: number): Promise<string> {
   return createHash("sha256").update(head.subarray(0, bytesRead)).digest("hex").slice(0, 16);
 }
 
-/** The scanner's texts (the core's reader keeps them), or the entries' JSON until it does. */
-function scannedTexts(scanner: JsonlScanner): string[] {
-  const texts = (scanner as { texts?: unknown }).texts;
-  if (Array.isArray(texts)) return texts as string[];
-  return scanner.entries.map((entry) => stringifyEntry(entry));
-}
-
-const stringifyEntry = JSON.stringify as (value: unknown) => string;
 
 // ---------------------------------------------------------------------------
 // Reads waiting for a chat's lock in this process (the queue itself is
@@ -608,18 +605,6 @@ const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
 /** Windows cannot open a directory; some file systems refuse to fsync one. */
 const DIR_SYNC_UNSUPPORTED = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP"]);
 
-function option(options: JsonlStoreOptions, name: keyof JsonlStoreOptions, fallback: number): number {
-  if (typeof options !== "object" || options === null) throw new TypeError("oda-tasks: JsonlStore options must be an object");
-  for (const key of Object.keys(options)) {
-    if (key !== "lockWait" && key !== "readChunkBytes") throw new TypeError(`oda-tasks: unknown JsonlStore option "${key}"`);
-  }
-  const value = Object.hasOwn(options, name) ? options[name] : undefined; // never Object.prototype's
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`oda-tasks: JsonlStore option ${name} must be a whole number >= 1 (got ${String(value)})`);
-  }
-  return value;
-}
 
 async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
   for (let done = 0; done < data.length; ) {

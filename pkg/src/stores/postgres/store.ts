@@ -5,8 +5,8 @@ import { readFile, readdir } from "node:fs/promises";
 import { backoffDelay, sleep, type Backoff } from "../backoff.js";
 import type { LogEntry } from "../../core/functions.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
-import { missingChat } from "../memory.js";
-import { ConflictError, StoreError, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import { readOptions, wholeNumber } from "../../core/options.js";
+import { ConflictError, StoreError, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
 
 /**
  * The table names (in the first schema of the connection's `search_path`).
@@ -73,7 +73,6 @@ export interface PostgresStoreOptions {
   statementTimeout?: number;
 }
 
-const POSTGRES_OPTIONS = ["attempts", "lockTimeout", "statementTimeout"] as const;
 const DEFAULTS = { attempts: 6, lockTimeout: 5_000, statementTimeout: 30_000 };
 
 const { chats: CHATS, entries: ENTRIES, migrations: MIGRATIONS } = POSTGRES_TABLES;
@@ -166,20 +165,18 @@ export class PostgresStore implements Store {
    * (the store makes a pool with pg's defaults and {@link end} ends it).
    */
   constructor(pool: PgPool | string, options: PostgresStoreOptions = {}) {
-    if (options === null || typeof options !== "object") throw new TypeError("oda-tasks: PostgresStore options must be an object");
-    const unknown = Object.keys(options).find((key) => !(POSTGRES_OPTIONS as readonly string[]).includes(key));
-    if (unknown !== undefined) throw new TypeError(`oda-tasks: unknown PostgresStore option "${unknown}"`);
-    const option = (name: (typeof POSTGRES_OPTIONS)[number]): number => {
-      const value = Object.hasOwn(options, name) ? options[name] : undefined; // never Object.prototype's
-      if (value === undefined) return DEFAULTS[name];
-      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-        throw new TypeError(`oda-tasks: PostgresStore ${name} must be a whole number >= 1 (got ${String(value)})`);
-      }
-      return value;
-    };
-    this.#attempts = option("attempts");
-    this.#lockTimeout = option("lockTimeout");
-    this.#statementTimeout = option("statementTimeout");
+    const {
+      attempts = DEFAULTS.attempts,
+      lockTimeout = DEFAULTS.lockTimeout,
+      statementTimeout = DEFAULTS.statementTimeout,
+    } = readOptions<PostgresStoreOptions>("PostgresStore", options, {
+      attempts: wholeNumber(1),
+      lockTimeout: wholeNumber(1),
+      statementTimeout: wholeNumber(1),
+    });
+    this.#attempts = attempts;
+    this.#lockTimeout = lockTimeout;
+    this.#statementTimeout = statementTimeout;
     if (typeof pool === "string") {
       this.#owned = true;
       this.#pool = poolFor(pool);
