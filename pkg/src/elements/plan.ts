@@ -4,6 +4,7 @@ import type { TodoPlan } from "../core/types.js";
 import { AnswerElement, h, headingLevel, icon } from "./dom.js";
 import { todoItem } from "./todo-card.js";
 import { STATUS } from "./words.js";
+import { accepted, todoPlanProblem } from "./shapes.js";
 
 /**
  * The plan: running while its turn runs, the finished checklist after the
@@ -27,7 +28,7 @@ export class OdaPlanElement extends AnswerElement {
     return this.#plan;
   }
   set plan(value: TodoPlan | null) {
-    this.#plan = value ?? null;
+    this.#plan = accepted<TodoPlan>("oda-plan", "plan", "a plan of view().plan", value, todoPlanProblem);
     this.redraw();
   }
 

@@ -4,6 +4,7 @@ import type { ListedSuggestion, SuggestionList } from "../chat/service.js";
 import type { Suggestion } from "../core/types.js";
 import { AnswerElement, h, headingLevel, icon, keepFocus } from "./dom.js";
 import { OUTCOME } from "./words.js";
+import { accepted, suggestionListProblem } from "./shapes.js";
 
 /**
  * What Start, Draft, Dismiss and Restore dispatch: the suggestion's id.
@@ -63,7 +64,7 @@ export class OdaSuggestionsElement extends AnswerElement {
     return this.#list;
   }
   set list(value: SuggestionList | null) {
-    this.#list = value ?? null;
+    this.#list = accepted<SuggestionList>("oda-suggestions", "list", "a list of service.list() ({ open, settled })", value, suggestionListProblem);
     keepFocus(this.root, () => this.redraw(), (key) => this.#nextFocus(key));
   }
 
