@@ -2,7 +2,7 @@
 // IndexedDB, and later PostgreSQL). The core decides what to write; a store
 // only has to make three operations atomic.
 import type { LogEntry } from "../core/types.js";
-import { entryFromText, entryTexts, parseJson, stringifyJson } from "../core/entry-text.js";
+import { entryFromText, entryTexts, faithfulJson, parseJson, stringifyJson } from "../core/entry-text.js";
 
 /**
  * Where chats' logs live. Entries are JSON data: a store keeps a copy, so
@@ -293,5 +293,5 @@ export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
  */
 export async function textsOf(entries: Promise<LogEntry[] | null>): Promise<string[] | null> {
   const read = await entries;
-  return read === null ? null : read.map((entry) => stringifyJson(entry));
+  return read === null ? null : read.map((entry) => faithfulJson(entry) ?? "null");
 }
