@@ -318,7 +318,7 @@ test("PostgresStore: misuse of the constructor and of append is refused clearly"
     assert.throws(() => new PostgresStore(bad), { name: "TypeError", message: "oda-tasks: PostgresStore needs a pg.Pool or a connection string" });
   }
   for (const attempts of [0, 1.5, -1, "3"]) {
-    assert.throws(() => new PostgresStore(server.pool(), { attempts }), /^TypeError: oda-tasks: PostgresStore attempts must be/);
+    assert.throws(() => new PostgresStore(server.pool(), { attempts }), /^TypeError: oda-tasks: invalid arguments of PostgresStore: `attempts` must be a whole number >= 1 \(got /);
   }
   const db = await fresh();
   try {

@@ -3,7 +3,7 @@
 // re-reads or re-sends the whole log. The pure functions (core.ts) are thin
 // wrappers over it.
 import { ChatStateCore } from "../../wasm/oda_tasks.js";
-import { assertReady } from "../entrypoints/load.js";
+import { assertReady } from "./ready.js";
 import { entryLines, hostParams, inputLimit, logArray, modelInput, recordArgument } from "./convert.js";
 import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
 import type {

@@ -4,14 +4,13 @@
 import * as glue from "../../wasm/oda_tasks.js";
 import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } from "./chat-state.js";
 import { hostParams, logArray } from "./convert.js";
-import { assertReady } from "../entrypoints/load.js";
+import { assertReady } from "./ready.js";
 import type {
   GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
   SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
 } from "./types.js";
 
 export type * from "./types.js";
-export { NOT_INITIALISED, init, initSync, type WasmBytes, type WasmSource } from "../entrypoints/load.js";
 export { ChatState, RAW_TEXT, type ChatStateOptions } from "./chat-state.js";
 export { DEFAULT_MAX_INPUT_LENGTH } from "./convert.js";
 

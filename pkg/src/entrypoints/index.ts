@@ -1,6 +1,7 @@
 // The package's entry for browsers and bundlers: `await init()` once, then
 // use the core. Node gets `index.node.ts`, which initialises on import.
 export * from "../core/functions.js";
+export { NOT_INITIALISED, init, initSync, type WasmBytes, type WasmSource } from "./load.js";
 export { todoWriteTool, suggestTaskTool } from "../gen/tools.js";
 export {
   ConflictError,

@@ -1,18 +1,10 @@
 // Loading the WebAssembly core: `init()` for browsers and bundlers, `initSync`
-// for Node's entry. Every core export checks `isReady()` first, so a call
-// before loading says what to do instead of failing inside the glue.
+// for Node's entry; whether it is loaded is core/ready.ts.
 import * as glue from "../../wasm/oda_tasks.js";
 import { CORE_EXPORTS, CORE_IMPORTS, CORE_VERSION } from "../gen/wasm-interface.js";
+import { EDGE_FIX, isReady, markReady, onWorkerd } from "../core/ready.js";
 
-/**
- * The message thrown when the core is called in a browser before `await init()`.
- *
- * @example
- * try { todoWrite(log, input); } catch (e) { if (e instanceof Error && e.message.startsWith(NOT_INITIALISED)) await init(); }
- */
-export const NOT_INITIALISED =
-  "oda-tasks: the WebAssembly core is not initialised; call `await init()` once before using it " +
-  '(Node, Deno, Bun, "oda-tasks/inline" and the `workerd` condition initialise it on import)';
+export { NOT_INITIALISED, isReady, loadFailed } from "../core/ready.js";
 
 /**
  * Where {@link init} loads the core from: a URL (string or `URL`), a `Request`
@@ -32,10 +24,7 @@ export type WasmSource = glue.InitInput;
  */
 export type WasmBytes = glue.SyncInitInput;
 
-let ready = false;
 let loading: Promise<void> | undefined;
-/** Why the core is not loaded when the entry tried and failed (Node, bundled without the `.wasm`). */
-let failure: string | undefined;
 /** Set when the glue took a module and then failed to start it: it keeps that module, so no retry can work. */
 let wedged: string | undefined;
 
@@ -52,12 +41,9 @@ let wedged: string | undefined;
  * await init();
  */
 export async function init(source?: WasmSource | Promise<WasmSource>): Promise<void> {
-  if (ready) return;
+  if (isReady()) return;
   loading ??= load(source).then(
-    () => {
-      ready = true;
-      failure = undefined;
-    },
+    () => markReady(),
     (e: unknown) => {
       loading = undefined;
       throw e;
@@ -188,16 +174,6 @@ function startFailed(name: string, cause: unknown): Error {
   return new Error(wedged, { cause });
 }
 
-/** Cloudflare Workers compile no WebAssembly from bytes: only a `.wasm` imported as a module loads there. */
-const EDGE_FIX =
-  'On Cloudflare Workers import "oda-tasks" with the `workerd` condition, which loads the core on import ' +
-  "(wrangler does; esbuild: --conditions=workerd --loader:.wasm=copy), or pass init() the .wasm imported as a module";
-
-/** Whether this is Cloudflare's workerd, which says so in `navigator.userAgent`. */
-function onWorkerd(): boolean {
-  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === "Cloudflare-Workers";
-}
-
 /** An `oda-tasks:` error for a failed load that names the fix for this runtime. */
 function loadError(what: string, cause: unknown, fix?: string): Error {
   const message = cause instanceof Error ? cause.message : String(cause);
@@ -237,7 +213,7 @@ export function initSync(bytes: WasmBytes): void {
  * (`from`: a file path, "the inlined bytes"), which its errors then name.
  */
 export function loadBytes(bytes: WasmBytes, from: string | undefined): void {
-  if (ready) return;
+  if (isReady()) return;
   if (wedged !== undefined) throw new Error(wedged);
   let module: WebAssembly.Module;
   if (bytes instanceof WebAssembly.Module) module = bytes;
@@ -260,21 +236,5 @@ export function loadBytes(bytes: WasmBytes, from: string | undefined): void {
   } catch (e) {
     throw startFailed(name, e);
   }
-  ready = true;
-  failure = undefined;
-}
-
-/** Whether the core is loaded. */
-export function isReady(): boolean {
-  return ready;
-}
-
-/** Records why an entry could not load the core, for the error a later call throws. */
-export function loadFailed(reason: string): void {
-  if (!ready) failure = reason;
-}
-
-/** Throws the not-initialised error (or why loading failed) unless the core is loaded. */
-export function assertReady(): void {
-  if (!ready) throw new Error(failure ?? (onWorkerd() ? `${NOT_INITIALISED}. ${EDGE_FIX}` : NOT_INITIALISED));
+  markReady();
 }

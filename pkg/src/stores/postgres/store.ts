@@ -1,54 +1,19 @@
 // The PostgreSQL store: chats shared by several app servers. Exported as
 // `oda-tasks/postgres`; `pg` is an optional peer dependency, loaded only when
-// the store is given a connection string instead of a pool.
-import { readFile, readdir } from "node:fs/promises";
-import { backoffDelay, sleep, type Backoff } from "../backoff.js";
-import type { LogEntry } from "../../core/functions.js";
+// the store is given a connection string instead of a pool. Beside it: the
+// SQL (sql.ts), the sorting of failures (errors.ts) and pooled clients with
+// the one retry loop (client.ts).
+import type { LogEntry } from "../../core/types.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
 import { readOptions, wholeNumber } from "../../core/options.js";
 import { ConflictError, StoreError, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import { backoffDelay, sleep } from "../backoff.js";
+import { RETRY_BACKOFF, currentLength, giveBack, lease, retrying, rollback, type PgPool, type PgPoolClient, type Try } from "./client.js";
+import { LOCK_TIMEOUT, STATEMENT_TIMEOUT, asError, databaseError, isFatal, isServerError, retryable, withCause } from "./errors.js";
+import { APPEND, CREATE, MIGRATIONS, MIGRATION_LOCK, READ, migrationFiles } from "./sql.js";
 
-/**
- * The table names (in the first schema of the connection's `search_path`).
- *
- * @example
- * await pool.query(`SELECT count(*) FROM ${POSTGRES_TABLES.chats}`);
- */
-export const POSTGRES_TABLES = {
-  chats: "oda_tasks_chats",
-  entries: "oda_tasks_entries",
-  migrations: "oda_tasks_schema_migrations",
-} as const;
-
-/**
- * What the store needs of a pooled `pg` client (a `pg.PoolClient` is one).
- *
- * @example
- * const client: PgPoolClient = await new pg.Pool().connect();
- */
-export interface PgPoolClient {
-  /** Runs one statement, as text or as a named statement with its values, and resolves to its rows. */
-  query(text: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]): Promise<{ rows: unknown[] }>;
-  /** Back to the pool; with an error, the connection is closed instead. */
-  release(error?: Error | boolean): void;
-  /** pg emits a lost connection here too, beside failing the query: the store listens while it holds the client. */
-  on?(event: "error", listener: (error: Error) => void): unknown;
-  /** Stops the store's listener when it hands a healthy client back. */
-  removeListener?(event: "error", listener: (error: Error) => void): unknown;
-}
-
-/**
- * What the store needs of a `pg.Pool` (a `pg.Pool` is one).
- *
- * @example
- * const pool: PgPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- */
-export interface PgPool {
-  /** Lends a client; the store hands it back with `release`. */
-  connect(): Promise<PgPoolClient>;
-  /** Closes the pool: {@link PostgresStore.end} calls it only on a pool the store made itself. */
-  end(): Promise<void>;
-}
+export type { PgPool, PgPoolClient } from "./client.js";
+export { POSTGRES_TABLES } from "./sql.js";
 
 /**
  * Options of {@link PostgresStore}.
@@ -74,67 +39,6 @@ export interface PostgresStoreOptions {
 }
 
 const DEFAULTS = { attempts: 6, lockTimeout: 5_000, statementTimeout: 30_000 };
-
-const { chats: CHATS, entries: ENTRIES, migrations: MIGRATIONS } = POSTGRES_TABLES;
-
-/** Key of the advisory lock that makes concurrent `migrate()` calls take turns. */
-const MIGRATION_LOCK = 7_102_300_451_001; // "oda-tasks migrations"; any constant works, it just must not change
-
-// Concurrency. The chat's row in oda_tasks_chats holds its length. An append
-// is `UPDATE ... SET length = length + n WHERE chat_id = $1 AND length =
-// $expected RETURNING length`: the UPDATE row-locks the chat, and under READ
-// COMMITTED a second appender waits for that lock, then re-checks its WHERE
-// against the row the first one committed (PostgreSQL's re-check of updated
-// rows), finds the length changed and updates nothing: one winner, the other
-// a ConflictError. The winner writes entries at seq old .. new-1 in the same
-// statement, so seqs have no gap and no duplicate; the (chat_id, seq) primary
-// key would refuse a duplicate even if that reasoning were wrong.
-const APPEND = `
-WITH bumped AS (
-  UPDATE ${CHATS} SET length = length + $3
-  WHERE chat_id = $1 AND ($4::bigint IS NULL OR length = $4::bigint)
-  RETURNING length
-), written AS (
-  INSERT INTO ${ENTRIES} (chat_id, seq, entry)
-  SELECT $1, bumped.length - $3 + t.i - 1, t.e::json
-  FROM bumped, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
-)
-SELECT length::text AS length, pg_current_xact_id()::text AS xid FROM bumped`;
-
-// Create-if-absent: ON CONFLICT DO NOTHING waits for a concurrent creator of
-// the same id to finish and then does nothing, so exactly one creator wins.
-const CREATE = `
-WITH made AS (
-  INSERT INTO ${CHATS} (chat_id, length) VALUES ($1, $3)
-  ON CONFLICT (chat_id) DO NOTHING
-  RETURNING chat_id
-), written AS (
-  INSERT INTO ${ENTRIES} (chat_id, seq, entry)
-  SELECT made.chat_id, t.i - 1, t.e::json
-  FROM made, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
-)
-SELECT count(*)::int AS created, pg_current_xact_id()::text AS xid FROM made`;
-
-const LENGTH = `SELECT length::text AS length FROM ${CHATS} WHERE chat_id = $1`;
-
-// One statement, so one snapshot: the length and the entries agree. `epoch`
-// is the id of the transaction that wrote the chat's first entry (entries are
-// never updated): a chat deleted and written again (a restore) has another.
-const READ = `
-SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry,
-  (SELECT f.xmin::text FROM ${ENTRIES} f WHERE f.chat_id = $1 AND f.seq = 0) AS epoch
-FROM ${CHATS} c LEFT JOIN ${ENTRIES} e ON e.chat_id = c.chat_id AND e.seq >= $2
-WHERE c.chat_id = $1
-ORDER BY e.seq`;
-
-/** SQLSTATEs after which the transaction rolled back and trying again is safe. */
-const RETRYABLE = new Set(["40001", "40P01", "53300", "57P01", "57P02", "57P03"]);
-/** lock_not_available: lock_timeout passed waiting for a row another session holds. */
-const LOCK_TIMEOUT = "55P03";
-/** query_canceled: statement_timeout passed (or an operator cancelled the statement). */
-const STATEMENT_TIMEOUT = "57014";
-/** SQLSTATEs of a schema that is not there: the tables were never migrated. */
-const NOT_MIGRATED = new Set(["42P01", "3F000", "42703"]);
 
 /**
  * A {@link Store} in PostgreSQL, for chats shared by several app servers.
@@ -230,17 +134,13 @@ export class PostgresStore implements Store {
     });
   }
 
-  async read(chatId: string): Promise<LogEntry[] | null> {
-    checkChatId(chatId);
-    const read = await this.#read(chatId, 0);
-    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
+  read(chatId: string): Promise<LogEntry[] | null> {
+    return this.readFrom(chatId, 0);
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
-    checkChatId(chatId);
-    checkFrom(from);
-    const read = await this.#read(chatId, from);
-    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
+    const texts = await this.readTextFrom(chatId, from);
+    return texts === null ? null : texts.map((text) => entryFromText(text) as LogEntry);
   }
 
   /**
@@ -356,17 +256,7 @@ export class PostgresStore implements Store {
    */
   async #writing<T>(chatId: string, work: (client: PgPoolClient) => Promise<{ value: T; xid: string | null }>): Promise<T> {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
-    let last: unknown;
-    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
-      if (attempt > 1) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 2));
-      let client: PgPoolClient;
-      try {
-        client = await lease(pool);
-      } catch (e) {
-        last = e;
-        if (!retryable(e)) throw this.#refusal(chatId, e);
-        continue;
-      }
+    return retrying<T>(pool, this.#attempts, chatId, (e) => this.#refusal(chatId, e), async (client): Promise<Try<T>> => {
       let done: { value: T; xid: string | null };
       try {
         await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${this.#limits()}`);
@@ -374,28 +264,25 @@ export class PostgresStore implements Store {
       } catch (e) {
         // Not committed: roll back (or drop the connection), then refuse or try again.
         await rollback(client, e);
-        if (e instanceof StoreError) throw e;
-        last = e;
-        if (!retryable(e)) throw this.#refusal(chatId, e);
-        continue;
+        if (e instanceof StoreError || !retryable(e)) throw e instanceof StoreError ? e : this.#refusal(chatId, e);
+        return { again: e };
       }
       if (done.xid === null) {
         // Nothing written (create found the chat): no commit to lose.
         await rollback(client);
-        return done.value;
+        return { done: done.value };
       }
       try {
         await client.query("COMMIT");
         giveBack(client);
-        return done.value;
+        return { done: done.value };
       } catch (e) {
         giveBack(client, asError(e));
-        last = e;
         const status = await this.#outcome(pool, done.xid);
-        if (status === "committed") return done.value;
+        if (status === "committed") return { done: done.value };
         if (status === "aborted") {
           if (isServerError(e) && !retryable(e)) throw this.#refusal(chatId, e);
-          continue;
+          return { again: e };
         }
         throw withCause(
           new StoreError(
@@ -406,8 +293,7 @@ export class PostgresStore implements Store {
           e,
         );
       }
-    }
-    throw unavailable(chatId, last, this.#attempts);
+    });
   }
 
   /** A store/* refusal for a bound that passed, or the database's own refusal. */
@@ -483,88 +369,22 @@ export class PostgresStore implements Store {
   /** Runs `work` (reads, or a transaction safe to repeat) with a pooled client, trying again after a retryable failure. */
   async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
-    let last: unknown;
-    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
-      if (attempt > 1) await sleep(backoffDelay(RETRY_BACKOFF, attempt - 2));
-      let client: PgPoolClient;
-      try {
-        client = await lease(pool);
-      } catch (e) {
-        last = e;
-        if (!retryable(e)) throw this.#refusal(chatId, e, what);
-        continue;
-      }
+    return retrying<T>(pool, this.#attempts, chatId, (e) => this.#refusal(chatId, e, what), async (client): Promise<Try<T>> => {
       try {
         const value = await work(client);
         giveBack(client);
-        return value;
+        return { done: value };
       } catch (e) {
         if (e instanceof StoreError) {
           giveBack(client);
           throw e;
         }
         giveBack(client, isServerError(e) && !isFatal(e) ? undefined : asError(e));
-        last = e;
         if (!retryable(e)) throw this.#refusal(chatId, e, what);
+        return { again: e };
       }
-    }
-    throw unavailable(chatId, last, this.#attempts);
+    });
   }
-}
-
-/**
- * A client from the pool. While the store holds it, a connection lost under
- * it is also emitted as an "error" event (pg does both): heard here, or it
- * would crash the process; the failing query reports it.
- */
-async function lease(pool: PgPool): Promise<PgPoolClient> {
-  const client = await pool.connect();
-  client.on?.("error", ignore);
-  return client;
-}
-
-/** Hands a leased client back; with an error the pool closes it (and the listener stays for its last events). */
-function giveBack(client: PgPoolClient, error?: Error): void {
-  if (error === undefined) client.removeListener?.("error", ignore);
-  client.release(error);
-}
-
-function ignore(): void {}
-
-/** The chat's length, or `null` when it does not exist. */
-async function currentLength(client: PgPoolClient, chatId: string): Promise<number | null> {
-  const { rows } = await client.query({ name: "oda-tasks-length", text: LENGTH, values: [chatId] });
-  const row = rows[0] as { length: string } | undefined;
-  return row === undefined ? null : Number(row.length);
-}
-
-/** Ends an open transaction and hands the client back, or closes it when the connection is unusable. */
-async function rollback(client: PgPoolClient, cause?: unknown): Promise<void> {
-  if (cause !== undefined && !(cause instanceof StoreError) && !(isServerError(cause) && !isFatal(cause))) {
-    giveBack(client, asError(cause));
-    return;
-  }
-  try {
-    await client.query("ROLLBACK");
-    giveBack(client);
-  } catch (e) {
-    giveBack(client, asError(e));
-  }
-}
-
-interface MigrationFile {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-/** The package's SQL files (`sql/NNN_name.sql`), oldest first. */
-async function migrationFiles(): Promise<MigrationFile[]> {
-  const dir = new URL("../../../sql/", import.meta.url);
-  const names = (await readdir(dir)).filter((n) => /^\d{3}_[a-z0-9_]+\.sql$/.test(n)).sort();
-  return Promise.all(
-    names.map(async (name) => ({ version: Number(name.slice(0, 3)), name, sql: await readFile(new URL(name, dir), "utf8") })),
-  );
 }
 
 /** A pool of pg's own for a connection string; its idle connections' errors (a server restart) are expected. */
@@ -583,78 +403,3 @@ async function poolFor(connectionString: string): Promise<PgPool> {
   pool.on("error", () => undefined);
   return pool;
 }
-
-/** An error the server sent (it has a SQLSTATE), as opposed to a lost or refused connection. */
-function isServerError(e: unknown): e is Error & { code: string; severity?: string } {
-  const code = (e as { code?: unknown } | null)?.code;
-  return (
-    e instanceof Error &&
-    typeof code === "string" &&
-    /^[0-9A-Z]{5}$/.test(code) &&
-    typeof (e as { severity?: unknown }).severity === "string"
-  );
-}
-
-/** A server error after which the server closes the connection. */
-function isFatal(e: unknown): boolean {
-  const severity = (e as { severity?: unknown }).severity;
-  const code = (e as { code?: unknown }).code;
-  return severity === "FATAL" || severity === "PANIC" || (typeof code === "string" && code.startsWith("08"));
-}
-
-/** A mistake in code (ours or a pool's), not a database's or a network's failure: passed on as it is. */
-function isBug(e: unknown): boolean {
-  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
-}
-
-/** Whether the failure left nothing done and may pass: a lost connection, a serialization failure, a deadlock, a restart. */
-function retryable(e: unknown): boolean {
-  if (!isServerError(e)) return e instanceof Error && !isBug(e); // the connection failed or broke
-  return RETRYABLE.has(e.code) || e.code.startsWith("08");
-}
-
-/** The StoreError for a failure that will not pass by trying again (a bug is passed on unchanged). */
-function databaseError(chatId: string, e: unknown, what = "write"): Error {
-  if (isBug(e)) return e as Error;
-  if (isServerError(e) && e.code === "23505" && chatId !== "") {
-    return withCause(
-      new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${e.message})`, chatId),
-      e,
-    );
-  }
-  if (isServerError(e) && NOT_MIGRATED.has(e.code)) {
-    return withCause(
-      new StoreError("store/not-migrated", `the oda-tasks tables are missing or old: run await store.migrate() (${e.message})`, chatId),
-      e,
-    );
-  }
-  const code = isServerError(e) ? ` (SQLSTATE ${e.code})` : "";
-  const target = chatId === "" ? "" : ` for chat "${chatId}"`;
-  return withCause(
-    new StoreError("store/database", `the database refused the ${what}${target}: ${asError(e).message}${code}`, chatId),
-    e,
-  );
-}
-
-function unavailable(chatId: string, e: unknown, attempts: number): StoreError {
-  return withCause(
-    new StoreError(
-      "store/unavailable",
-      `the database is unavailable${chatId === "" ? "" : ` for chat "${chatId}"`} after ${attempts} attempt${attempts === 1 ? "" : "s"}; nothing was written (${asError(e).message})`,
-      chatId,
-    ),
-    e,
-  );
-}
-
-function withCause<E extends Error>(error: E, cause: unknown): E {
-  error.cause = cause;
-  return error;
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}
-
-/** Retries: 25 ms, doubling, at most 1 s. */
-const RETRY_BACKOFF: Backoff = { first: 25, factor: 2, max: 1000, jitter: false };

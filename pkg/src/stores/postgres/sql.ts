@@ -1,0 +1,81 @@
+// The store's SQL: its tables, the statements of each operation, and the migration files.
+import { readFile, readdir } from "node:fs/promises";
+
+/**
+ * The table names (in the first schema of the connection's `search_path`).
+ *
+ * @example
+ * await pool.query(`SELECT count(*) FROM ${POSTGRES_TABLES.chats}`);
+ */
+export const POSTGRES_TABLES = {
+  chats: "oda_tasks_chats",
+  entries: "oda_tasks_entries",
+  migrations: "oda_tasks_schema_migrations",
+} as const;
+
+export const { chats: CHATS, entries: ENTRIES, migrations: MIGRATIONS } = POSTGRES_TABLES;
+
+/** Key of the advisory lock that makes concurrent `migrate()` calls take turns. */
+export const MIGRATION_LOCK = 7_102_300_451_001; // "oda-tasks migrations"; any constant works, it just must not change
+
+// Concurrency. The chat's row in oda_tasks_chats holds its length. An append
+// is `UPDATE ... SET length = length + n WHERE chat_id = $1 AND length =
+// $expected RETURNING length`: the UPDATE row-locks the chat, and under READ
+// COMMITTED a second appender waits for that lock, then re-checks its WHERE
+// against the row the first one committed (PostgreSQL's re-check of updated
+// rows), finds the length changed and updates nothing: one winner, the other
+// a ConflictError. The winner writes entries at seq old .. new-1 in the same
+// statement, so seqs have no gap and no duplicate; the (chat_id, seq) primary
+// key would refuse a duplicate even if that reasoning were wrong.
+export const APPEND = `
+WITH bumped AS (
+  UPDATE ${CHATS} SET length = length + $3
+  WHERE chat_id = $1 AND ($4::bigint IS NULL OR length = $4::bigint)
+  RETURNING length
+), written AS (
+  INSERT INTO ${ENTRIES} (chat_id, seq, entry)
+  SELECT $1, bumped.length - $3 + t.i - 1, t.e::json
+  FROM bumped, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
+)
+SELECT length::text AS length, pg_current_xact_id()::text AS xid FROM bumped`;
+
+// Create-if-absent: ON CONFLICT DO NOTHING waits for a concurrent creator of
+// the same id to finish and then does nothing, so exactly one creator wins.
+export const CREATE = `
+WITH made AS (
+  INSERT INTO ${CHATS} (chat_id, length) VALUES ($1, $3)
+  ON CONFLICT (chat_id) DO NOTHING
+  RETURNING chat_id
+), written AS (
+  INSERT INTO ${ENTRIES} (chat_id, seq, entry)
+  SELECT made.chat_id, t.i - 1, t.e::json
+  FROM made, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
+)
+SELECT count(*)::int AS created, pg_current_xact_id()::text AS xid FROM made`;
+
+export const LENGTH = `SELECT length::text AS length FROM ${CHATS} WHERE chat_id = $1`;
+
+// One statement, so one snapshot: the length and the entries agree. `epoch`
+// is the id of the transaction that wrote the chat's first entry (entries are
+// never updated): a chat deleted and written again (a restore) has another.
+export const READ = `
+SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry,
+  (SELECT f.xmin::text FROM ${ENTRIES} f WHERE f.chat_id = $1 AND f.seq = 0) AS epoch
+FROM ${CHATS} c LEFT JOIN ${ENTRIES} e ON e.chat_id = c.chat_id AND e.seq >= $2
+WHERE c.chat_id = $1
+ORDER BY e.seq`;
+
+export interface MigrationFile {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The package's SQL files (`sql/NNN_name.sql`), oldest first. */
+export async function migrationFiles(): Promise<MigrationFile[]> {
+  const dir = new URL("../../../sql/", import.meta.url);
+  const names = (await readdir(dir)).filter((n) => /^\d{3}_[a-z0-9_]+\.sql$/.test(n)).sort();
+  return Promise.all(
+    names.map(async (name) => ({ version: Number(name.slice(0, 3)), name, sql: await readFile(new URL(name, dir), "utf8") })),
+  );
+}
