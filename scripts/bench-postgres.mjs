@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { runTool } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { PostgresStore } from "oda-tasks/postgres";
-import { startServer } from "../tests/node/helpers/postgres.mjs";
+import { startServer } from "../tests/node/support/postgres.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CHATS = [1, 8, 32];

@@ -2,7 +2,7 @@
 // calls, next to V8's JSON.parse and a plain-JavaScript replay of the same
 // rules. Prints a table for people, then, as its last line, one JSON object
 // for tools. Medians over repeated runs and ratios; it asserts no timing.
-// Usage: npm run bench [-- --quick] [-- --only=replay,calls,memory,collisions]   (--quick: fewer repeats, no 1M log)
+// Usage: npm run bench [-- --quick] [-- --only=replay,channels,calls,memory,collisions]   (--quick: fewer repeats, no 1M log)
 // Timing by tinybench (each task's median over its iterations, after a warm-up).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -16,6 +16,8 @@ import { JsonlStore } from "oda-tasks/node";
 import { chatEntries, chatJsonl, writeChatJsonl } from "./bench/generate.mjs";
 import { forEachEntry, referenceFirstScreenJsonl, referenceReplayJsonl } from "./bench/reference.mjs";
 import { wasmSizeProfile } from "./bench/wasm-size.mjs";
+import { ChatStateCore } from "../pkg/wasm/oda_tasks.js";
+import { realmIntact } from "../pkg/dist/core/realm-guard.js";
 
 const quick = process.argv.includes("--quick");
 // `--only=replay,calls,memory`: run only those parts (sizes are always printed).
@@ -34,6 +36,7 @@ try {
     logs[name] = chatJsonl(count, { seed: count });
   }
   if (part("replay")) replays(logs);
+  if (part("channels")) channels(logs["10k"]);
   if (part("calls")) await calls();
   if (part("memory")) await memory(logs);
   if (part("collisions")) collisions();
@@ -185,6 +188,44 @@ function replays(logs) {
       out.open_ms_100k = round(openMs, 2);
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+
+/**
+ * Each answer's two channels on the 10k chat, through the glue: JSON text +
+ * JSON.parse, and a value built by serde-wasm-bindgen (what ChatState takes
+ * while the realm guard holds); then the guard's own cost per call.
+ */
+function channels(bytes) {
+  progress("the answers' channels on the 10k log");
+  const core = new ChatStateCore(true);
+  core.ingestJsonl(bytes);
+  core.endJsonl();
+  const parse = JSON.parse;
+  const kinds = [
+    ["view", "view({ cards: 50 })", () => parse(core.view(50)), () => core.viewValue(50)],
+    ["cards", "cards(0, 1000)", () => parse(core.cards(0, 1000)), () => core.cardsValue(0, 1000)],
+    ["replay_todos", "replayTodos()", () => parse(core.replayTodos()), () => core.replayTodosValue()],
+    ["replay_suggestions", "replaySuggestions()", () => parse(core.replaySuggestions()), () => core.replaySuggestionsValue()],
+    ["list_state", "listState()", () => parse(core.listState()), () => core.listStateValue()],
+  ];
+  const runs = quick ? 9 : 31;
+  for (const [key, what, text, value] of kinds) {
+    if (JSON.stringify(text()) !== JSON.stringify(value())) throw new Error(`bench: the channels of ${what} answer differently`);
+    const [textMs, valueMs] = medians(runs, [text, value]);
+    rows.push(["channel 10k", what, `text ${fmtUs(textMs * 1000)}`, `value ${fmtUs(valueMs * 1000)}`, `value ${(textMs / valueMs).toFixed(2)}× text`]);
+    out[`channel_value_vs_text_${key}`] = round(textMs / valueMs, 3);
+  }
+  core.free();
+  const n = 200_000;
+  const [guardMs] = medians(quick ? 5 : 11, [() => {
+    let intact = 0;
+    for (let i = 0; i < n; i++) intact += realmIntact() ? 1 : 0;
+    if (intact !== n) throw new Error("bench: the realm guard does not hold in the bench's own realm");
+  }]);
+  out.realm_guard_ns_per_call = round((guardMs * 1e6) / n, 0);
+  rows.push(["channel 10k", "the realm guard, per call", `${out.realm_guard_ns_per_call} ns`, "", `${n} calls`]);
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,8 @@ run("node", [
   "node_modules/binaryen/bin/wasm-opt", "-Oz",
   // the features rustc's wasm32 target enables by default (wasm-opt must not undo them)
   "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
+  // and wasm SIMD, which .cargo/config.toml turns on for the wasm32 target
+  "--enable-simd",
   "--strip-debug", "--strip-producers", wasm, "-o", wasm,
 ]);
 const bytes = readFileSync(new URL(`../${wasm}`, import.meta.url));

@@ -63,7 +63,7 @@ const server = createServer((req, res) => {
   mount[1](req, res);
 });
 
-function notFound(req, res) {
+function notFound(_req, res) {
   res.writeHead(404, { "content-type": "text/plain", "x-content-type-options": "nosniff" }).end("not found");
 }
 

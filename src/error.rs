@@ -2,8 +2,8 @@
 //!
 //! The model reads `TodoError` and `SuggestError` verbatim, and apps match on
 //! `ServiceError` codes, so these strings are a contract: the quoted ones are
-//! copied byte for byte from the product documents (see SPEC.md), and tests
-//! compare them exactly. Change a text here only with the SPEC.
+//! listed with the order of checks in `docs/tools.md`, and tests compare them
+//! exactly. Change a text here only with that page (`tests/refusals_doc.rs`).
 
 use thiserror::Error;
 
@@ -131,6 +131,9 @@ pub enum HostError {
     WrongCount { fed: usize, count: usize },
     #[error("oda-tasks: this ChatState keeps no todo cards; create it with {{ cards: true }} to replay todos")]
     NoCards,
+    /// serde-wasm-bindgen refused an answer (a number past 2^53: not expected of any answer).
+    #[error("oda-tasks: the answer could not be built as a JS value: {why}")]
+    Answer { why: String },
 }
 
 /// `text()`: the message, as `Display` writes it (kept for callers of the earlier API).
@@ -191,6 +194,7 @@ mod tests {
             (HostError::NotContinuing { from: 3, length: 5 }.text(), "oda-tasks: ingest(from = 3) does not continue this state of 5 entries; feed entries from index 5"),
             (HostError::HalfFedLine.text(), "oda-tasks: ingest() while a JSONL line is half fed (the bytes given to ingestJsonl() end inside a line); feed the rest of that line, or call endJsonl(), before ingesting entries"),
             (HostError::NoCards.text(), "oda-tasks: this ChatState keeps no todo cards; create it with { cards: true } to replay todos"),
+            (HostError::Answer { why: "w".into() }.text(), "oda-tasks: the answer could not be built as a JS value: w"),
         ];
         for (text, expected) in cases {
             assert_eq!(text, expected);

@@ -27,8 +27,11 @@ impl Input {
     /// Reads input JSON text: nesting of [`MAX_DEPTH`] levels or more and
     /// lone surrogates are refused, the latter naming where they are.
     ///
-    /// @example
+    /// # Examples
+    ///
+    /// ```
     /// assert!(matches!(oda_tasks::Input::parse("{}"), oda_tasks::Input::Json(_)));
+    /// ```
     pub fn parse(text: &str) -> Input {
         match serde_json::from_str::<Value>(text) {
             Ok(value) => Input::Json(value),

@@ -64,9 +64,12 @@ pub struct View<'a> {
 impl View<'_> {
     /// The first screen of `chat` with its last `cards` cards.
     ///
-    /// @example
+    /// # Examples
+    ///
+    /// ```
     /// let chat = oda_tasks::Chat::new(true);
     /// assert_eq!(oda_tasks::replay::View::of(&chat, 50).card_count, 0);
+    /// ```
     pub fn of(chat: &Chat, cards: usize) -> View<'_> {
         let count = chat.todos.card_count();
         let (open, settled) = chat.suggestions.list();
@@ -85,8 +88,11 @@ impl View<'_> {
 /// `cards(from, to)` with `Array.prototype.slice` semantics: negative
 /// numbers count from the end, each is clamped to `0..=count`.
 ///
-/// @example
+/// # Examples
+///
+/// ```
 /// assert_eq!(oda_tasks::replay::slice_range(-2.0, f64::INFINITY, 5), (3, 5));
+/// ```
 pub fn slice_range(from: f64, to: f64, count: usize) -> (usize, usize) {
     let at = |n: f64| -> usize {
         let n = if n.is_nan() { 0.0 } else { n.trunc() };

@@ -21,8 +21,11 @@ pub const LONE_SURROGATE: &str = "text must be well-formed Unicode (it holds a l
 /// `text`, cut to [`MAX_QUOTE`] characters (with `…` when cut), so a refusal
 /// can never echo megabytes back.
 ///
-/// @example
+/// # Examples
+///
+/// ```
 /// assert_eq!(oda_tasks::text::quote("short"), "short");
+/// ```
 pub fn quote(text: &str) -> Cow<'_, str> {
     match text.char_indices().nth(MAX_QUOTE) {
         None => Cow::Borrowed(text),

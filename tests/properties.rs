@@ -5,6 +5,8 @@
 
 #[path = "support/observe.rs"]
 mod observe;
+#[path = "support/words.rs"]
+mod words;
 
 use observe::{answers, check_invariants};
 use oda_tasks::chat::Chat;
@@ -15,47 +17,14 @@ use oda_tasks::entry::{
 use oda_tasks::input::Input;
 use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
 use oda_tasks::settle::{clamp_permission, Action, GoalAction, StartPlan, StartRequest};
-use oda_tasks::{pure, todo_write, TodoOptions};
+use oda_tasks::{todo_write, whole_log, TodoOptions};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Map, Value};
+use words::WORDS;
 
 // ---------------------------------------------------------------- generators
-
-/// Words the core reads, so generated entries reach its real paths.
-const WORDS: &[&str] = &[
-    "type",
-    "session",
-    "turn_started",
-    "turn_ended",
-    "todo_update",
-    "suggestion_offered",
-    "suggestion_settled",
-    "message",
-    "v",
-    "id",
-    "s1",
-    "s2",
-    "top-level",
-    "helper",
-    "user",
-    "pending",
-    "in_progress",
-    "completed",
-    "started",
-    "drafted",
-    "dismissed",
-    "restored",
-    "suggestion",
-    "read-only",
-    "ask",
-    "auto",
-    "full-access",
-    "__proto__",
-    "",
-    " ",
-];
 
 /// In a text form, each U+E000 becomes one of these escapes (lone surrogates among them).
 const ESCAPES: &[&str] = &[
@@ -403,27 +372,27 @@ proptest! {
     ) {
         let id = id.as_str().unwrap_or("s1").to_string();
         let before = serde_json::to_vec(&log).expect("a log serialises");
-        let suggested = pure::suggest_task(Some(&log), &input);
-        let settled = pure::settle(&log, &id, action);
+        let suggested = whole_log::suggest_task(Some(&log), &input);
+        let settled = whole_log::settle(&log, &id, action);
         let request = StartRequest { model: None, permission: Some("full-access".to_string()) };
         let order = observe::default_order();
-        let planned = pure::plan_start(&log, "c", &id, &request, &order);
-        let goal = pure::check_goal(&log, GoalAction::Complete);
+        let planned = whole_log::plan_start(&log, "c", &id, &request, &order);
+        let goal = whole_log::check_goal(&log, GoalAction::Complete);
         let origin = Origin { chat_id: "c".to_string(), suggestion_id: id.clone() };
-        let started = pure::started_chat(Some(&log), &origin);
-        let todos = pure::replay_todos(&log);
-        let suggestions = pure::replay_suggestions(&log);
+        let started = whole_log::started_chat(Some(&log), &origin);
+        let todos = whole_log::replay_todos(&log);
+        let suggestions = whole_log::replay_suggestions(&log);
         let wrote = todo_write(true, &Input::from(input.clone()), TodoOptions { one_active });
         prop_assert_eq!(&before, &serde_json::to_vec(&log).expect("a log serialises"));
 
         // The same calls again: the same answers, refused or not.
-        prop_assert_eq!(suggested, pure::suggest_task(Some(&log), &input));
-        prop_assert_eq!(settled, pure::settle(&log, &id, action));
-        prop_assert_eq!(planned, pure::plan_start(&log, "c", &id, &request, &order));
-        prop_assert_eq!(goal, pure::check_goal(&log, GoalAction::Complete));
-        prop_assert_eq!(started, pure::started_chat(Some(&log), &origin));
-        prop_assert_eq!(todos, pure::replay_todos(&log));
-        prop_assert_eq!(suggestions, pure::replay_suggestions(&log));
+        prop_assert_eq!(suggested, whole_log::suggest_task(Some(&log), &input));
+        prop_assert_eq!(settled, whole_log::settle(&log, &id, action));
+        prop_assert_eq!(planned, whole_log::plan_start(&log, "c", &id, &request, &order));
+        prop_assert_eq!(goal, whole_log::check_goal(&log, GoalAction::Complete));
+        prop_assert_eq!(started, whole_log::started_chat(Some(&log), &origin));
+        prop_assert_eq!(todos, whole_log::replay_todos(&log));
+        prop_assert_eq!(suggestions, whole_log::replay_suggestions(&log));
         prop_assert_eq!(wrote, todo_write(true, &Input::from(input), TodoOptions { one_active }));
         prop_assert_eq!(&before, &serde_json::to_vec(&log).expect("a log serialises"));
     }
@@ -433,7 +402,7 @@ proptest! {
     fn questions_leave_the_chat_as_it_was(log in log(), input in model_input(), id in string_of(IDS)) {
         let chat = Chat::from_values(&log, true);
         let before = answers(&chat);
-        let _ = oda_tasks::decide::suggest_task(Some(&chat), &Input::from(input));
+        let _ = oda_tasks::suggest_call::suggest_task(Some(&chat), &Input::from(input));
         let id = id.as_str().unwrap_or("s1");
         let _ = oda_tasks::settle::settle(&chat, id, Action::Restore);
         prop_assert_eq!(before, answers(&chat));
@@ -447,8 +416,8 @@ proptest! {
         prop_assert_eq!(chat.len, log.len());
         check_invariants(&chat);
         let _ = answers(&chat);
-        let _ = pure::replay_todos(&log);
-        let _ = pure::replay_suggestions(&log);
+        let _ = whole_log::replay_todos(&log);
+        let _ = whole_log::replay_suggestions(&log);
     }
 
     /// The same over entry texts: lone-surrogate escapes, odd numbers, nesting
@@ -601,7 +570,7 @@ proptest! {
             })];
             let parent = Chat::from_values(&log, false).settings().permission;
             let request = StartRequest { model: None, permission: wish.map(str::to_string) };
-            let plan = pure::plan_start(&log, &chat_id, "s1", &request, &order);
+            let plan = whole_log::plan_start(&log, &chat_id, "s1", &request, &order);
             let Ok(StartPlan::Create { chat_id: new_id, session: started, .. }) = plan else {
                 return Err(TestCaseError::fail(format!("no Create plan: {plan:?}")));
             };

@@ -2,11 +2,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
 use oda_tasks::chat::Chat;
-use oda_tasks::decide::suggest_task;
 use oda_tasks::entry::{read_entry, Entry, Read};
 use oda_tasks::input::Input;
 use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
 use oda_tasks::settle::{plan_start, StartPlan, StartRequest, DEFAULT_PERMISSIONS};
+use oda_tasks::suggest_call::suggest_task;
 use oda_tasks::SuggestError;
 
 const HELPER: &str = r#"{"type":"session","chatId":"c","workspace":"w1","agent":"helper","settings":{}}"#;

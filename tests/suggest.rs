@@ -1094,7 +1094,7 @@ fn a_duplicate_offer_id_is_skipped_and_the_first_kept() {
 
 #[test]
 fn ten_offer_entries_reach_the_chat_limit_even_under_one_id() {
-    // Finding 7: a log written by another tool that reuses `s1` ten times.
+    // A log written by another tool that reuses `s1` ten times.
     let mut log = vec![session()];
     for _ in 0..10 {
         log.extend([turn_started(), offer("s1"), settled("s1", "dismissed"), turn_ended()]);
@@ -1112,7 +1112,7 @@ fn ten_offer_entries_reach_the_chat_limit_even_under_one_id() {
 
 #[test]
 fn sessions_from_a_newer_version_or_with_a_bad_version_fail_closed() {
-    // Finding 8: a helper in a scheduled folder written as v2 must not look top-level.
+    // A helper in a scheduled folder written as v2 must not look top-level.
     let helper = "suggest_task is only for the top-level agent; report the follow-up in your result instead";
     for v in [
         json!(2),

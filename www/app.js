@@ -77,7 +77,10 @@ let loading = Promise.resolve();
 function load(chatId) {
   const next = loading.then(async () => {
     let chat = loaded.get(chatId);
-    if (chat === undefined) loaded.set(chatId, (chat = { log: [], state: ChatState.empty() }));
+    if (chat === undefined) {
+      chat = { log: [], state: ChatState.empty() };
+      loaded.set(chatId, chat);
+    }
     const fresh = await readFrom(store, chatId, chat.log.length);
     if (fresh === null) {
       loaded.delete(chatId);
@@ -171,7 +174,7 @@ $("suggestions").addEventListener("oda-dismiss", (e) => act(offer(e), () => serv
 $("suggestions").addEventListener("oda-restore", (e) => act(offer(e), () => service.restore(current, e.detail.id), `Restored “${offer(e).title}”.`));
 $("suggestions").addEventListener("oda-open-chat", (e) => open(e.detail.chatId));
 
-async function act(s, fn, done) {
+async function act(_s, fn, done) {
   try {
     await fn();
     if (done) suggestionStatus = done;

@@ -10,7 +10,6 @@ export function toJsonl(entries) {
 export function chatIdFor(entries, fileName) {
   const session = entries.find((e) => e?.type === "session");
   const wanted = typeof session?.chatId === "string" && session.chatId !== "" ? session.chatId : fileName.replace(/\.jsonl$/i, "");
-  // eslint-disable-next-line no-control-regex
   const safe = wanted.replace(/[/\\\u0000-\u001f\u007f]/g, "-").slice(0, 180);
   return safe === "" || safe === "." || safe === ".." ? "imported" : safe;
 }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use oda_tasks::chat::Chat;
-use oda_tasks::decide::suggest_task;
+use oda_tasks::suggest_call::suggest_task;
 use oda_tasks::entry::Entry;
 use oda_tasks::input::Input;
 use oda_tasks::suggest::{Listed, FIELDS};

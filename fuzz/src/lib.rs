@@ -1,9 +1,13 @@
 //! Shared by the fuzz targets: structured logs drawn with `arbitrary` and
 //! rendered as entry texts and JSONL bytes (`log`), and everything a folded
-//! chat answers (`observe`, the same module the property tests use).
+//! chat answers (`observe`) and the words entries are drawn from (`words`),
+//! the same modules the property tests use.
 
 #[path = "../../tests/support/observe.rs"]
 pub mod observe;
+
+#[path = "../../tests/support/words.rs"]
+pub mod words;
 
 pub mod log;
 

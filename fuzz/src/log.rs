@@ -6,40 +6,7 @@
 
 use arbitrary::Arbitrary;
 
-/// Words the core reads, so drawn entries reach its real paths.
-const WORDS: &[&str] = &[
-    "type",
-    "session",
-    "turn_started",
-    "turn_ended",
-    "todo_update",
-    "suggestion_offered",
-    "suggestion_settled",
-    "message",
-    "v",
-    "id",
-    "chatId",
-    "c",
-    "c.s1",
-    "w1",
-    "top-level",
-    "helper",
-    "user",
-    "pending",
-    "in_progress",
-    "completed",
-    "started",
-    "drafted",
-    "dismissed",
-    "restored",
-    "suggestion",
-    "read-only",
-    "full-access",
-    "__proto__",
-    "",
-    " ",
-    " padded ",
-];
+use crate::words::WORDS;
 
 /// Escapes written raw into a string token: lone and paired surrogates, NUL, quotes.
 const ESCAPES: &[&str] = &[

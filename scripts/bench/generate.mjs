@@ -56,7 +56,7 @@ export function* chatEntries(count, { seed = 1, maxOffers = 10 } = {}) {
   let todos = [];
   let offers = 0;
   const open = [];
-  let dismissed = [];
+  const dismissed = [];
   let turn = 0;
   while (n < count) {
     turn++;

@@ -85,9 +85,8 @@ export function wasmSizeProfile(path) {
     } else if (id === 11) {
       data += size;
     } else if (id === 0) {
-      let n;
-      let p;
-      [n, p] = leb(bytes, at);
+      const [n, start] = leb(bytes, at);
+      let p = start;
       const sectionName = bytes.toString("utf8", p, p + n);
       p += n;
       if (sectionName === "name") {

@@ -5,16 +5,16 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{answer, host, params, permission_order, tool_answer};
+use super::convert::{answer, host, params, permission_order, tool_answer, Channel, Text, Value};
+use super::params::TodoWriteCall;
 use crate::chat::Chat;
 use crate::entry::{Entry, Origin};
 use crate::error::{HostError, ServiceError};
 use crate::jsonl::JsonlReader;
-use crate::params::TodoWriteCall;
 use crate::replay::{slice_range, SuggestionReplay, TodoReplay, View};
 use crate::settle::{self, Decision, StartPlan};
 use crate::todo::{self, TodoOptions};
-use crate::{decide, jsonl};
+use crate::{jsonl, suggest_call};
 
 /// `listState`: the list and where the turns stand.
 #[derive(Serialize)]
@@ -28,10 +28,14 @@ struct ListState<'a> {
 
 /// One chat's state. Wrapped by the package's `ChatState` class.
 ///
-/// @example
+/// # Examples
+///
+/// ```js
 /// const core = new ChatStateCore(true);
 /// core.ingest(0, 2, '{"type":"session"}\n{"type":"turn_started"}');
-/// JSON.parse(core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}')[0]).ok; // true
+/// const [answer] = core.suggestTask('{"input":{"title":"t","tldr":"w","brief":"b"}}');
+/// assert.equal(JSON.parse(answer).ok, true);
+/// ```
 #[wasm_bindgen]
 pub struct ChatStateCore {
     pub(super) chat: Chat,
@@ -39,7 +43,7 @@ pub struct ChatStateCore {
 }
 
 /// A service failure: `{ ok: false, code, message, payload, <payload's name>, id? }`.
-fn failure(error: &ServiceError) -> String {
+fn failure<C: Channel>(error: &ServiceError) -> Result<C::Out, JsValue> {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Failure<'a, P: Serialize> {
@@ -68,16 +72,16 @@ fn failure(error: &ServiceError) -> String {
         chat_id: None,
     };
     match error {
-        ServiceError::NotFound { id } => answer(&Failure {
+        ServiceError::NotFound { id } => C::answer(&Failure {
             id: Some(id),
             ..base(id.as_str())
         }),
-        ServiceError::NotOpen { id, outcome } => answer(&Failure {
+        ServiceError::NotOpen { id, outcome } => C::answer(&Failure {
             id: Some(id),
             outcome: Some(outcome),
             ..base(*outcome)
         }),
-        ServiceError::OpenLimit { limit } => answer(&Failure {
+        ServiceError::OpenLimit { limit } => C::answer(&Failure {
             ok: false,
             code,
             message,
@@ -87,7 +91,7 @@ fn failure(error: &ServiceError) -> String {
             limit: Some(*limit),
             chat_id: None,
         }),
-        ServiceError::NoWorkspace { chat_id } | ServiceError::ScheduledFolder { chat_id } => answer(&Failure {
+        ServiceError::NoWorkspace { chat_id } | ServiceError::ScheduledFolder { chat_id } => C::answer(&Failure {
             chat_id: Some(chat_id),
             ..base(chat_id.as_str())
         }),
@@ -208,93 +212,73 @@ impl ChatStateCore {
     /// JSON `{ todos, turns, turnOpen, turnsSinceUpdate }`: where the list and the turns stand, cards or not
     /// (the host's turn markers and the list's reminder read it).
     #[wasm_bindgen(js_name = listState)]
-    pub fn list_state(&self) -> String {
-        let turns = &self.chat.turns;
-        answer(&ListState {
-            todos: &self.chat.todos.todos,
-            turns: turns.started,
-            turn_open: turns.open,
-            turns_since_update: turns.started_at_update.map(|at| turns.started - at),
-        })
+    pub fn list_state(&self) -> Result<String, JsValue> {
+        self.list_state_in::<Text>()
+    }
+
+    /// `listState` as a value (only while the host's realm guard holds; so each `…Value` export).
+    #[wasm_bindgen(js_name = listStateValue)]
+    pub fn list_state_value(&self) -> Result<JsValue, JsValue> {
+        self.list_state_in::<Value>()
     }
 
     /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = todoWrite)]
     pub fn todo_write(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
-        let p = params("todoWrite", crate::params::todo_write(params_text))?;
-        Ok(todo_write_answer(true, &p))
+        let p = params("todoWrite", super::params::todo_write(params_text))?;
+        todo_write_answer::<Text>(true, &p)
     }
 
     /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = suggestTask)]
     pub fn suggest_task(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
-        let p = params("suggestTask", crate::params::model_input(params_text))?;
-        Ok(tool_answer(
-            decide::suggest_task(Some(&self.chat), &p.read())
-                .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
-                .map_err(|e| e.to_string()),
-        ))
+        self.suggest_task_in::<Text>(params_text)
     }
 
     #[wasm_bindgen(js_name = replayTodos)]
     pub fn replay_todos(&self) -> Result<String, JsValue> {
-        self.cards_kept()?;
-        Ok(answer(&TodoReplay::of(&self.chat)))
+        self.replay_todos_in::<Text>()
     }
 
-    fn cards_kept(&self) -> Result<(), JsValue> {
-        match self.chat.todos.keeps_cards() {
-            true => Ok(()),
-            false => Err(host(HostError::NoCards)),
-        }
+    #[wasm_bindgen(js_name = replayTodosValue)]
+    pub fn replay_todos_value(&self) -> Result<JsValue, JsValue> {
+        self.replay_todos_in::<Value>()
     }
 
     /// The first screen: `{ todos, plan, open, settled, cardCount, cards, skipped }` with the last `cards` cards.
     pub fn view(&self, cards: f64) -> Result<String, JsValue> {
-        self.cards_kept()?;
-        let n = if cards.is_finite() && cards > 0.0 {
-            cards as usize
-        } else {
-            0
-        };
-        Ok(answer(&View::of(&self.chat, n)))
+        self.view_in::<Text>(cards)
+    }
+
+    #[wasm_bindgen(js_name = viewValue)]
+    pub fn view_value(&self, cards: f64) -> Result<JsValue, JsValue> {
+        self.view_in::<Value>(cards)
     }
 
     /// Cards `from..to`, with `Array.prototype.slice` semantics.
     pub fn cards(&self, from: f64, to: f64) -> Result<String, JsValue> {
-        self.cards_kept()?;
-        let (from, to) = slice_range(from, to, self.chat.todos.card_count());
-        Ok(answer(&self.chat.todos.cards(from, to)))
+        self.cards_in::<Text>(from, to)
+    }
+
+    #[wasm_bindgen(js_name = cardsValue)]
+    pub fn cards_value(&self, from: f64, to: f64) -> Result<JsValue, JsValue> {
+        self.cards_in::<Value>(from, to)
     }
 
     #[wasm_bindgen(js_name = replaySuggestions)]
-    pub fn replay_suggestions(&self) -> String {
-        answer(&SuggestionReplay::of(&self.chat))
+    pub fn replay_suggestions(&self) -> Result<String, JsValue> {
+        Text::answer(&SuggestionReplay::of(&self.chat))
+    }
+
+    #[wasm_bindgen(js_name = replaySuggestionsValue)]
+    pub fn replay_suggestions_value(&self) -> Result<JsValue, JsValue> {
+        Value::answer(&SuggestionReplay::of(&self.chat))
     }
 
     /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = settleSuggestion)]
     pub fn settle_suggestion(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
-        #[derive(Serialize)]
-        struct Settled<'a> {
-            ok: bool,
-            entry: Option<&'a Entry>,
-        }
-        let (id, action) = params("settleSuggestion", crate::params::settle(params_text))?;
-        Ok(match settle::settle(&self.chat, &id, action) {
-            Ok(Decision::Append(s)) => {
-                let entry = Entry::SuggestionSettled(s);
-                vec![
-                    answer(&Settled {
-                        ok: true,
-                        entry: Some(&entry),
-                    }),
-                    entry.text(),
-                ]
-            }
-            Ok(Decision::Unchanged) => vec![answer(&Settled { ok: true, entry: None })],
-            Err(e) => vec![failure(&e)],
-        })
+        self.settle_suggestion_in::<Text>(params_text)
     }
 
     /// `[answer JSON, entry texts…]` (create: session, settled, brief; started: brief).
@@ -312,7 +296,7 @@ impl ChatStateCore {
             settled: Option<&'a Entry>,
             brief: &'a Entry,
         }
-        let p = params("planStart", crate::params::plan_start(params_text))?;
+        let p = params("planStart", super::params::plan_start(params_text))?;
         let order = permission_order(p.permissions)?;
         Ok(
             match settle::plan_start(&self.chat, &p.chat_id, &p.id, &p.request, &order) {
@@ -349,14 +333,14 @@ impl ChatStateCore {
                     };
                     vec![answer(&plan), brief.text()]
                 }
-                Err(e) => vec![failure(&e)],
+                Err(e) => vec![failure::<Text>(&e)?],
             },
         )
     }
 
     #[wasm_bindgen(js_name = startedChat)]
     pub fn started_chat(&self, params_text: &str) -> Result<String, JsValue> {
-        let (chat_id, suggestion_id) = params("startedChat", crate::params::started_chat(params_text))?;
+        let (chat_id, suggestion_id) = params("startedChat", super::params::started_chat(params_text))?;
         let origin = Origin { chat_id, suggestion_id };
         Ok(answer(&settle::started_chat(Some(&self.chat), &origin)))
     }
@@ -369,7 +353,7 @@ impl ChatStateCore {
             #[serde(skip_serializing_if = "Option::is_none")]
             error: Option<String>,
         }
-        let action = params("checkGoal", crate::params::goal(params_text))?;
+        let action = params("checkGoal", super::params::goal(params_text))?;
         let error = settle::check_goal(&self.chat, action).err().map(|e| e.to_string());
         Ok(answer(&Checked {
             ok: error.is_none(),
@@ -378,12 +362,85 @@ impl ChatStateCore {
     }
 }
 
+/// Each answer once, for either channel.
+impl ChatStateCore {
+    fn cards_kept(&self) -> Result<(), JsValue> {
+        match self.chat.todos.keeps_cards() {
+            true => Ok(()),
+            false => Err(host(HostError::NoCards)),
+        }
+    }
+
+    fn list_state_in<C: Channel>(&self) -> Result<C::Out, JsValue> {
+        let turns = &self.chat.turns;
+        C::answer(&ListState {
+            todos: &self.chat.todos.todos,
+            turns: turns.started,
+            turn_open: turns.open,
+            turns_since_update: turns.started_at_update.map(|at| turns.started - at),
+        })
+    }
+
+    fn suggest_task_in<C: Channel>(&self, params_text: &str) -> Result<Vec<C::Out>, JsValue> {
+        let p = params("suggestTask", super::params::model_input(params_text))?;
+        tool_answer::<C>(
+            suggest_call::suggest_task(Some(&self.chat), &p.read())
+                .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
+                .map_err(|e| e.to_string()),
+        )
+    }
+
+    fn replay_todos_in<C: Channel>(&self) -> Result<C::Out, JsValue> {
+        self.cards_kept()?;
+        C::answer(&TodoReplay::of(&self.chat))
+    }
+
+    fn view_in<C: Channel>(&self, cards: f64) -> Result<C::Out, JsValue> {
+        self.cards_kept()?;
+        let n = if cards.is_finite() && cards > 0.0 {
+            cards as usize
+        } else {
+            0
+        };
+        C::answer(&View::of(&self.chat, n))
+    }
+
+    fn cards_in<C: Channel>(&self, from: f64, to: f64) -> Result<C::Out, JsValue> {
+        self.cards_kept()?;
+        let (from, to) = slice_range(from, to, self.chat.todos.card_count());
+        C::answer(&self.chat.todos.cards(from, to))
+    }
+
+    fn settle_suggestion_in<C: Channel>(&self, params_text: &str) -> Result<Vec<C::Out>, JsValue> {
+        #[derive(Serialize)]
+        struct Settled<'a> {
+            ok: bool,
+            entry: Option<&'a Entry>,
+        }
+        let (id, action) = params("settleSuggestion", super::params::settle(params_text))?;
+        Ok(match settle::settle(&self.chat, &id, action) {
+            Ok(Decision::Append(s)) => {
+                let entry = Entry::SuggestionSettled(s);
+                vec![
+                    C::answer(&Settled {
+                        ok: true,
+                        entry: Some(&entry),
+                    })?,
+                    C::text(entry.text()),
+                ]
+            }
+            Ok(Decision::Unchanged) => vec![C::answer(&Settled { ok: true, entry: None })?],
+            Err(e) => vec![failure::<C>(&e)?],
+        })
+    }
+}
+
 /// `todo_write` with or without an owning session (the free export has none to hold).
-pub(super) fn todo_write_answer(has_session: bool, p: &TodoWriteCall) -> Vec<String> {
+pub(super) fn todo_write_answer<C: Channel>(has_session: bool, p: &TodoWriteCall) -> Result<Vec<C::Out>, JsValue> {
     let options = TodoOptions {
         one_active: p.one_active.unwrap_or(true),
     };
-    tool_answer(
+    tool_answer::<C>(
         todo::todo_write(has_session, &p.input.read(), options)
             .map(|d| (Entry::TodoUpdate(d.entry), d.output))
             .map_err(|e| e.to_string()),

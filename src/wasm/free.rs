@@ -5,42 +5,53 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::chat_state::todo_write_answer;
-use super::convert::{answer, params, permission_order, tool_answer};
+use super::convert::{answer, params, permission_order, tool_answer, Text};
 use crate::entry::Entry;
-use crate::{decide, settle, tool};
+use crate::{settle, suggest_call, tool};
 
 /// `todo_write` for a chat given only as "has a session or not": the list is
 /// self-contained, so no log is read. Answers `[answer JSON, entry text?]`.
 ///
-/// @example
-/// JSON.parse(todoWriteCall(false, '{"input":{"todos":[]}}')[0]).error; // "Error: todo_write requires an owning agent session"
+/// # Examples
+///
+/// ```js
+/// const [answer] = todoWriteCall(false, '{"input":{"todos":[]}}');
+/// assert.equal(JSON.parse(answer).error, "Error: todo_write requires an owning agent session");
+/// ```
 #[wasm_bindgen(js_name = todoWriteCall)]
 pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<Vec<String>, JsValue> {
-    let p = params("todoWrite", crate::params::todo_write(params_text))?;
-    Ok(todo_write_answer(has_session, &p))
+    let p = params("todoWrite", super::params::todo_write(params_text))?;
+    todo_write_answer::<Text>(has_session, &p)
 }
 
 /// `suggest_task` for a call with no owning session: the first refusal.
 ///
-/// @example
-/// JSON.parse(suggestTaskWithoutSession('{"input":{}}')[0]).error; // "suggest_task requires an owning agent session"
+/// # Examples
+///
+/// ```js
+/// const [answer] = suggestTaskWithoutSession('{"input":{}}');
+/// assert.equal(JSON.parse(answer).error, "suggest_task requires an owning agent session");
+/// ```
 #[wasm_bindgen(js_name = suggestTaskWithoutSession)]
 pub fn suggest_task_without_session(params_text: &str) -> Result<Vec<String>, JsValue> {
-    let p = params("suggestTask", crate::params::model_input(params_text))?;
-    Ok(tool_answer(
-        decide::suggest_task(None, &p.read())
+    let p = params("suggestTask", super::params::model_input(params_text))?;
+    tool_answer::<Text>(
+        suggest_call::suggest_task(None, &p.read())
             .map(|d| (Entry::SuggestionOffered(d.entry), d.output))
             .map_err(|e| e.to_string()),
-    ))
+    )
 }
 
 /// The lower of two permissions, as JSON text (`null` only for an empty order).
 ///
-/// @example
-/// JSON.parse(clampPermission('{"wanted":"full-access","ceiling":"ask"}')); // "ask"
+/// # Examples
+///
+/// ```js
+/// assert.equal(JSON.parse(clampPermission('{"wanted":"full-access","ceiling":"ask"}')), "ask");
+/// ```
 #[wasm_bindgen(js_name = clampPermission)]
 pub fn clamp_permission(params_text: &str) -> Result<String, JsValue> {
-    let p = params("clampPermission", crate::params::clamp(params_text))?;
+    let p = params("clampPermission", super::params::clamp(params_text))?;
     let order = permission_order(p.permissions)?;
     Ok(answer(&settle::clamp_permission(
         p.wanted.as_deref(),
@@ -51,8 +62,11 @@ pub fn clamp_permission(params_text: &str) -> Result<String, JsValue> {
 
 /// Both tool definitions as JSON text (written into the package at build time).
 ///
-/// @example
-/// JSON.parse(toolDefinitions()).todoWrite.name; // "todo_write"
+/// # Examples
+///
+/// ```js
+/// assert.equal(JSON.parse(toolDefinitions()).todoWrite.name, "todo_write");
+/// ```
 #[wasm_bindgen(js_name = toolDefinitions)]
 pub fn tool_definitions() -> String {
     #[derive(Serialize)]

@@ -7,10 +7,14 @@ use crate::jsonl::{Line, LineSplitter, UnreadableLine};
 
 /// Splits JSONL bytes fed in chunks into entry texts, by the core's rules.
 ///
-/// @example
+/// # Examples
+///
+/// ```js
 /// const lines = new JsonlLines(0, 0, 0x1fffffe8);
-/// lines.push(bytes); lines.end();
-/// lines.texts(); // ['{"type":"session"}', ...]
+/// lines.push(new TextEncoder().encode('{"type":"session"}\n{"type":"turn_started"}\n'));
+/// lines.end();
+/// assert.deepEqual(lines.texts(), ['{"type":"session"}', '{"type":"turn_started"}']);
+/// ```
 #[wasm_bindgen]
 pub struct JsonlLines {
     split: LineSplitter,

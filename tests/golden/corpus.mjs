@@ -7,7 +7,7 @@ import {
   ChatState, checkGoal, clampPermission, planStart, replaySuggestions, replayTodos, settleSuggestion, startedChat,
   suggestTask, todoWrite,
 } from "oda-tasks";
-import { randomLog } from "../node/helpers/random-log.mjs";
+import { randomLog } from "../node/support/random-log.mjs";
 
 const S = '{"type":"session","v":1,"chatId":"p","workspace":"/w","scheduledTaskFolder":false,"agent":"top-level","settings":{"permission":"auto","sandbox":{"b":[1,2.50,-0e0],"a":"x"},"approval":18446744073709551615}}';
 const T = '{"type":"turn_started"}';

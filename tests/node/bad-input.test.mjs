@@ -1,4 +1,4 @@
-// The bad-input catalogue (issue 7), against the BUILT package: every
+// The bad-input catalogue, against the BUILT package: every
 // export gets hostile or malformed input. Each case must end in a clear
 // refusal, an `oda-tasks:` Error (or a StoreError/SuggestionError with its
 // code), or an entry skipped on replay with its reason; none may trap, hang,
@@ -109,21 +109,21 @@ const throws = (name, run, message, logs = [], code) => cases.push({ name, run, 
 const skipped = (name, run, list, logs = []) => cases.push({ name, run, want: { skipped: list }, logs });
 const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { gives: value }, logs });
 
-// Issue 7 item 1: deep nesting (10,000) and cycles, from the model and in logs, requests and permission lists.
+// Deep nesting (10,000) and cycles, from the model and in logs, requests and permission lists.
 {
   const log = openChat();
-  refused("1: todo_write content nested 10,000 deep", () => todoWrite(log, { todos: [{ content: deepArray(10_000), status: "pending" }] }), TODO_UNREADABLE + STACK, [log]);
-  refused("1: todo_write input parsed from 10,000-deep JSON text", () => todoWrite(log, JSON.parse(`{"todos":${deepText(10_000)}}`)), TODO_UNREADABLE + STACK, [log]);
-  refused("1: todo_write content nested 200 deep (past the 128 limit)", () => todoWrite(log, { todos: [{ content: deepArray(200), status: "pending" }] }), TODO_UNREADABLE + "it is nested deeper than 128 levels", [log]);
-  refused("1: suggest_task title nested 10,000 deep", () => suggestTask(log, { ...goodOffer, title: deepArray(10_000) }), SUGGEST_UNREADABLE + STACK, [log]);
-  refused("1: suggest_task brief nested 300 deep", () => suggestTask(log, { ...goodOffer, brief: deepArray(300) }), SUGGEST_UNREADABLE + "it is nested deeper than 128 levels", [log]);
+  refused("todo_write content nested 10,000 deep", () => todoWrite(log, { todos: [{ content: deepArray(10_000), status: "pending" }] }), TODO_UNREADABLE + STACK, [log]);
+  refused("todo_write input parsed from 10,000-deep JSON text", () => todoWrite(log, JSON.parse(`{"todos":${deepText(10_000)}}`)), TODO_UNREADABLE + STACK, [log]);
+  refused("todo_write content nested 200 deep (past the 128 limit)", () => todoWrite(log, { todos: [{ content: deepArray(200), status: "pending" }] }), TODO_UNREADABLE + "it is nested deeper than 128 levels", [log]);
+  refused("suggest_task title nested 10,000 deep", () => suggestTask(log, { ...goodOffer, title: deepArray(10_000) }), SUGGEST_UNREADABLE + STACK, [log]);
+  refused("suggest_task brief nested 300 deep", () => suggestTask(log, { ...goodOffer, brief: deepArray(300) }), SUGGEST_UNREADABLE + "it is nested deeper than 128 levels", [log]);
   const deepForeign = [...openChat(), JSON.parse(`{"type":"app","x":${deepText(10_000)}}`)];
-  // Issue 14 item 8: an app's entry too deep for JSON.stringify is still the app's own: ignored, the chat keeps working.
-  gives("1: a parsed log holding a 10,000-deep foreign entry: ignored", () => replayTodos(deepForeign).skipped, [], [deepForeign]);
-  gives("1: suggest_task on a log holding a 10,000-deep foreign entry is accepted", () => suggestTask(deepForeign, goodOffer).ok, true, [deepForeign]);
+  // An app's entry too deep for JSON.stringify is still the app's own: ignored, the chat keeps working.
+  gives("a parsed log holding a 10,000-deep foreign entry: ignored", () => replayTodos(deepForeign).skipped, [], [deepForeign]);
+  gives("suggest_task on a log holding a 10,000-deep foreign entry is accepted", () => suggestTask(deepForeign, goodOffer).ok, true, [deepForeign]);
   const deep200 = [...openChat(), { type: "app", x: deepArray(200) }];
-  gives("1: a foreign entry 200 deep is the app's own: ignored", () => replayTodos(deep200).skipped, [], [deep200]);
-  skipped("1: JSONL: a 10,000-deep foreign line is ignored, a deep todo_update skipped", () => {
+  gives("a foreign entry 200 deep is the app's own: ignored", () => replayTodos(deep200).skipped, [], [deep200]);
+  skipped("JSONL: a 10,000-deep foreign line is ignored, a deep todo_update skipped", () => {
     const s = ChatState.fromJsonl(jsonl(`{"type":"app","x":${deepText(10_000)}}`, `{"type":"todo_update","v":1,"todos":${deepText(10_000)}}`));
     try {
       assert.equal(s.length, 2);
@@ -132,7 +132,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
       s.free();
     }
   }, [{ index: 1, type: "todo_update", reason: "`todos` must be an array of { content, status } (got an array)" }]);
-  gives("1: JSONL: a session with 10,000-deep settings fails closed", () => {
+  gives("JSONL: a session with 10,000-deep settings fails closed", () => {
     const s = ChatState.fromJsonl(jsonl(`{"type":"session","workspace":"/w","settings":{"sandbox":${deepText(10_000)}}}`, turn));
     try {
       return [s.replayTodos().skipped, s.suggestTask(goodOffer)];
@@ -141,7 +141,7 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     }
   }, [[{ index: 0, type: "session", reason: "`settings` cannot be read; the session fails closed" }],
     { ok: false, error: "suggest_task is only for the top-level agent; report the follow-up in your result instead" }]);
-  gives("1: JSONL: an offer with a 10,000-deep brief is skipped and still counts for the turn", () => {
+  gives("JSONL: an offer with a 10,000-deep brief is skipped and still counts for the turn", () => {
     const s = ChatState.fromJsonl(jsonl(session, turn, `{"type":"suggestion_offered","v":1,"id":"s1","title":"t","tldr":"w","brief":${deepText(10_000)}}`));
     try {
       return [s.replaySuggestions(), s.suggestTask(goodOffer)];
@@ -150,43 +150,43 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     }
   }, [{ open: [], settled: [], skipped: [{ index: 2, type: "suggestion_offered", reason: "`brief` must be a string (got an array)" }] },
     { ok: false, error: "suggest_task: one suggestion per turn; this turn already offered one" }]);
-  throws("1: planStart request nested 10,000 deep", () => planStart(offered(), "c", "s1", { model: deepArray(10_000) }), `oda-tasks: invalid arguments of planStart: ${STACK}`.replace("reading it", "reading them"));
-  throws("1: clampPermission with a 10,000-deep permission list", () => clampPermission("ask", "auto", [deepArray(10_000)]), `oda-tasks: invalid arguments of clampPermission: ${STACK}`.replace("reading it", "reading them"));
+  throws("planStart request nested 10,000 deep", () => planStart(offered(), "c", "s1", { model: deepArray(10_000) }), `oda-tasks: invalid arguments of planStart: ${STACK}`.replace("reading it", "reading them"));
+  throws("clampPermission with a 10,000-deep permission list", () => clampPermission("ask", "auto", [deepArray(10_000)]), `oda-tasks: invalid arguments of clampPermission: ${STACK}`.replace("reading it", "reading them"));
   const cyc = { todos: [{ content: "a", status: "pending" }] };
   cyc.todos[0].self = cyc;
-  refused("1: todo_write cyclic input", () => todoWrite(log, cyc), /^Error: invalid todos: the input cannot be read as JSON data: reading it threw TypeError: Converting circular structure to JSON/, [log]);
+  refused("todo_write cyclic input", () => todoWrite(log, cyc), /^Error: invalid todos: the input cannot be read as JSON data: reading it threw TypeError: Converting circular structure to JSON/, [log]);
   const cycO = { ...goodOffer };
   cycO.again = cycO;
-  refused("1: suggest_task cyclic input", () => suggestTask(log, cycO), /^suggest_task: the input cannot be read as JSON data: reading it threw TypeError: Converting circular structure to JSON/, [log]);
+  refused("suggest_task cyclic input", () => suggestTask(log, cycO), /^suggest_task: the input cannot be read as JSON data: reading it threw TypeError: Converting circular structure to JSON/, [log]);
   const cycLog = [...openChat(), cyclic()];
-  throws("1: a log holding a cyclic entry", () => replaySuggestions(cycLog), /^oda-tasks: log entry 2 cannot be read as JSON data: reading it threw TypeError: Converting circular structure to JSON/, [cycLog]);
+  throws("a log holding a cyclic entry", () => replaySuggestions(cycLog), /^oda-tasks: log entry 2 cannot be read as JSON data: reading it threw TypeError: Converting circular structure to JSON/, [cycLog]);
   const cycReq = { model: "m" };
   cycReq.me = cycReq;
-  throws("1: planStart cyclic request", () => planStart(offered(), "c", "s1", cycReq), /^oda-tasks: invalid arguments of planStart: reading them threw TypeError: Converting circular structure to JSON/);
+  throws("planStart cyclic request", () => planStart(offered(), "c", "s1", cycReq), /^oda-tasks: invalid arguments of planStart: reading them threw TypeError: Converting circular structure to JSON/);
 }
 
-// Item 2: values whose reads throw: getters, Proxy traps, revoked Proxies, an array index getter.
+// Values whose reads throw: getters, Proxy traps, revoked Proxies, an array index getter.
 {
   const log = openChat();
-  refused("2: todo_write input with a throwing getter", () => todoWrite(log, { get todos() { throw new Error("getter says no"); } }), TODO_UNREADABLE + "reading it threw Error: getter says no", [log]);
-  refused("2: todo_write item with a throwing getter", () => todoWrite(log, { todos: [throwingGetter({ content: "a", status: "pending" })] }), TODO_UNREADABLE + "reading it threw Error: getter says no", [log]);
-  refused("2: todo_write array index getter", () => todoWrite(log, { todos: arrayWithThrowingIndex() }), TODO_UNREADABLE + "reading it threw Error: index getter says no", [log]);
-  refused("2: suggest_task Proxy with a throwing get trap", () => suggestTask(log, trap("get")), SUGGEST_UNREADABLE + "reading it threw Error: get trap says no", [log]);
-  refused("2: suggest_task Proxy with a throwing ownKeys trap", () => suggestTask(log, trap("ownKeys")), SUGGEST_UNREADABLE + "reading it threw Error: ownKeys trap says no", [log]);
-  refused("2: suggest_task Proxy with a throwing getPrototypeOf trap", () => suggestTask(log, trap("getPrototypeOf")), SUGGEST_UNREADABLE + "reading it threw Error: getPrototypeOf trap says no", [log]);
-  refused("2: todo_write revoked Proxy input", () => todoWrite(log, revoked()), TODO_UNREADABLE + "reading it threw TypeError: Cannot perform 'get' on a proxy that has been revoked", [log]);
-  refused("2: suggest_task revoked Proxy input", () => suggestTask(log, revoked()), SUGGEST_UNREADABLE + "reading it threw TypeError: Cannot perform 'get' on a proxy that has been revoked", [log]);
+  refused("todo_write input with a throwing getter", () => todoWrite(log, { get todos() { throw new Error("getter says no"); } }), TODO_UNREADABLE + "reading it threw Error: getter says no", [log]);
+  refused("todo_write item with a throwing getter", () => todoWrite(log, { todos: [throwingGetter({ content: "a", status: "pending" })] }), TODO_UNREADABLE + "reading it threw Error: getter says no", [log]);
+  refused("todo_write array index getter", () => todoWrite(log, { todos: arrayWithThrowingIndex() }), TODO_UNREADABLE + "reading it threw Error: index getter says no", [log]);
+  refused("suggest_task Proxy with a throwing get trap", () => suggestTask(log, trap("get")), SUGGEST_UNREADABLE + "reading it threw Error: get trap says no", [log]);
+  refused("suggest_task Proxy with a throwing ownKeys trap", () => suggestTask(log, trap("ownKeys")), SUGGEST_UNREADABLE + "reading it threw Error: ownKeys trap says no", [log]);
+  refused("suggest_task Proxy with a throwing getPrototypeOf trap", () => suggestTask(log, trap("getPrototypeOf")), SUGGEST_UNREADABLE + "reading it threw Error: getPrototypeOf trap says no", [log]);
+  refused("todo_write revoked Proxy input", () => todoWrite(log, revoked()), TODO_UNREADABLE + "reading it threw TypeError: Cannot perform 'get' on a proxy that has been revoked", [log]);
+  refused("suggest_task revoked Proxy input", () => suggestTask(log, revoked()), SUGGEST_UNREADABLE + "reading it threw TypeError: Cannot perform 'get' on a proxy that has been revoked", [log]);
   const getterLog = [...openChat(), throwingGetter({ type: "app" })];
-  throws("2: a log entry with a throwing getter", () => replayTodos(getterLog), "oda-tasks: log entry 2 cannot be read as JSON data: reading it threw Error: getter says no", [getterLog]);
+  throws("a log entry with a throwing getter", () => replayTodos(getterLog), "oda-tasks: log entry 2 cannot be read as JSON data: reading it threw Error: getter says no", [getterLog]);
   const revokedLog = [...openChat(), revoked()];
-  throws("2: a revoked Proxy as a log entry", () => suggestTask(revokedLog, goodOffer), "oda-tasks: log entry 2 cannot be read as JSON data: reading it threw TypeError: Cannot perform 'getPrototypeOf' on a proxy that has been revoked", [revokedLog]);
-  const proxyLog = new Proxy([session], { get(t, k) { if (k === "length") return 1; throw new Error("log trap says no"); } });
-  throws("2: a log Proxy whose get trap throws", () => replayTodos(proxyLog), "oda-tasks: log entry 0 cannot be read as JSON data: reading it threw Error: log trap says no");
-  throws("2: planStart request with a throwing getter", () => planStart(offered(), "c", "s1", { get model() { throw new Error("getter says no"); } }), "oda-tasks: invalid arguments of planStart: reading them threw Error: getter says no");
-  throws("2: clampPermission permissions Proxy with a throwing trap", () => clampPermission("ask", "auto", new Proxy(["ask"], { get() { throw new Error("trap says no"); } })), /^oda-tasks: invalid arguments of clampPermission: reading them threw Error: trap says no$/);
-  throws("2: settleSuggestion id with a throwing toJSON", () => settleSuggestion(offered(), { toJSON() { throw new Error("toJSON says no"); } }, "dismiss"), "oda-tasks: invalid arguments of settleSuggestion: reading them threw Error: toJSON says no");
+  throws("a revoked Proxy as a log entry", () => suggestTask(revokedLog, goodOffer), "oda-tasks: log entry 2 cannot be read as JSON data: reading it threw TypeError: Cannot perform 'getPrototypeOf' on a proxy that has been revoked", [revokedLog]);
+  const proxyLog = new Proxy([session], { get(_t, k) { if (k === "length") return 1; throw new Error("log trap says no"); } });
+  throws("a log Proxy whose get trap throws", () => replayTodos(proxyLog), "oda-tasks: log entry 0 cannot be read as JSON data: reading it threw Error: log trap says no");
+  throws("planStart request with a throwing getter", () => planStart(offered(), "c", "s1", { get model() { throw new Error("getter says no"); } }), "oda-tasks: invalid arguments of planStart: reading them threw Error: getter says no");
+  throws("clampPermission permissions Proxy with a throwing trap", () => clampPermission("ask", "auto", new Proxy(["ask"], { get() { throw new Error("trap says no"); } })), /^oda-tasks: invalid arguments of clampPermission: reading them threw Error: trap says no$/);
+  throws("settleSuggestion id with a throwing toJSON", () => settleSuggestion(offered(), { toJSON() { throw new Error("toJSON says no"); } }, "dismiss"), "oda-tasks: invalid arguments of settleSuggestion: reading them threw Error: toJSON says no");
   const s = ChatState.fromLog(openChat());
-  throws("2: ChatState.ingest of an entry whose getter throws leaves the state as it was", () => {
+  throws("ChatState.ingest of an entry whose getter throws leaves the state as it was", () => {
     try {
       s.ingest(2, [{ type: "turn_ended" }, throwingGetter({ type: "app" })]);
     } finally {
@@ -195,43 +195,43 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   }, "oda-tasks: log entry 3 cannot be read as JSON data: reading it threw Error: getter says no");
 }
 
-// Item 4: a typed array's prototype.
+// A typed array's prototype.
 {
   const log = openChat();
-  refused("4: todo_write item with Uint8Array.prototype", () => todoWrite(log, { todos: [typedProto({ content: "a", status: "pending" })] }), TODO_UNREADABLE + "it holds a class instance where JSON data belongs", [log]);
-  refused("4: suggest_task input with Uint8Array.prototype", () => suggestTask(log, typedProto({ ...goodOffer })), SUGGEST_UNREADABLE + "it holds a class instance where JSON data belongs", [log]);
+  refused("todo_write item with Uint8Array.prototype", () => todoWrite(log, { todos: [typedProto({ content: "a", status: "pending" })] }), TODO_UNREADABLE + "it holds a class instance where JSON data belongs", [log]);
+  refused("suggest_task input with Uint8Array.prototype", () => suggestTask(log, typedProto({ ...goodOffer })), SUGGEST_UNREADABLE + "it holds a class instance where JSON data belongs", [log]);
   const typedLog = [...openChat(), typedProto({ type: "todo_update", v: 1, todos: [] })];
-  throws("4: a log entry with Uint8Array.prototype", () => replayTodos(typedLog), "oda-tasks: log entry 2 cannot be read as JSON data: it holds a class instance where JSON data belongs", [typedLog]);
+  throws("a log entry with Uint8Array.prototype", () => replayTodos(typedLog), "oda-tasks: log entry 2 cannot be read as JSON data: it holds a class instance where JSON data belongs", [typedLog]);
   const typedArrayLog = Object.setPrototypeOf(openChat(), Uint8Array.prototype);
-  gives("4: a log array whose prototype is Uint8Array.prototype is read by index", () => replaySuggestions(typedArrayLog), { open: [], settled: [], skipped: [] });
-  refused("4: todo_write input that is a real Uint8Array", () => todoWrite(log, { todos: new Uint8Array(3) }), TODO_UNREADABLE + "it holds a Uint8Array where JSON data belongs", [log]);
+  gives("a log array whose prototype is Uint8Array.prototype is read by index", () => replaySuggestions(typedArrayLog), { open: [], settled: [], skipped: [] });
+  refused("todo_write input that is a real Uint8Array", () => todoWrite(log, { todos: new Uint8Array(3) }), TODO_UNREADABLE + "it holds a Uint8Array where JSON data belongs", [log]);
   // JSON.stringify turns a Date into its toJSON() string before the check sees it.
-  refused("4: a Date where an item belongs", () => todoWrite(log, { todos: [new Date(0)] }), "Error: invalid todo at index 0: an item must be an object (got a string)", [log]);
+  refused("a Date where an item belongs", () => todoWrite(log, { todos: [new Date(0)] }), "Error: invalid todo at index 0: an item must be an object (got a string)", [log]);
 }
 
-// Item 5: sizes past the limit are refused before they are copied; item 6: refusals quote at most 200 characters.
+// Sizes past the limit are refused before they are copied; refusals quote at most 200 characters.
 {
   const log = openChat();
   const big = "x".repeat(TEN_MB);
-  refused("5: todo_write 10 MB content", () => todoWrite(log, { todos: [{ content: big, status: "pending" }] }), TODO_UNREADABLE + "it is larger than 1048576 characters as JSON", [log]);
-  refused("5: suggest_task 10 MB brief", () => suggestTask(log, { ...goodOffer, brief: big }), SUGGEST_UNREADABLE + "it is larger than 1048576 characters as JSON", [log]);
-  refused("5: todo_write of 100,000 small items (over 1 MiB as JSON)", () => todoWrite(log, { todos: Array.from({ length: 100_000 }, (_, i) => ({ content: `item ${i}`, status: "pending" })) }), TODO_UNREADABLE + "it is larger than 1048576 characters as JSON", [log]);
-  refused("5: maxInputLength lowers the limit", () => todoWrite(log, goodList, { maxInputLength: 16 }), TODO_UNREADABLE + "it is larger than 16 characters as JSON", [log]);
+  refused("todo_write 10 MB content", () => todoWrite(log, { todos: [{ content: big, status: "pending" }] }), TODO_UNREADABLE + "it is larger than 1048576 characters as JSON", [log]);
+  refused("suggest_task 10 MB brief", () => suggestTask(log, { ...goodOffer, brief: big }), SUGGEST_UNREADABLE + "it is larger than 1048576 characters as JSON", [log]);
+  refused("todo_write of 100,000 small items (over 1 MiB as JSON)", () => todoWrite(log, { todos: Array.from({ length: 100_000 }, (_, i) => ({ content: `item ${i}`, status: "pending" })) }), TODO_UNREADABLE + "it is larger than 1048576 characters as JSON", [log]);
+  refused("maxInputLength lowers the limit", () => todoWrite(log, goodList, { maxInputLength: 16 }), TODO_UNREADABLE + "it is larger than 16 characters as JSON", [log]);
   const raised = { maxInputLength: 64 * MiB };
-  refused("6: a duplicated 10 MB content is quoted cut to 200 characters", () => todoWrite(log, { todos: [{ content: big, status: "pending" }, { content: big, status: "completed" }] }, raised), `Error: invalid todos: duplicate content "${"x".repeat(200)}…"`, [log]);
-  refused("6: a 10 MB unknown field name is quoted cut", () => todoWrite(log, { todos: [], ["k".repeat(TEN_MB)]: 1 }, raised), `Error: invalid todos: unknown field \`${"k".repeat(200)}…\` (the input is only \`todos\`)`, [log]);
-  refused("6: a 10 MB unknown item field is quoted cut", () => todoWrite(log, { todos: [{ content: "a", status: "pending", ["f".repeat(TEN_MB)]: 1 }] }, raised), `Error: invalid todo at index 0: unknown field \`${"f".repeat(200)}…\` (an item is only \`content\` and \`status\`)`, [log]);
-  refused("6: a 10 MB status is described, not quoted", () => todoWrite(log, { todos: [{ content: "a", status: big }] }, raised), 'Error: invalid todo at index 0: `status` must be "pending", "in_progress" or "completed" (got a long string)', [log]);
-  refused("6: a 10 MB suggest_task field name is quoted cut", () => suggestTask(log, { ...goodOffer, ["n".repeat(TEN_MB)]: 1 }, raised), `suggest_task: unknown field \`${"n".repeat(200)}…\` (the input is only \`title\`, \`tldr\` and \`brief\`)`, [log]);
-  refused("6: a 10 MB title is counted, not echoed", () => suggestTask(log, { ...goodOffer, title: big }, raised), `suggest_task: title must be at most 60 characters (got ${TEN_MB})`, [log]);
+  refused("a duplicated 10 MB content is quoted cut to 200 characters", () => todoWrite(log, { todos: [{ content: big, status: "pending" }, { content: big, status: "completed" }] }, raised), `Error: invalid todos: duplicate content "${"x".repeat(200)}…"`, [log]);
+  refused("a 10 MB unknown field name is quoted cut", () => todoWrite(log, { todos: [], ["k".repeat(TEN_MB)]: 1 }, raised), `Error: invalid todos: unknown field \`${"k".repeat(200)}…\` (the input is only \`todos\`)`, [log]);
+  refused("a 10 MB unknown item field is quoted cut", () => todoWrite(log, { todos: [{ content: "a", status: "pending", ["f".repeat(TEN_MB)]: 1 }] }, raised), `Error: invalid todo at index 0: unknown field \`${"f".repeat(200)}…\` (an item is only \`content\` and \`status\`)`, [log]);
+  refused("a 10 MB status is described, not quoted", () => todoWrite(log, { todos: [{ content: "a", status: big }] }, raised), 'Error: invalid todo at index 0: `status` must be "pending", "in_progress" or "completed" (got a long string)', [log]);
+  refused("a 10 MB suggest_task field name is quoted cut", () => suggestTask(log, { ...goodOffer, ["n".repeat(TEN_MB)]: 1 }, raised), `suggest_task: unknown field \`${"n".repeat(200)}…\` (the input is only \`title\`, \`tldr\` and \`brief\`)`, [log]);
+  refused("a 10 MB title is counted, not echoed", () => suggestTask(log, { ...goodOffer, title: big }, raised), `suggest_task: title must be at most 60 characters (got ${TEN_MB})`, [log]);
   const withOffer = offered();
-  gives("6: a 10 MB settle id: the message quotes 200 characters", () => {
+  gives("a 10 MB settle id: the message quotes 200 characters", () => {
     const d = settleSuggestion(withOffer, "y".repeat(TEN_MB), "dismiss");
     return [d.ok, d.code, d.message, d.payload.length];
   }, [false, "task-suggestion/not-found", `no suggestion "${"y".repeat(200)}…"`, TEN_MB], [withOffer]);
   const bigForeign = [...openChat(), { type: "app", text: big }];
-  gives("5: a 10 MB foreign entry in a log replays", () => replaySuggestions(bigForeign), { open: [], settled: [], skipped: [] }, [bigForeign]);
-  gives("5: a 10 MB JSONL line (a message) replays", () => {
+  gives("a 10 MB foreign entry in a log replays", () => replaySuggestions(bigForeign), { open: [], settled: [], skipped: [] }, [bigForeign]);
+  gives("a 10 MB JSONL line (a message) replays", () => {
     const s = ChatState.fromJsonl(jsonl(session, turn, { type: "message", v: 1, role: "user", text: big }));
     try {
       return [s.length, s.checkGoal("create")];
@@ -241,57 +241,57 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
   }, [3, { ok: true }]);
 }
 
-// Item 7: offers count by entry, not by id.
+// Offers count by entry, not by id.
 {
   const tenS1 = [session, ...Array.from({ length: 10 }, () => [{ type: "turn_started" }, offerEntry("s1"), { type: "turn_ended" }]).flat(), { type: "turn_started" }];
-  refused("7: ten recorded offers sharing id s1 reach the chat's limit", () => suggestTask(tenS1, goodOffer), "suggest_task: this chat already offered 10 suggestions; offer no more", [tenS1]);
+  refused("ten recorded offers sharing id s1 reach the chat's limit", () => suggestTask(tenS1, goodOffer), "suggest_task: this chat already offered 10 suggestions; offer no more", [tenS1]);
   const reused = [session, turn, offerEntry("s1"), { type: "turn_ended" }, { type: "turn_started" }, offerEntry("s1")];
-  refused("7: an offer this turn under a reused id blocks a second", () => suggestTask(reused, goodOffer), "suggest_task: one suggestion per turn; this turn already offered one", [reused]);
+  refused("an offer this turn under a reused id blocks a second", () => suggestTask(reused, goodOffer), "suggest_task: one suggestion per turn; this turn already offered one", [reused]);
   const unreadable = [session, turn, { type: "suggestion_offered", v: 1, id: "s1", title: 5 }];
-  refused("7: an unreadable offer this turn blocks a second", () => suggestTask(unreadable, goodOffer), "suggest_task: one suggestion per turn; this turn already offered one", [unreadable]);
+  refused("an unreadable offer this turn blocks a second", () => suggestTask(unreadable, goodOffer), "suggest_task: one suggestion per turn; this turn already offered one", [unreadable]);
   const newer = [session, ...Array.from({ length: 10 }, (_, i) => [{ type: "turn_started" }, { ...offerEntry(`s${i + 1}`), v: 2 }]).flat(), { type: "turn_started" }];
-  refused("7: ten offers from a newer version still count", () => suggestTask(newer, goodOffer), "suggest_task: this chat already offered 10 suggestions; offer no more", [newer]);
+  refused("ten offers from a newer version still count", () => suggestTask(newer, goodOffer), "suggest_task: this chat already offered 10 suggestions; offer no more", [newer]);
 }
 
-// Item 8: a session that cannot be read fails closed.
+// A session that cannot be read fails closed.
 {
   const helper = "suggest_task is only for the top-level agent; report the follow-up in your result instead";
   for (const v of [2, 4294967296, 1.5, "1", 0, -1, 1e308]) {
     const log = [{ ...session, v }, { type: "turn_started" }];
-    refused(`8: a session with v ${JSON.stringify(v)} fails closed`, () => suggestTask(log, goodOffer), helper, [log]);
+    refused(`a session with v ${JSON.stringify(v)} fails closed`, () => suggestTask(log, goodOffer), helper, [log]);
   }
   const odd = [{ ...session, agent: 5 }, { type: "turn_started" }];
-  refused("8: a session with an odd agent fails closed", () => suggestTask(odd, goodOffer), helper, [odd]);
+  refused("a session with an odd agent fails closed", () => suggestTask(odd, goodOffer), helper, [odd]);
   const notSettings = [{ ...session, settings: [] }, { type: "turn_started" }];
-  refused("8: a session whose settings are an array fails closed", () => suggestTask(notSettings, goodOffer), helper, [notSettings]);
-  gives("8: a failed session is reported in skipped", () => replayTodos([{ ...session, v: 2 }]).skipped,
+  refused("a session whose settings are an array fails closed", () => suggestTask(notSettings, goodOffer), helper, [notSettings]);
+  gives("a failed session is reported in skipped", () => replayTodos([{ ...session, v: 2 }]).skipped,
     [{ index: 0, type: "session", reason: "written in format v2; this version reads up to v1" }]);
-  gives("8: a failed session cannot be started from (workspace missing)", () => {
+  gives("a failed session cannot be started from (workspace missing)", () => {
     const d = planStart([{ ...session, v: 2 }, turn, offerEntry()], "c", "s1");
     return [d.code, d.message];
   }, ["task-suggestion/workspace-missing", 'session "c" belongs to no workspace']);
   const turn99 = [session, { type: "turn_started", v: 99 }];
-  gives("8: a turn_started of v 99 is used as it is (decided)", () => suggestTask(turn99, goodOffer).ok, true, [turn99]);
+  gives("a turn_started of v 99 is used as it is (decided)", () => suggestTask(turn99, goodOffer).ok, true, [turn99]);
 }
 
-// Item 9: Maps, lone surrogates, runTool and SuggestionService options.
+// Maps, lone surrogates, runTool and SuggestionService options.
 {
   const log = openChat();
-  refused("9: a Map as todo_write input", () => todoWrite(log, new Map([["todos", []]])), TODO_UNREADABLE + "it holds a Map where JSON data belongs", [log]);
-  refused("9: a Set as todos", () => todoWrite(log, { todos: new Set([{ content: "a", status: "pending" }]) }), TODO_UNREADABLE + "it holds a Set where JSON data belongs", [log]);
-  refused("9: a Map as suggest_task input", () => suggestTask(log, new Map(Object.entries(goodOffer))), SUGGEST_UNREADABLE + "it holds a Map where JSON data belongs", [log]);
+  refused("a Map as todo_write input", () => todoWrite(log, new Map([["todos", []]])), TODO_UNREADABLE + "it holds a Map where JSON data belongs", [log]);
+  refused("a Set as todos", () => todoWrite(log, { todos: new Set([{ content: "a", status: "pending" }]) }), TODO_UNREADABLE + "it holds a Set where JSON data belongs", [log]);
+  refused("a Map as suggest_task input", () => suggestTask(log, new Map(Object.entries(goodOffer))), SUGGEST_UNREADABLE + "it holds a Map where JSON data belongs", [log]);
   const mapLog = [...openChat(), new Map([["type", "turn_ended"]])];
-  throws("9: a Map as a log entry", () => replayTodos(mapLog), "oda-tasks: log entry 2 cannot be read as JSON data: it holds a Map where JSON data belongs", [mapLog]);
-  throws("9: a Set as permissions", () => clampPermission("ask", "auto", new Set(["ask", "auto"])), "oda-tasks: invalid arguments of clampPermission: it holds a Set where JSON data belongs");
-  throws("9: a Map as a start request", () => planStart(offered(), "c", "s1", new Map([["model", "m"]])), "oda-tasks: invalid arguments of planStart: it holds a Map where JSON data belongs");
-  refused("9: lone surrogates \\uD800 and \\uDC00 are refused, not made duplicates", () => todoWrite(log, { todos: [{ content: "\uD800", status: "pending" }, { content: "\uDC00", status: "pending" }] }), TODO_UNREADABLE + "todos[0].content holds a lone surrogate; text must be well-formed Unicode", [log]);
-  refused("9: a lone surrogate in a title", () => suggestTask(log, { ...goodOffer, title: "a\uDC00" }), SUGGEST_UNREADABLE + "title holds a lone surrogate; text must be well-formed Unicode", [log]);
-  refused("9: a lone surrogate in a field name", () => suggestTask(log, { ...goodOffer, ["\uD800"]: 1 }), SUGGEST_UNREADABLE + "(a field name) holds a lone surrogate; text must be well-formed Unicode", [log]);
+  throws("a Map as a log entry", () => replayTodos(mapLog), "oda-tasks: log entry 2 cannot be read as JSON data: it holds a Map where JSON data belongs", [mapLog]);
+  throws("a Set as permissions", () => clampPermission("ask", "auto", new Set(["ask", "auto"])), "oda-tasks: invalid arguments of clampPermission: it holds a Set where JSON data belongs");
+  throws("a Map as a start request", () => planStart(offered(), "c", "s1", new Map([["model", "m"]])), "oda-tasks: invalid arguments of planStart: it holds a Map where JSON data belongs");
+  refused("lone surrogates \\uD800 and \\uDC00 are refused, not made duplicates", () => todoWrite(log, { todos: [{ content: "\uD800", status: "pending" }, { content: "\uDC00", status: "pending" }] }), TODO_UNREADABLE + "todos[0].content holds a lone surrogate; text must be well-formed Unicode", [log]);
+  refused("a lone surrogate in a title", () => suggestTask(log, { ...goodOffer, title: "a\uDC00" }), SUGGEST_UNREADABLE + "title holds a lone surrogate; text must be well-formed Unicode", [log]);
+  refused("a lone surrogate in a field name", () => suggestTask(log, { ...goodOffer, "\uD800": 1 }), SUGGEST_UNREADABLE + "(a field name) holds a lone surrogate; text must be well-formed Unicode", [log]);
   const fffd = [session, offerEntry("\uFFFD")];
-  throws("9: settle id \\uD800 does not match offer \\uFFFD", () => settleSuggestion(fffd, "\uD800", "dismiss"), "oda-tasks: invalid arguments of settleSuggestion: text must be well-formed Unicode (it holds a lone surrogate)", [fffd]);
+  throws("settle id \\uD800 does not match offer \\uFFFD", () => settleSuggestion(fffd, "\uD800", "dismiss"), "oda-tasks: invalid arguments of settleSuggestion: text must be well-formed Unicode (it holds a lone surrogate)", [fffd]);
   const loneEntry = [session, { type: "todo_update", v: 1, todos: [{ content: "\uD800", status: "pending" }] }];
-  skipped("9: a stored item with a lone surrogate is skipped", () => replayTodos(loneEntry), [{ index: 1, type: "todo_update", reason: "`todos`: text must be well-formed Unicode (it holds a lone surrogate)" }], [loneEntry]);
-  skipped("9: JSONL: a lone surrogate escape is skipped", () => {
+  skipped("a stored item with a lone surrogate is skipped", () => replayTodos(loneEntry), [{ index: 1, type: "todo_update", reason: "`todos`: text must be well-formed Unicode (it holds a lone surrogate)" }], [loneEntry]);
+  skipped("JSONL: a lone surrogate escape is skipped", () => {
     const s = ChatState.fromJsonl(Buffer.from('{"type":"todo_update","todos":[{"content":"\\ud800","status":"pending"}]}\n'));
     try {
       return s.replayTodos();
@@ -299,20 +299,20 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
       s.free();
     }
   }, [{ index: 0, type: "todo_update", reason: "`todos`: text must be well-formed Unicode (it holds a lone surrogate)" }]);
-  throws("9: a lone surrogate in a permission", () => clampPermission("\uD800", "ask"), "oda-tasks: invalid arguments of clampPermission: text must be well-formed Unicode (it holds a lone surrogate)");
-  throws("9: a lone surrogate in startedChat's suggestion id", () => startedChat([session], "c", "\uDC00"), "oda-tasks: invalid arguments of startedChat: text must be well-formed Unicode (it holds a lone surrogate)");
+  throws("a lone surrogate in a permission", () => clampPermission("\uD800", "ask"), "oda-tasks: invalid arguments of clampPermission: text must be well-formed Unicode (it holds a lone surrogate)");
+  throws("a lone surrogate in startedChat's suggestion id", () => startedChat([session], "c", "\uDC00"), "oda-tasks: invalid arguments of startedChat: text must be well-formed Unicode (it holds a lone surrogate)");
 }
 
-// Item 10: replay is linear in offers (64k offers and 64k settlements replay; no timing asserted).
+// Replay is linear in offers (64k offers and 64k settlements replay; no timing asserted).
 {
   const many = [session];
   for (let i = 1; i <= 64_000; i++) many.push(offerEntry(`s${i}`));
   for (let i = 1; i <= 64_000; i += 2) many.push({ type: "suggestion_settled", v: 1, id: `s${i}`, outcome: "dismissed" });
-  gives("10: 64,000 offers and 32,000 settlements replay", () => {
+  gives("64,000 offers and 32,000 settlements replay", () => {
     const r = replaySuggestions(many);
     return [r.open.length, r.open[0].id, r.settled.length, r.settled[0].outcome, r.skipped.length];
   }, [32_000, "s64000", 32_000, "dismissed", 0], [many]);
-  gives("10: settling in a chat of 64,000 offers", () => settleSuggestion(many, "s64000", "draft"), { ok: true, entry: { type: "suggestion_settled", v: 1, id: "s64000", outcome: "drafted" } }, [many]);
+  gives("settling in a chat of 64,000 offers", () => settleSuggestion(many, "s64000", "draft"), { ok: true, entry: { type: "suggestion_settled", v: 1, id: "s64000", outcome: "drafted" } }, [many]);
 }
 
 // Wrong types, nulls and arrays for objects, through every export.
@@ -715,7 +715,7 @@ test("JSONL: a repeated key reads as JSON.parse reads it (the last wins), so not
 });
 
 // ---------------------------------------------------------------------------
-// Issue 14.5: a polluted Object.prototype (a bug elsewhere in the app)
+// A polluted Object.prototype (a bug elsewhere in the app)
 // changes no decision: every option and step is read as an own property.
 
 /** Runs `fn` with `Object.prototype[key] = value`, removed afterwards whatever happens. */
@@ -730,7 +730,7 @@ async function polluted(pollution, fn) {
   }
 }
 
-test("14.5: Object.prototype.permissions reversed does not reorder SuggestionService's permissions: a Start from a read-only chat stays read-only", async () => {
+test("Object.prototype.permissions reversed does not reorder SuggestionService's permissions: a Start from a read-only chat stays read-only", async () => {
   const readOnly = { ...session, settings: { preset: "coder", model: "m", permission: "read-only" } };
   const store = new MemoryStore();
   await store.create("c", [readOnly, turn, offerEntry()]);
@@ -742,7 +742,7 @@ test("14.5: Object.prototype.permissions reversed does not reorder SuggestionSer
   assert.equal(first.settings.permission, "read-only");
 });
 
-test("14.5: Object.prototype.oneActive = false and maxInputLength do not lift the one-active rule or the 1 MiB limit", async () => {
+test("Object.prototype.oneActive = false and maxInputLength do not lift the one-active rule or the 1 MiB limit", async () => {
   const store = new MemoryStore();
   await store.create("c", openChat());
   const twoActive = { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] };
@@ -760,7 +760,7 @@ test("14.5: Object.prototype.oneActive = false and maxInputLength do not lift th
   assert.equal((await store.read("c")).length, 2, "nothing recorded");
 });
 
-test("14.5: Object.prototype.done = true does not end the write loop: runTool and dismiss record their entries", async () => {
+test("Object.prototype.done = true does not end the write loop: runTool and dismiss record their entries", async () => {
   const store = new MemoryStore();
   await store.create("c", offered());
   const [result] = await polluted({ done: true }, async () => {
@@ -773,7 +773,7 @@ test("14.5: Object.prototype.done = true does not end the write loop: runTool an
   assert.deepEqual((await store.read("c")).slice(3).map((e) => e.type), ["todo_update", "suggestion_settled"]);
 });
 
-test("14.5: polluted store and cache options (size, readChunkBytes, lockWait, attempts, locks) are not read", async () => {
+test("polluted store and cache options (size, readChunkBytes, lockWait, attempts, locks) are not read", async () => {
   const { JsonlStore } = await import("oda-tasks/node");
   const { IndexedDbStore } = await import("oda-tasks/browser");
   const { PostgresStore } = await import("oda-tasks/postgres");
@@ -799,7 +799,7 @@ test("14.5: polluted store and cache options (size, readChunkBytes, lockWait, at
   }
 });
 
-test("14.5: a SuggestionError carries only its own payload names, never Object.prototype's", async () => {
+test("a SuggestionError carries only its own payload names, never Object.prototype's", async () => {
   const store = new MemoryStore();
   await store.create("c", offered());
   const error = await polluted({ limit: 99, outcome: "started" }, () =>
@@ -811,11 +811,11 @@ test("14.5: a SuggestionError carries only its own payload names, never Object.p
 });
 
 // ---------------------------------------------------------------------------
-// Issue 14.11: an app that wraps JSON.stringify (to pretty-print) cannot make
+// An app that wraps JSON.stringify (to pretty-print) cannot make
 // an acknowledged write land across lines; every store writes one line of
 // JSON that it checked, by the functions it loaded with.
 
-test("14.11: with JSON.stringify wrapped to pretty-print, every store writes and reads back single-line entries", async () => {
+test("with JSON.stringify wrapped to pretty-print, every store writes and reads back single-line entries", async () => {
   const { JsonlStore } = await import("oda-tasks/node");
   const { IndexedDbStore } = await import("oda-tasks/browser");
   const { IDBFactory, IDBKeyRange } = await import("fake-indexeddb");
@@ -842,7 +842,7 @@ test("14.11: with JSON.stringify wrapped to pretty-print, every store writes and
   }
 });
 
-test("14.11: entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typed JSON object is a TypeError and nothing is written", async () => {
+test("entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typed JSON object is a TypeError and nothing is written", async () => {
   const { RAW_TEXT, entryLine } = await import("../../pkg/dist/core/entry-text.js");
   assert.equal(RAW_TEXT, Symbol.for("oda-tasks.rawText"));
   const exact = '{"type":"start","sandbox":1e400,"approval":18446744073709551615,"ratio":1.50}';

@@ -1,7 +1,7 @@
 // Start across browser tabs: real Chromium, real IndexedDB, real Web Locks.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openTabs } from "./helpers/browser.mjs";
+import { openTabs } from "./support/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>tab</title>
 <script type="module">
@@ -51,7 +51,7 @@ test("two tabs starting one suggestion at once create one chat with one brief", 
   assert.deepEqual(errors, []);
 });
 
-// Issue 14.3 in a real browser: a warm state in one tab, the database deleted
+// In a real browser, a warm state in one tab, the database deleted
 // and the chat imported again (now a helper's) in another.
 const importPage = `<!doctype html><meta charset="utf-8"><title>tab</title>
 <script type="module">
@@ -82,7 +82,7 @@ const importPage = `<!doctype html><meta charset="utf-8"><title>tab</title>
   window.ready = true;
 </script>`;
 
-test("14.3: a tab's warm state notices the database was deleted and the chat imported again in another tab", async (t) => {
+test("a tab's warm state notices the database was deleted and the chat imported again in another tab", async (t) => {
   const { tabs, errors } = await openTabs(t, importPage, 2);
   for (const tab of tabs) await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
   assert.equal((await tabs[0].evaluate(() => window.oda.warm())).ok, true, "warm in tab 1");

@@ -1,7 +1,7 @@
 // The package in a real browser: a plain <script type="module">, init once.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openTabs } from "./helpers/browser.mjs";
+import { openTabs } from "./support/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>oda-tasks</title>
 <script type="module">

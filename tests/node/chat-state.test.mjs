@@ -9,7 +9,7 @@ import {
   ChatState, ChatStateCache, MemoryStore, SuggestionService, checkGoal, planStart, replaySuggestions, replayTodos, runTool,
   settleSuggestion, startedChat, suggestTask, todoWrite,
 } from "oda-tasks";
-import { prng, randomLog, randomPieces } from "./helpers/random-log.mjs";
+import { prng, randomLog, randomPieces } from "./support/random-log.mjs";
 
 // ---------------------------------------------------------------------------
 // The questions, asked of the pure functions (`pure(log)`) or of a state.

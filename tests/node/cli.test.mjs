@@ -12,7 +12,7 @@ const run = (...args) => execFileSync(process.execPath, [cli, ...args], { encodi
 
 test("with no path it replays the bundled example: list, cards with changes, plan, suggestions", () => {
   const out = run();
-  assert.match(out, /Current list \(0 pending, 0 in progress, 4 completed\)\n  \[x\] Reproduce the double failure\n/);
+  assert.match(out, /Current list \(0 pending, 0 in progress, 4 completed\)\n {2}\[x\] Reproduce the double failure\n/);
   assert.match(out, /Cards \(4\)/);
   assert.match(out, /~ Reproduce the double failure: in_progress -> completed/);
   assert.match(out, /\+ Check the other callers of retry\(\) \(pending\)/);

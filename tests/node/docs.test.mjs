@@ -1,6 +1,6 @@
 // The docs check: the README and docs/ stay true to the repository. Every
 // relative link resolves (a file, and a heading when it names one), every
-// `npm run X` and `scripts/X` they name exists, every measured figure has the
+// `npm run X`, `scripts/X` and `tests/X` they name exists, every measured figure has the
 // command that produced it in its section, and the API reference builds with
 // no TypeDoc warning and an example on every export (`npm run docs`).
 import { test } from "node:test";
@@ -53,7 +53,7 @@ test("every relative link in the README and docs/ resolves, headings included", 
   assert.deepEqual(broken, []);
 });
 
-test("every `npm run X` and `scripts/X` the README and docs/ name exists", () => {
+test("every `npm run X`, `scripts/X` and `tests/X` the README and docs/ name exists", () => {
   const scripts = JSON.parse(read("package.json")).scripts;
   const missing = [];
   for (const page of pages) {
@@ -64,7 +64,7 @@ test("every `npm run X` and `scripts/X` the README and docs/ name exists", () =>
     for (const [, name] of text.matchAll(/\bnpm (start|test)\b/g)) {
       if (!(name in scripts)) missing.push(`${page}: npm ${name}`);
     }
-    for (const [path] of text.matchAll(/(?<![\w/.-])scripts\/[\w./-]*[\w]/g)) {
+    for (const [path] of text.matchAll(/(?<![\w/.-])(?:scripts|tests)\/[\w./-]*[\w]/g)) {
       if (!existsSync(join(root, path))) missing.push(`${page}: ${path}`);
     }
   }

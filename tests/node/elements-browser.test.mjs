@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { openTabs, root } from "./helpers/browser.mjs";
+import { openTabs, root } from "./support/browser.mjs";
 
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 

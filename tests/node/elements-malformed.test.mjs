@@ -4,7 +4,7 @@
 // drawing, its other properties still work, and good data draws again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openTabs } from "./helpers/browser.mjs";
+import { openTabs } from "./support/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><body><script type="module">
   import "/pkg/dist/elements/index.js";

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatState, readJsonl } from "oda-tasks";
 import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
-import { prng } from "./helpers/random-log.mjs";
+import { prng } from "./support/random-log.mjs";
 
 const enc = (s) => Buffer.from(s, "utf8");
 const PIECES = [

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openTabs, root } from "./helpers/browser.mjs";
+import { openTabs, root } from "./support/browser.mjs";
 
 const entry = join(root, "pkg/dist/entrypoints/index.js");
 const wasmPath = join(root, "pkg/wasm/oda_tasks_bg.wasm");

@@ -8,8 +8,8 @@ import { createServer, request } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launch, root } from "./helpers/browser.mjs";
-import { startServer } from "./helpers/consumer.mjs";
+import { launch, root } from "./support/browser.mjs";
+import { startServer } from "./support/consumer.mjs";
 
 const READY = /^Preview: (http:\/\/127\.0\.0\.1:\d+\/)$/m;
 const example = readFileSync(join(root, "pkg/example/chat.jsonl"), "utf8");

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ConflictError, runTool, suggestTask, todoWrite } from "oda-tasks";
-import { MemoryStore, makeChat } from "./fixtures/service-helpers.mjs";
+import { MemoryStore, makeChat } from "./support/service-helpers.mjs";
 
 const todos = (...items) => ({ todos: items.map(([content, status]) => ({ content, status })) });
 

@@ -3,54 +3,18 @@
 // against a real server started for this file.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { planStart, runTool } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
-import { session } from "./fixtures/service-helpers.mjs";
-import { freshSchema, startServer } from "./helpers/postgres.mjs";
+import { session } from "./support/service-helpers.mjs";
+import { freshSchema, startServer } from "./support/postgres.mjs";
+import { raceChildren } from "./support/spawn-child.mjs";
 
-const CHILD = fileURLToPath(new URL("./fixtures/postgres-service-child.mjs", import.meta.url));
+const CHILD = new URL("./children/postgres-service-child.mjs", import.meta.url);
 const PROCESSES = 4;
 const CALLS = 25;
 
 const server = await startServer();
 after(() => server.stop());
-
-function child(args) {
-  const proc = spawn(process.execPath, [CHILD, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  proc.stdout.setEncoding("utf8");
-  proc.stderr.setEncoding("utf8");
-  let onReady;
-  const ready = new Promise((r) => (onReady = r));
-  proc.stdout.on("data", (chunk) => {
-    out += chunk;
-    if (out.startsWith("ready\n")) onReady();
-  });
-  proc.stderr.on("data", (chunk) => (err += chunk));
-  const done = new Promise((resolve, reject) => {
-    proc.on("error", reject);
-    proc.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`child exited with ${code}: ${err}`));
-      resolve(JSON.parse(out.split("\n").filter(Boolean).at(-1)));
-    });
-  });
-  return { proc, ready: Promise.race([ready, done.then(() => assert.fail("child ended before ready"))]), done };
-}
-
-/** Runs PROCESSES children with `args` at once; resolves to all their results. */
-async function race(args) {
-  const children = Array.from({ length: PROCESSES }, () => child(args));
-  try {
-    await Promise.all(children.map((c) => c.ready));
-    for (const c of children) c.proc.stdin.end("go\n");
-    return (await Promise.all(children.map((c) => c.done))).flat();
-  } finally {
-    for (const c of children) c.proc.kill();
-  }
-}
 
 async function fresh() {
   const schema = await freshSchema(server);
@@ -75,7 +39,7 @@ async function startRace({ crashed }) {
       await store.append("offer-chat", [plan.settled], log.length);
     }
 
-    const results = await race([db.schema.url, "start", "offer-chat", "s1", String(CALLS)]);
+    const results = await raceChildren(CHILD, [db.schema.url, "start", "offer-chat", "s1", String(CALLS)], PROCESSES);
     assert.equal(results.length, PROCESSES * CALLS);
     assert.deepEqual(results.filter((x) => "error" in x), []);
     assert.deepEqual(new Set(results.map((x) => x.chatId)), new Set(["offer-chat.s1"]));
@@ -104,7 +68,7 @@ test(`PostgresStore: ${PROCESSES} processes x ${CALLS} suggest_task calls in one
   const db = await fresh();
   try {
     await db.store.create("chat", [session("chat"), { type: "turn_started" }]);
-    const results = await race([db.schema.url, "suggest", "chat", "-", String(CALLS)]);
+    const results = await raceChildren(CHILD, [db.schema.url, "suggest", "chat", "-", String(CALLS)], PROCESSES);
     assert.equal(results.length, PROCESSES * CALLS);
     assert.deepEqual(results.filter((x) => "error" in x && !("ok" in x)), [], "no call failed");
     const accepted = results.filter((x) => x.ok);

@@ -3,42 +3,17 @@
 // `started` settlement and one brief must come out of it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { planStart, runTool } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
-import { session } from "./fixtures/service-helpers.mjs";
+import { session } from "./support/service-helpers.mjs";
+import { raceChildren } from "./support/spawn-child.mjs";
 
-const CHILD = fileURLToPath(new URL("./fixtures/service-child.mjs", import.meta.url));
+const CHILD = new URL("./children/service-child.mjs", import.meta.url);
 const PROCESSES = 4;
 const CALLS = 25;
-
-function child(args) {
-  const proc = spawn(process.execPath, [CHILD, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  proc.stdout.setEncoding("utf8");
-  proc.stderr.setEncoding("utf8");
-  let onReady;
-  const ready = new Promise((r) => (onReady = r));
-  proc.stdout.on("data", (chunk) => {
-    out += chunk;
-    if (out.startsWith("ready\n")) onReady();
-  });
-  proc.stderr.on("data", (chunk) => (err += chunk));
-  const done = new Promise((resolve, reject) => {
-    proc.on("error", reject);
-    proc.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`child exited with ${code}: ${err}`));
-      const line = out.split("\n").filter(Boolean).at(-1);
-      resolve(JSON.parse(line));
-    });
-  });
-  return { proc, ready: Promise.race([ready, done.then(() => assert.fail("child ended before ready"))]), done };
-}
 
 async function race(mode, { crashed = false } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "oda-service-"));
@@ -57,10 +32,7 @@ async function race(mode, { crashed = false } = {}) {
       await store.append("offer-chat", [plan.settled], log.length);
     }
 
-    const children = Array.from({ length: PROCESSES }, () => child([dir, "offer-chat", "s1", String(CALLS), mode]));
-    await Promise.all(children.map((c) => c.ready));
-    for (const c of children) c.proc.stdin.end("go\n");
-    const results = (await Promise.all(children.map((c) => c.done))).flat();
+    const results = await raceChildren(CHILD, [dir, "offer-chat", "s1", String(CALLS), mode], PROCESSES);
 
     assert.equal(results.length, PROCESSES * CALLS);
     const errors = results.filter((x) => "error" in x);

@@ -15,7 +15,7 @@ import {
   makeChat,
   offer,
   session,
-} from "./fixtures/service-helpers.mjs";
+} from "./support/service-helpers.mjs";
 
 const PERMISSIONS = ["read-only", "ask", "auto", "full-access"];
 

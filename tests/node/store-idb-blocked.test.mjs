@@ -5,7 +5,7 @@
 // naming what was found. Each failure is retried on the next call.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openTabs } from "./helpers/browser.mjs";
+import { openTabs } from "./support/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><script type="module">
   import { IndexedDbStore } from "/pkg/dist/entrypoints/browser.js";

@@ -4,7 +4,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { ConflictError, StoreError } from "oda-tasks";
-import { launch, serve } from "./helpers/browser.mjs";
+import { launch, serve } from "./support/browser.mjs";
 import { storeContract } from "./fixtures/store-contract.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>store</title>

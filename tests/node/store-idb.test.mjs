@@ -106,7 +106,7 @@ test("IndexedDbStore: two stores on one database (two tabs) append atomically", 
   const indexedDB = new IDBFactory();
   // A "lock" that excludes nothing: the transaction alone must keep the
   // conditional append atomic.
-  const noLock = { request: (name, callback) => callback() };
+  const noLock = { request: (_name, callback) => callback() };
   const tabs = [0, 1].map(() => new IndexedDbStore("tabs", { indexedDB, IDBKeyRange, locks: noLock }));
   await tabs[0].create("c", []);
   const results = await Promise.allSettled(

@@ -7,14 +7,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
-import { createHash } from "node:crypto";
-import { StoreError } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
-import { plantOwner } from "./helpers/lock-names.mjs";
+import { plantOwner } from "./support/lock-names.mjs";
 import { STALE_MS, sweep } from "../../pkg/dist/stores/jsonl/lock.js";
 import { HOSTILE_IDS, storeContract } from "./fixtures/store-contract.mjs";
 
-const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
+const WORKER = new URL("./children/store-jsonl-worker.mjs", import.meta.url);
 
 function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), "oda-jsonl-"));

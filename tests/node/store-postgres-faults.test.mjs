@@ -8,10 +8,10 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
-import { freshSchema, startServer } from "./helpers/postgres.mjs";
-import { isCommit, isStatement, startProxy } from "./helpers/pg-proxy.mjs";
+import { freshSchema, startServer } from "./support/postgres.mjs";
+import { isCommit, isStatement, startProxy } from "./support/pg-proxy.mjs";
 
-const APPENDER = fileURLToPath(new URL("./fixtures/postgres-appender.mjs", import.meta.url));
+const APPENDER = fileURLToPath(new URL("./children/postgres-appender.mjs", import.meta.url));
 
 const server = await startServer();
 after(() => server.stop());
@@ -306,7 +306,7 @@ test("faults: SIGKILL of a process with 4 appends always in flight: acknowledged
 });
 
 // ---------------------------------------------------------------------------
-// Issue 14.9: no wait without a bound.
+// No wait without a bound.
 
 /** `promise`, or a rejection naming `what` when it has not settled within `ms` (so a hang fails the test, never stalls it). */
 function within(ms, what, promise) {
@@ -318,7 +318,7 @@ function within(ms, what, promise) {
 const topSession = (chatId) => ({ type: "session", chatId, workspace: "/w", scheduledTaskFolder: false, agent: "top-level", settings: { permission: "auto" } });
 const todoCall = { name: "todo_write", input: { todos: [{ content: "Ship", status: "in_progress" }] } };
 
-test("14.9: another session holds a chat's row (FOR UPDATE, idle in transaction): writes to it fail with store/locked after lockTimeout; with a pool of two, other chats go on", { timeout: 60_000 }, async () => {
+test("another session holds a chat's row (FOR UPDATE, idle in transaction): writes to it fail with store/locked after lockTimeout; with a pool of two, other chats go on", { timeout: 60_000 }, async () => {
   const db = await fresh();
   const { runTool } = await import("oda-tasks");
   const holder = await db.pool().connect();
@@ -350,7 +350,7 @@ test("14.9: another session holds a chat's row (FOR UPDATE, idle in transaction)
   }
 });
 
-test("14.9: a statement held past statementTimeout (a table lock, lockTimeout longer) fails with store/unavailable; the options are checked", { timeout: 60_000 }, async () => {
+test("a statement held past statementTimeout (a table lock, lockTimeout longer) fails with store/unavailable; the options are checked", { timeout: 60_000 }, async () => {
   const db = await fresh();
   const holder = await db.pool().connect();
   try {
@@ -392,7 +392,7 @@ test("14.8/14.12 store side: PostgresStore.readTextFrom gives each entry's text 
   }
 });
 
-test("14.3: a warm state notices the chat was deleted and written again (a restore) and reads it again", async () => {
+test("a warm state notices the chat was deleted and written again (a restore) and reads it again", async () => {
   const db = await fresh();
   const { ChatState, runTool } = await import("oda-tasks");
   try {

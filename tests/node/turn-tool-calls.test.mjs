@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { root } from "./helpers/browser.mjs";
+import { root } from "./support/browser.mjs";
 
 const runtimes = join(root, "tests/runtimes");
 const node22 = join(runtimes, "node_modules/node-22/bin/node");

@@ -93,7 +93,7 @@ pub fn answers(chat: &Chat) -> Answers {
         next_id: chat.suggestions.next_id(),
         person_spoke: chat.person_spoke,
         briefs,
-        suggest: oda_tasks::decide::suggest_task(Some(chat), &Input::parse(VALID_SUGGESTION)),
+        suggest: oda_tasks::suggest_call::suggest_task(Some(chat), &Input::parse(VALID_SUGGESTION)),
         goal: settle::check_goal(chat, GoalAction::Create),
         decisions,
     }

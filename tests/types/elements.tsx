@@ -1,6 +1,6 @@
 // Type tests of oda-tasks/elements in a React 19 app (JSX) and in plain DOM code.
 import { useRef } from "react";
-import { OdaSuggestionsElement, OdaTodoCardElement } from "oda-tasks/elements/react";
+import type { OdaSuggestionsElement, OdaTodoCardElement } from "oda-tasks/elements/react";
 import type { OdaSuggestionsEventMap, SuggestionList, TodoCard, TodoPlan } from "oda-tasks/elements/react";
 import type { ChatState, SuggestionService } from "oda-tasks";
 

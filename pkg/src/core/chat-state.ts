@@ -6,6 +6,7 @@ import { ChatStateCore } from "../../wasm/oda_tasks.js";
 import { assertReady } from "./ready.js";
 import { entryLines, hostParams, inputLimit, logArray, modelInput, recordArgument } from "./convert.js";
 import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
+import { realmIntact } from "./realm-guard.js";
 import type {
   ChatView, GoalAction, GoalCheck, JsonlReport, ListState, Log, LogEntry, SettleAction, SettleDecision, StartDecision,
   StartedChatState, StartRequest, SuggestionReplay, SuggestTaskResult, TodoCard, TodoReplay, TodoWriteOptions,
@@ -220,7 +221,8 @@ export class ChatState {
   view(options: { cards: number }): ChatView {
     const { cards } = readOptions<{ cards: number }>("view", options, { cards: wholeNumber(0) });
     if (cards === undefined) throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
-    return parseJson(ChatState.#live(this, "view").view(cards)) as ChatView;
+    const core = ChatState.#live(this, "view");
+    return (realmIntact() ? core.viewValue(cards) : parseJson(core.view(cards))) as ChatView;
   }
 
   /**
@@ -233,7 +235,8 @@ export class ChatState {
   cards(from?: number, to?: number): TodoCard[] {
     const start = cardNumber("cards", "from", from, 0);
     const end = cardNumber("cards", "to", to, Infinity);
-    return parseJson(ChatState.#live(this, "cards").cards(start, end)) as TodoCard[];
+    const core = ChatState.#live(this, "cards");
+    return (realmIntact() ? core.cardsValue(start, end) : parseJson(core.cards(start, end))) as TodoCard[];
   }
 
   /**
@@ -296,7 +299,8 @@ export class ChatState {
    * const { todos, turnOpen, turnsSinceUpdate } = state.listState();
    */
   listState(): ListState {
-    return parseJson(ChatState.#live(this, "listState").listState()) as ListState;
+    const core = ChatState.#live(this, "listState");
+    return (realmIntact() ? core.listStateValue() : parseJson(core.listState())) as ListState;
   }
 
   /**
@@ -306,7 +310,8 @@ export class ChatState {
    * const { todos, cards, plan } = state.replayTodos();
    */
   replayTodos(): TodoReplay {
-    return parseJson(ChatState.#live(this, "replayTodos").replayTodos()) as TodoReplay;
+    const core = ChatState.#live(this, "replayTodos");
+    return (realmIntact() ? core.replayTodosValue() : parseJson(core.replayTodos())) as TodoReplay;
   }
 
   /**
@@ -316,7 +321,8 @@ export class ChatState {
    * const { open, settled } = state.replaySuggestions();
    */
   replaySuggestions(): SuggestionReplay {
-    return parseJson(ChatState.#live(this, "replaySuggestions").replaySuggestions()) as SuggestionReplay;
+    const core = ChatState.#live(this, "replaySuggestions");
+    return (realmIntact() ? core.replaySuggestionsValue() : parseJson(core.replaySuggestions())) as SuggestionReplay;
   }
 
   /**

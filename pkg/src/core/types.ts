@@ -1,5 +1,5 @@
 // The public types of the core's answers and of the stored log format.
-// Hand-written to match the Rust structs' serialised form (src/entry.rs,
+// Hand-written to match the Rust structs' serialised form (src/entry/mod.rs,
 // src/todo.rs, src/suggest.rs, src/settle.rs); tests/types checks their use
 // and the Node tests check the values against them.
 /**

@@ -161,7 +161,6 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
   if (id.length === 0) bad("it is empty");
   if (id.length > MAX_CHAT_ID_LENGTH) bad(`it is longer than ${MAX_CHAT_ID_LENGTH} characters`);
   if (id === "." || id === "..") bad("it names a directory");
-  // eslint-disable-next-line no-control-regex
   if (/[/\\\u0000-\u001f\u007f]/.test(id)) bad("it holds a path separator or a control character");
   // With the `u` flag a surrogate range matches only a surrogate without its pair.
   if (/[\uD800-\uDFFF]/u.test(id)) bad("it is not well-formed Unicode (a lone surrogate)");

@@ -1,29 +1,28 @@
-// The stores against what real disks and real crashes hand them (issue 7,
-// findings 11-16): odd bytes in a chat's file, odd things at a chat's path,
-// locks that nobody will release, read-only files, writers SIGKILLed
-// mid-append, a file past V8's longest string, and an IndexedDB transaction
-// that aborts half-way.
+// JsonlStore against what real disks and real crashes hand it: odd bytes in a
+// chat's file, odd things at a chat's path, locks that nobody will release,
+// read-only files, writers SIGKILLed mid-append, a file past V8's longest
+// string, one lock holder across PID namespaces, warm states that notice a
+// replaced file, appends by other programs. IndexedDB's faults are in
+// store-idb-faults.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, fork, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { IDBFactory, IDBKeyRange, IDBObjectStore } from "fake-indexeddb";
 import { ChatState, StoreError, replaySuggestions, replayTodos, runTool } from "oda-tasks";
-import { IndexedDbStore } from "oda-tasks/browser";
 import { JsonlStore } from "oda-tasks/node";
 // The store's chunked line reader, for a unit test of lines too long to be strings.
 import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
-import { hostKey, plantOwner } from "./helpers/lock-names.mjs";
+import { hostKey, plantOwner } from "./support/lock-names.mjs";
+import { HELLO, HELPER, OPEN_TURN, SUGGEST, TODO, TOP, freshDecision } from "./support/warm-state.mjs";
 
-const WORKER = new URL("./fixtures/store-jsonl-worker.mjs", import.meta.url);
-const READONLY = new URL("./fixtures/store-jsonl-readonly.mjs", import.meta.url);
-const HOLDER = new URL("./fixtures/lock-holder.mjs", import.meta.url);
-const NS_WRITER = new URL("./fixtures/lock-namespace-writer.mjs", import.meta.url);
+const WORKER = new URL("./children/store-jsonl-worker.mjs", import.meta.url);
+const READONLY = new URL("./children/store-jsonl-readonly.mjs", import.meta.url);
+const HOLDER = new URL("./children/lock-holder.mjs", import.meta.url);
+const NS_WRITER = new URL("./children/lock-namespace-writer.mjs", import.meta.url);
 
 async function inTempDir(fn) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-faults-"));
@@ -88,7 +87,7 @@ async function rejectsWith(promise, code, message) {
 // ---------------------------------------------------------------------------
 // Odd bytes in a chat's file.
 
-test("finding 11: a file that starts with a UTF-8 BOM keeps its first line, so a helper chat stays a helper", () =>
+test("a file that starts with a UTF-8 BOM keeps its first line, so a helper chat stays a helper", () =>
   inTempDir(async (dir) => {
     const file = path.join(dir, "c.jsonl");
     const helper = { type: "session", v: 1, chatId: "c", workspace: "/w", scheduledTaskFolder: false, agent: "helper",
@@ -112,7 +111,7 @@ test("finding 11: a file that starts with a UTF-8 BOM keeps its first line, so a
     assert.equal(coreReads(bytes).length, 2, "the core's reader (the CLI) agrees");
   }));
 
-test("finding 12: CR-only, CRLF and mixed line ends read every line, no byte is ever cut, appends end the last line first", () =>
+test("CR-only, CRLF and mixed line ends read every line, no byte is ever cut, appends end the last line first", () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
     const files = {
@@ -136,7 +135,7 @@ test("finding 12: CR-only, CRLF and mixed line ends read every line, no byte is 
     }
   }));
 
-test("finding 13: a complete last line without \\n is an entry, kept, and ended before the next append; only a tail that is not JSON is torn", () =>
+test("a complete last line without \\n is an entry, kept, and ended before the next append; only a tail that is not JSON is torn", () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
     const cases = [
@@ -339,9 +338,9 @@ test("warm reads seek: readFrom and append read only what follows the last check
   }));
 
 // ---------------------------------------------------------------------------
-// Odd things at a chat's path (findings 15 and 16).
+// Odd things at a chat's path.
 
-test("finding 15/16: a directory, FIFO, socket, dangling or looping symlink at a chat's path is store/not-a-file, at once", { timeout: 30_000 }, () =>
+test("a directory, FIFO, socket, dangling or looping symlink at a chat's path is store/not-a-file, at once", { timeout: 30_000 }, () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
     const servers = [];
@@ -425,12 +424,12 @@ test("read-only file and read-only directory: reads work, writes are store/read-
   }));
 
 // ---------------------------------------------------------------------------
-// Locks nobody releases (finding 15).
+// Locks nobody releases.
 
 const HOST = hostKey();
 const TOKEN = "0123456789abcdef";
 
-test("finding 15: a lock that shows no sign of life is reported after the wait, naming what to remove; nothing is written", { timeout: 60_000 }, async () => {
+test("a lock that shows no sign of life is reported after the wait, naming what to remove; nothing is written", { timeout: 60_000 }, async () => {
   const sleeper = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
   try {
     const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
@@ -556,7 +555,7 @@ test("a writer SIGKILLed again and again: every acknowledged append is there aft
     assert.ok(acked.size >= 12);
   }));
 
-test("finding 16: a chat file over 512 MiB takes appends and reads (in chunks, never one string)", { timeout: 180_000 }, () =>
+test("a chat file over 512 MiB takes appends and reads (in chunks, never one string)", { timeout: 180_000 }, () =>
   inTempDir(async (dir) => {
     const file = path.join(dir, "c.jsonl");
     const line = Buffer.from(`${J({ type: "big", pad: "x".repeat((1 << 20) - 30) })}\n`);
@@ -572,56 +571,8 @@ test("finding 16: a chat file over 512 MiB takes appends and reads (in chunks, n
   }));
 
 // ---------------------------------------------------------------------------
-// IndexedDB.
-
-test("IndexedDbStore: a transaction that aborts half-way leaves the chat as it was", async () => {
-  const store = new IndexedDbStore("aborts", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null });
-  await store.create("c", [a, b]);
-  const put = IDBObjectStore.prototype.put;
-  let puts = 0;
-  // The third put of a transaction goes through, then the transaction aborts (as on a quota error or a closing tab).
-  IDBObjectStore.prototype.put = function (...args) {
-    const request = put.apply(this, args);
-    if (++puts === 3) this.transaction.abort();
-    return request;
-  };
-  try {
-    await assert.rejects(store.append("c", [c, d, c, d], 2), { message: "oda-tasks: IndexedDB transaction aborted" });
-    puts = 0;
-    await assert.rejects(store.create("e", [a, b, c]), { message: "oda-tasks: IndexedDB transaction aborted" });
-  } finally {
-    IDBObjectStore.prototype.put = put;
-  }
-  assert.deepEqual(await store.read("c"), [a, b]);
-  assert.deepEqual(await store.readFrom("c", 2), []);
-  assert.equal(await store.read("e"), null);
-  assert.equal(await store.append("c", [c], 2), 3, "the length is still 2");
-  assert.equal(await store.create("e", [a]), true);
-  assert.deepEqual(await store.read("c"), [a, b, c]);
-  store.close();
-});
-
-// ---------------------------------------------------------------------------
-// Issue 14: one lock holder in every deployment, warm states that notice a
-// replaced log, counts that never drift from the file.
-
-const TOP = { type: "session", chatId: "c", workspace: "/w", scheduledTaskFolder: false, agent: "top-level", settings: { preset: "coder", model: "m", permission: "auto" } };
-const HELPER = { ...TOP, agent: "helper" };
-const OPEN_TURN = { type: "turn_started" };
-const TODO = { name: "todo_write", input: { todos: [{ content: "Read the code", status: "in_progress" }] } };
-const SUGGEST = { name: "suggest_task", input: { title: "Follow up", tldr: "Why it matters", brief: "Do the follow-up." } };
-const HELLO = { type: "message", role: "user", text: "hi" };
-
-/** What a fresh read of the chat decides on `call` (the reference a warm state must match). */
-async function freshDecision(store, chatId, call) {
-  const state = ChatState.fromLog(await store.read(chatId), { cards: false });
-  try {
-    const r = call.name === "suggest_task" ? state.suggestTask(call.input) : state.todoWrite(call.input);
-    return r.ok ? { ok: true, output: r.output } : { ok: false, error: r.error };
-  } finally {
-    state.free();
-  }
-}
+// One lock holder in every deployment, warm states that notice a replaced
+// log, counts that never drift from the file.
 
 const unshareWorks = (() => {
   try {
@@ -642,8 +593,9 @@ function inOwnPidNamespace(...args) {
   let buffer = "";
   child.stdout.on("data", (chunk) => {
     buffer += chunk;
-    for (let i; (i = buffer.indexOf("\n")) !== -1; buffer = buffer.slice(i + 1)) {
+    for (let i = buffer.indexOf("\n"); i !== -1; i = buffer.indexOf("\n")) {
       const line = JSON.parse(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
       const next = waiting.shift();
       if (next) next(line);
       else lines.push(line);
@@ -652,7 +604,7 @@ function inOwnPidNamespace(...args) {
   return { child, next: () => (lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((r) => waiting.push(r))) };
 }
 
-test("issue 14.1: two processes in separate PID namespaces (one pod's containers) never hold a chat's lock at once, nor sweep each other's temp files", { skip: unshareWorks ? false : "needs unshare --pid --fork --mount-proc (root)", timeout: 60_000 }, () =>
+test("two processes in separate PID namespaces (one pod's containers) never hold a chat's lock at once, nor sweep each other's temp files", { skip: unshareWorks ? false : "needs unshare --pid --fork --mount-proc (root)", timeout: 60_000 }, () =>
   inTempDir(async (dir) => {
     await new JsonlStore(dir).create("c", [a]);
     const holder = inOwnPidNamespace("hold", dir, "c", "2500");
@@ -679,7 +631,7 @@ test("issue 14.1: two processes in separate PID namespaces (one pod's containers
     assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"]);
   }));
 
-test("issue 14.2: a holder whose event loop is blocked far past the lock wait is waited for, not reported: its heartbeat runs on a thread", { timeout: 60_000 }, () =>
+test("a holder whose event loop is blocked far past the lock wait is waited for, not reported: its heartbeat runs on a thread", { timeout: 60_000 }, () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir, { lockWait: 1000 });
     await store.create("c", [a]);
@@ -698,7 +650,7 @@ test("issue 14.2: a holder whose event loop is blocked far past the lock wait is
     }
   }));
 
-test("issue 14.1/14.2: a pid that looks dead is broken only once its entry went untouched for STALE_MS; a fresh one is waited for", { timeout: 30_000 }, () =>
+test("a pid that looks dead is broken only once its entry went untouched for STALE_MS; a fresh one is waited for", { timeout: 30_000 }, () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir, { lockWait: 200 });
     await store.create("c", [a]);
@@ -722,7 +674,7 @@ test("issue 14.1/14.2: a pid that looks dead is broken only once its entry went 
     assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
   }));
 
-test("issue 14.3: a warm state notices its file was renamed over or rewritten in place (rsync, a restore) and reads it again", () =>
+test("a warm state notices its file was renamed over or rewritten in place (rsync, a restore) and reads it again", () =>
   inTempDir(async (dir) => {
     for (const how of ["renamed over", "rewritten in place"]) {
       const store = new JsonlStore(dir);
@@ -745,26 +697,6 @@ test("issue 14.3: a warm state notices its file was renamed over or rewritten in
     }
   }));
 
-test("issue 14.3: a warm IndexedDB state notices the database was deleted and the chat imported again in another tab", async () => {
-  const indexedDB = new IDBFactory();
-  const tab1 = new IndexedDbStore("app", { indexedDB, IDBKeyRange, locks: null });
-  await tab1.create("c", [TOP, OPEN_TURN]);
-  assert.equal((await runTool(tab1, "c", TODO)).ok, true, "warm in tab 1");
-  const tab2 = new IndexedDbStore("app", { indexedDB, IDBKeyRange, locks: null });
-  await new Promise((resolve, reject) => {
-    const request = indexedDB.deleteDatabase("app"); // tab 1's connection closes on versionchange
-    request.onsuccess = resolve;
-    request.onerror = () => reject(request.error);
-  });
-  assert.equal(await tab2.create("c", [HELPER, OPEN_TURN, HELLO, HELLO]), true, "imported again, now a helper's chat");
-  const expected = await freshDecision(tab1, "c", SUGGEST);
-  assert.equal(expected.ok, false);
-  assert.deepEqual(await runTool(tab1, "c", SUGGEST), expected);
-  assert.equal((await tab2.read("c")).length, 4, "nothing recorded");
-  tab1.close();
-  tab2.close();
-});
-
 /** Makes the next write through any FileHandle first append `line` to `file` as another program would (no lock). */
 async function appendBeforeNextWrite(file, line) {
   const fh = await fs.promises.open(file, "r");
@@ -779,7 +711,7 @@ async function appendBeforeNextWrite(file, line) {
   return () => (proto.write = write);
 }
 
-test("issue 14.4a: another program appends while the store writes: the store says where its entry landed, and the warm state reads again", () =>
+test("another program appends while the store writes: the store says where its entry landed, and the warm state reads again", () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
     const file = store.file("c");
@@ -807,7 +739,7 @@ test("issue 14.4a: another program appends while the store writes: the store say
     assert.equal(await store.append("c", [c], 7), 8, "the count it remembers is the file's");
   }));
 
-test("issue 14.4b: an app-wrapped JSON.parse that throws once during a scan makes the store read again, never count the line as unreadable", () =>
+test("an app-wrapped JSON.parse that throws once during a scan makes the store read again, never count the line as unreadable", () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
     const file = store.file("c");
@@ -837,7 +769,7 @@ test("issue 14.4b: an app-wrapped JSON.parse that throws once during a scan make
     assert.equal((await store.read("c")).length, 4, "nothing recorded");
   }));
 
-test("issue 14.8: a line nested 6,000 deep from another program is skipped and reported; runTool and list keep working through JsonlStore", () =>
+test("a line nested 6,000 deep from another program is skipped and reported; runTool and list keep working through JsonlStore", () =>
   inTempDir(async (dir) => {
     const { SuggestionService } = await import("oda-tasks");
     const store = new JsonlStore(dir);
@@ -852,7 +784,7 @@ test("issue 14.8: a line nested 6,000 deep from another program is skipped and r
     assert.deepEqual(await store.readTextFrom("c", 2), [deep, ...(await store.readTextFrom("c", 3))], "the deep line is kept as it is");
   }));
 
-test("issue 14.12: through JsonlStore, a Start copies sandbox and approval exactly as the offering chat's file holds them", () =>
+test("through JsonlStore, a Start copies sandbox and approval exactly as the offering chat's file holds them", () =>
   inTempDir(async (dir) => {
     const { SuggestionService } = await import("oda-tasks");
     const store = new JsonlStore(dir);

@@ -1,16 +1,16 @@
 // The AI frameworks against the packed package in a fresh project: the
 // recipes of docs/integration.md as printed, type-checked with the real
 // packages' types and run under Node 22 (which `ai` 7 needs) with scripted
-// models and no network: the Vercel AI SDK (fixtures/ai-suite.mjs), and
-// @openai/agents, LangChain, Mastra and @google/genai (fixtures/frameworks-suite.mjs).
+// models and no network: the Vercel AI SDK (tests/node/support/ai-suite.mjs), and
+// @openai/agents, LangChain, Mastra and @google/genai (tests/node/support/frameworks-suite.mjs).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { root } from "./helpers/browser.mjs";
-import { consumer, packTarball, sh } from "./helpers/consumer.mjs";
-import { recipes } from "./helpers/recipes.mjs";
+import { root } from "../support/browser.mjs";
+import { consumer, packTarball, sh } from "../support/consumer.mjs";
+import { recipes } from "../support/recipes.mjs";
 
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));
@@ -20,7 +20,7 @@ const runtimes = join(root, "tests/runtimes");
 execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
 const node22 = join(runtimes, "node_modules/node-22/bin/node");
 
-const fixture = (name) => readFileSync(join(root, "tests/node/fixtures", name), "utf8");
+const fixture = (name) => readFileSync(join(root, "tests/node/support", name), "utf8");
 const recipeTs = ["reply-ai.ts", "tools-agents.ts", "tools-langchain.ts", "tools-mastra.ts", "tools-genai.ts", "one-liners.ts"];
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {

@@ -16,7 +16,7 @@ use crate::suggest::SuggestTask;
 /// `suggest_task` on a log (`None`: no owning session).
 pub fn suggest_task(log: Option<&[Value]>, input: &Value) -> Result<SuggestTask, SuggestError> {
     let chat = log.map(|log| Chat::from_values(log, false));
-    crate::decide::suggest_task(chat.as_ref(), &Input::from(input.clone()))
+    crate::suggest_call::suggest_task(chat.as_ref(), &Input::from(input.clone()))
 }
 
 pub fn replay_todos(log: &[Value]) -> TodoReplay {

@@ -70,7 +70,6 @@ export function startServer(t, cwd, cmd, args, ready) {
   return new Promise((resolve, reject) => {
     const look = (chunk) => {
       output += chunk;
-      // eslint-disable-next-line no-control-regex
       const match = ready.exec(output.replace(/\u001b\[[0-9;]*m/g, ""));
       if (match) resolve({ url: match[1], output: () => output });
     };

@@ -6,8 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { root } from "./helpers/browser.mjs";
-import { consumer, packTarball, sh } from "./helpers/consumer.mjs";
+import { root } from "../support/browser.mjs";
+import { consumer, packTarball, sh } from "../support/consumer.mjs";
 
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));
@@ -91,11 +91,8 @@ export const claudeRequest: Anthropic.MessageCreateParamsNonStreaming = {
 
 const tsc = (project) => sh(dir, process.execPath, ["node_modules/typescript/bin/tsc", "-p", project]);
 
-test("a Node-only project (lib ES2022, @types/node, skipLibCheck false) type-checks: no DOM names in the .d.ts", () => {
-  tsc("node-only");
-});
-
-test("the README's chat-app example compiles under strict in a Node-only project", () => {
+// One tsc run checks both: the project's files include the README's example.
+test("a Node-only project (lib ES2022, @types/node, skipLibCheck false) type-checks, the README's chat-app example under strict included: no DOM names in the .d.ts", () => {
   assert.equal(snippets.length, 1, "README prints chat.mjs");
   tsc("node-only");
 });

@@ -7,8 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { launch, serve } from "./helpers/browser.mjs";
-import { consumer, packTarball, sh, write } from "./helpers/consumer.mjs";
+import { launch, serve } from "../support/browser.mjs";
+import { consumer, packTarball, sh, write } from "../support/consumer.mjs";
 
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));

@@ -10,9 +10,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { root } from "./helpers/browser.mjs";
-import { consumer, packTarball } from "./helpers/consumer.mjs";
-import { printed, recipes } from "./helpers/recipes.mjs";
+import { root } from "../support/browser.mjs";
+import { consumer, packTarball } from "../support/consumer.mjs";
+import { printed, recipes } from "../support/recipes.mjs";
 
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));

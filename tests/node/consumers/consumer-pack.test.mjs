@@ -7,8 +7,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { root } from "./helpers/browser.mjs";
-import { consumer } from "./helpers/consumer.mjs";
+import { root } from "../support/browser.mjs";
+import { consumer } from "../support/consumer.mjs";
 
 const manifest = JSON.parse(readFileSync(join(root, "pkg/package.json"), "utf8"));
 

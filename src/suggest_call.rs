@@ -1,5 +1,5 @@
-//! The tool call that reads the chat: `suggest_task`, checked in the order
-//! of SPEC §4 against the fold.
+//! The tool call that reads the chat: `suggest_task`, checked against the
+//! fold in the order `docs/tools.md` lists.
 
 use crate::chat::Chat;
 use crate::entry::{Offer, FORMAT_VERSION};
@@ -9,9 +9,12 @@ use crate::suggest::{fields, SuggestTask, CHAT_LIMIT, OPEN_LIMIT};
 
 /// Checks a `suggest_task` call (`None`: the call has no owning session).
 ///
-/// @example
+/// # Examples
+///
+/// ```
 /// let chat = oda_tasks::Chat::new(false);
-/// assert!(oda_tasks::decide::suggest_task(Some(&chat), &oda_tasks::Input::parse("{}")).is_err());
+/// assert!(oda_tasks::suggest_call::suggest_task(Some(&chat), &oda_tasks::Input::parse("{}")).is_err());
+/// ```
 pub fn suggest_task(chat: Option<&Chat>, input: &Input) -> Result<SuggestTask, SuggestError> {
     let Some(chat) = chat else {
         return Err(SuggestError::NoSession);

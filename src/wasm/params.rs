@@ -232,14 +232,3 @@ pub fn clamp(text: &str) -> Result<Clamp, Why> {
         permissions: texts(p.permissions),
     })
 }
-
-/// `view`'s params.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ViewParams {
-    pub cards: usize,
-}
-
-pub fn view(text: &str) -> Result<ViewParams, Why> {
-    read(text)
-}

@@ -4,8 +4,8 @@
 // oda-tasks/elements in a Vite build: a React 19 app and a plain page.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, serve } from "./helpers/browser.mjs";
-import { consumer, packTarball, sh, startServer, write } from "./helpers/consumer.mjs";
+import { launch, serve } from "../support/browser.mjs";
+import { consumer, packTarball, sh, startServer, write } from "../support/consumer.mjs";
 
 const app = (imports) => `${imports}
 const log = [{ type: "session", chatId: "c", workspace: "/w", agent: "top-level" }, { type: "turn_started" }];

@@ -80,7 +80,7 @@ export async function startProxy(targetPort) {
           drop();
           return;
         }
-        if (armed !== null && armed.matches(m)) {
+        if (armed?.matches(m)) {
           const { how } = armed;
           armed = null;
           proxy.cuts++;
