@@ -125,6 +125,8 @@ pub enum HostError {
     BadArguments { call: &'static str, why: String },
     #[error("oda-tasks: ingest(from = {from}) does not continue this state of {length} entries; feed entries from index {length}")]
     NotContinuing { from: usize, length: usize },
+    #[error("oda-tasks: ingest() while a JSONL line is half fed (the bytes given to ingestJsonl() end inside a line); feed the rest of that line, or call endJsonl(), before ingesting entries")]
+    HalfFedLine,
     #[error("oda-tasks: ingest got {fed} entry texts for {count} entries")]
     WrongCount { fed: usize, count: usize },
     #[error("oda-tasks: this ChatState keeps no todo cards; create it with {{ cards: true }} to replay todos")]
@@ -190,6 +192,7 @@ mod tests {
             (GoalError::NoInstruction("complete").text(), "goal: the person has not given an instruction in this chat yet; ask the person before you complete a goal"),
             (HostError::BadArguments { call: "todoWrite", why: "w".into() }.text(), "oda-tasks: invalid arguments of todoWrite: w"),
             (HostError::NotContinuing { from: 3, length: 5 }.text(), "oda-tasks: ingest(from = 3) does not continue this state of 5 entries; feed entries from index 5"),
+            (HostError::HalfFedLine.text(), "oda-tasks: ingest() while a JSONL line is half fed (the bytes given to ingestJsonl() end inside a line); feed the rest of that line, or call endJsonl(), before ingesting entries"),
             (HostError::NoCards.text(), "oda-tasks: this ChatState keeps no todo cards; create it with { cards: true } to replay todos"),
             (HostError::Answer { why: "w".into() }.text(), "oda-tasks: the answer could not be built as a JS value: w"),
         ];

@@ -254,6 +254,20 @@ pub struct JsonlReader {
 }
 
 impl JsonlReader {
+    /// A reader that skips lines longer than `max_line` bytes (reported as too long) without holding them.
+    pub fn with_max_line(max_line: usize) -> JsonlReader {
+        JsonlReader {
+            split: LineSplitter::new(0, max_line),
+            ..JsonlReader::default()
+        }
+    }
+
+    /// Whether bytes of a line begun are held, waiting for its end (an entry is half fed);
+    /// [`finish`](Self::finish) settles them.
+    pub fn open_line(&self) -> bool {
+        !self.split.pending.is_empty() || self.split.overlong
+    }
+
     /// Feeds the next chunk; complete lines are folded at once.
     pub fn feed(&mut self, chat: &mut Chat, bytes: &[u8]) {
         let (split, unreadable) = (&mut self.split, &mut self.unreadable);
@@ -316,6 +330,29 @@ mod tests {
             assert_eq!(read(bytes, size), whole, "chunks of {size}");
         }
         whole
+    }
+
+    /// A line begun and not ended is held (an entry ingested now would go before it) until its end or `finish`.
+    #[test]
+    fn a_half_fed_line_is_open_until_its_end_or_the_finish() {
+        let mut chat = Chat::new(true);
+        let mut reader = JsonlReader::default();
+        assert!(!reader.open_line());
+        reader.feed(&mut chat, b"{\"type\":\"session\"}\r");
+        assert!(!reader.open_line(), "a CR ends the line");
+        reader.feed(&mut chat, b"\n{\"type\":\"tu");
+        assert!(reader.open_line());
+        reader.feed(&mut chat, b"rn_started\"}\n");
+        assert!(!reader.open_line());
+        reader.feed(&mut chat, b"{\"type\":");
+        reader.finish(&mut chat);
+        assert!(!reader.open_line(), "the finish settles a torn tail");
+        let mut long = JsonlReader::with_max_line(4);
+        long.feed(&mut chat, b"0123456789");
+        assert!(long.open_line(), "an over-long line is open too");
+        long.feed(&mut chat, b"\n{}\n");
+        assert!(!long.open_line());
+        assert_eq!(long.unreadable.len(), 1, "the long line is reported, not read");
     }
 
     #[test]

@@ -127,6 +127,10 @@ impl ChatStateCore {
     }
 
     fn continues(&self, from: f64) -> Result<(), JsValue> {
+        // An entry ingested now would go before the line the JSONL bytes began first.
+        if self.jsonl.open_line() {
+            return Err(host(HostError::HalfFedLine));
+        }
         if from == self.chat.len as f64 {
             return Ok(());
         }
@@ -169,6 +173,13 @@ impl ChatStateCore {
             self.chat.ingest(text);
         }
         Ok(())
+    }
+
+    /// Lines of the JSONL fed from now on that are longer than `max_line` bytes are
+    /// reported unreadable and skipped, never held whole (call before the first chunk).
+    #[wasm_bindgen(js_name = limitJsonlLines)]
+    pub fn limit_jsonl_lines(&mut self, max_line: f64) {
+        self.jsonl = JsonlReader::with_max_line(max_line as usize);
     }
 
     /// Folds the next chunk of a JSONL log; a line may span chunks.

@@ -458,6 +458,26 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     throws(`ChatState: ${what} after free()`, () => call(freed), "oda-tasks: this ChatState was freed; build a new one");
   }
   gives("ChatState: free() twice is harmless", () => freed.free(), undefined);
+  throws("ChatState: ingest while a JSONL line is half fed", () => {
+    const s = ChatState.empty();
+    try {
+      s.ingestJsonl(Buffer.from('{"type":"session"}\n{"type":"turn_'));
+      s.ingest(1, [turn]);
+    } finally {
+      s.free();
+    }
+  }, "oda-tasks: ingest() while a JSONL line is half fed (the bytes given to ingestJsonl() end inside a line); feed the rest of that line, or call endJsonl(), before ingesting entries");
+  throws("ChatState: a method called unbound", () => ChatState.prototype.replayTodos.call(undefined),
+    "oda-tasks: ChatState#replayTodos was called on undefined, not on a ChatState; call it as state.replayTodos(…), or pass it on bound (state.replayTodos.bind(state))");
+  throws("ChatState: a getter of the input frees the state", () => {
+    const s = ChatState.fromLog(openChat());
+    s.todoWrite({ get todos() { s.free(); return []; } });
+  }, "oda-tasks: this ChatState was freed; build a new one");
+  throws("ChatState: ingestJsonl of a chunk over a detached buffer", () => {
+    const chunk = new Uint8Array(4);
+    structuredClone(chunk.buffer, { transfer: [chunk.buffer] });
+    live.ingestJsonl(chunk);
+  }, "oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy");
   gives("ChatState: a torn last line is left out and reported", () => {
     const s = ChatState.fromJsonl(Buffer.from('{"type":"turn_started"}\n{"type":"tu'));
     try {

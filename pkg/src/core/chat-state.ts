@@ -50,6 +50,15 @@ export const toolEntries = (r: { ok: boolean; entry?: unknown }): unknown[] => (
 const settleEntries = (r: SettleDecision): unknown[] => (r.ok ? [r.entry] : []);
 const startEntries = (r: StartDecision): unknown[] => (!r.ok ? [] : r.kind === "create" ? [r.session, r.settled, r.brief] : [r.brief]);
 
+/** Throws unless `from` is where `core`'s log continues. */
+function continuing(core: ChatStateCore, from: unknown): void {
+  if (typeof from !== "number" || !Number.isSafeInteger(from) || from !== core.length) {
+    throw new Error(
+      `oda-tasks: ingest(from = ${typeof from === "number" ? String(from) : typeof from}) does not continue this state of ${core.length} entries; feed entries from index ${core.length}`,
+    );
+  }
+}
+
 /** A whole number of cards, or a TypeError. */
 function cardNumber(call: string, name: string, value: unknown, absent: number): number {
   if (value === undefined) return absent;
@@ -68,9 +77,36 @@ function cardNumber(call: string, name: string, value: unknown, absent: number):
 export interface ChatStateOptions {
   /** Keep a card per todo update, for `replayTodos()` (default `true`; decisions do not need them). */
   cards?: boolean;
+  /**
+   * The longest JSONL line {@link ChatState.ingestJsonl} reads, in bytes
+   * (default: any the engine can hold); a longer line is reported unreadable
+   * ("the line is too long to read") and skipped without being held whole.
+   */
+  maxLineBytes?: number;
 }
 
 const FREED = "oda-tasks: this ChatState was freed; build a new one";
+
+/** What a method was called on, for the error that says it was not a ChatState. */
+function receiver(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (typeof value !== "object") return `a ${typeof value}`;
+  const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  if (name === "ChatState") return "an object that only inherits from ChatState.prototype";
+  return typeof name === "string" && name !== "" && name !== "Object" ? `a ${name}` : "an object";
+}
+
+/** Whether a buffer was detached (transferred or posted away): its views then read as empty. */
+function detached(buffer: ArrayBufferLike): boolean {
+  const flag = (buffer as { detached?: unknown }).detached;
+  if (typeof flag === "boolean") return flag;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 /**
  * A chat's state in the WASM core: the fold of its log, kept between calls.
@@ -87,8 +123,9 @@ export class ChatState {
 
   private constructor(options: ChatStateOptions | undefined) {
     assertReady();
-    const { cards = true } = readOptions<ChatStateOptions>("ChatState", options, { cards: BOOLEAN });
+    const { cards = true, maxLineBytes } = readOptions<ChatStateOptions>("ChatState", options, { cards: BOOLEAN, maxLineBytes: wholeNumber(1) });
     this.#core = new ChatStateCore(cards);
+    if (maxLineBytes !== undefined) this.#core.limitJsonlLines(maxLineBytes);
   }
 
   /**
@@ -145,7 +182,7 @@ export class ChatState {
 
   /** Entries folded so far: the log's length. */
   get length(): number {
-    return this.#live().length;
+    return ChatState.#live(this, "length").length;
   }
 
   /**
@@ -156,15 +193,13 @@ export class ChatState {
    * state.ingest(state.length, await readFrom(store, "chat-1", state.length));
    */
   ingest(from: number, entries: readonly LogEntry[]): void {
-    const core = this.#live();
+    // The entries are read (their getters run) before the core is looked at.
     const list = logArray(entries, "entries");
-    if (typeof from !== "number" || !Number.isSafeInteger(from) || from !== core.length) {
-      throw new Error(
-        `oda-tasks: ingest(from = ${String(from)}) does not continue this state of ${core.length} entries; feed entries from index ${core.length}`,
-      );
-    }
+    const lines = list.length === 0 ? "" : entryLines(list, typeof from === "number" ? from : 0);
+    const core = ChatState.#live(this, "ingest");
+    continuing(core, from);
     if (list.length === 0) return;
-    core.ingest(from, list.length, entryLines(list, from));
+    core.ingest(from, list.length, lines);
   }
 
   /**
@@ -176,21 +211,18 @@ export class ChatState {
    * state.ingestTexts(state.length, await store.readTextFrom("chat-1", state.length));
    */
   ingestTexts(from: number, texts: readonly string[]): void {
-    const core = this.#live();
     if (!Array.isArray(texts) || !texts.every((t) => typeof t === "string")) {
       throw new TypeError("oda-tasks: invalid arguments of ingestTexts: `texts` must be an array of strings");
     }
-    if (typeof from !== "number" || !Number.isSafeInteger(from) || from !== core.length) {
-      throw new Error(
-        `oda-tasks: ingest(from = ${String(from)}) does not continue this state of ${core.length} entries; feed entries from index ${core.length}`,
-      );
-    }
-    if (texts.length > 0) core.ingestTexts(from, [...texts]);
+    const copy = [...texts];
+    const core = ChatState.#live(this, "ingestTexts");
+    continuing(core, from);
+    if (copy.length > 0) core.ingestTexts(from, copy);
   }
 
   /** The number of todo cards (needs `cards: true`, the default). */
   get cardCount(): number {
-    return this.#live().cardCount;
+    return ChatState.#live(this, "cardCount").cardCount;
   }
 
   /**
@@ -202,9 +234,8 @@ export class ChatState {
    */
   view(options: { cards: number }): ChatView {
     const { cards } = readOptions<{ cards: number }>("view", options, { cards: wholeNumber(0) });
-    if (cards === undefined)
-      throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
-    const core = this.#live();
+    if (cards === undefined) throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
+    const core = ChatState.#live(this, "view");
     return (realmIntact() ? core.viewValue(cards) : parseJson(core.view(cards))) as ChatView;
   }
 
@@ -216,9 +247,9 @@ export class ChatState {
    * const older = state.cards(-100, -50);
    */
   cards(from?: number, to?: number): TodoCard[] {
-    const core = this.#live();
     const start = cardNumber("cards", "from", from, 0);
     const end = cardNumber("cards", "to", to, Infinity);
+    const core = ChatState.#live(this, "cards");
     return (realmIntact() ? core.cardsValue(start, end) : parseJson(core.cards(start, end))) as TodoCard[];
   }
 
@@ -232,7 +263,11 @@ export class ChatState {
    */
   ingestJsonl(chunk: Uint8Array): void {
     if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: ingestJsonl needs a Uint8Array chunk");
-    this.#live().ingestJsonl(chunk);
+    const core = ChatState.#live(this, "ingestJsonl");
+    if (detached(chunk.buffer)) {
+      throw new TypeError("oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy");
+    }
+    if (chunk.length > 0) core.ingestJsonl(chunk);
   }
 
   /**
@@ -243,7 +278,7 @@ export class ChatState {
    * const { unreadable, tornBytes } = state.endJsonl();
    */
   endJsonl(): JsonlReport {
-    const core = this.#live();
+    const core = ChatState.#live(this, "endJsonl");
     core.endJsonl();
     return parseJson(core.jsonlReport()) as JsonlReport;
   }
@@ -255,7 +290,8 @@ export class ChatState {
    * const r = state.todoWrite({ todos: [{ content: "Write tests", status: "in_progress" }] });
    */
   todoWrite(input: unknown, options?: TodoWriteOptions): TodoWriteResult {
-    return withEntryTexts<TodoWriteResult>(this.#live().todoWrite(todoParams(input, options)), toolEntries);
+    const params = todoParams(input, options);
+    return withEntryTexts<TodoWriteResult>(ChatState.#live(this, "todoWrite").todoWrite(params), toolEntries);
   }
 
   /**
@@ -265,7 +301,8 @@ export class ChatState {
    * const r = state.suggestTask({ title: "Add retries", tldr: "Flaky uploads", brief: "In upload.ts ..." });
    */
   suggestTask(input: unknown, options?: ToolCallOptions): SuggestTaskResult {
-    return withEntryTexts<SuggestTaskResult>(this.#live().suggestTask(suggestParams(input, options)), toolEntries);
+    const params = suggestParams(input, options);
+    return withEntryTexts<SuggestTaskResult>(ChatState.#live(this, "suggestTask").suggestTask(params), toolEntries);
   }
 
   /**
@@ -278,7 +315,7 @@ export class ChatState {
    * const card = r.ok ? state.nextCard(r.entry) : null;
    */
   nextCard(entry: LogEntry): TodoCard | null {
-    return parseJson(this.#live().nextCard(entryLine(entry))) as TodoCard | null;
+    return parseJson(ChatState.#live(this, "nextCard").nextCard(entryLine(entry))) as TodoCard | null;
   }
 
   /**
@@ -289,7 +326,7 @@ export class ChatState {
    * const { todos, turnOpen, turnsSinceUpdate } = state.listState();
    */
   listState(): ListState {
-    const core = this.#live();
+    const core = ChatState.#live(this, "listState");
     return (realmIntact() ? core.listStateValue() : parseJson(core.listState())) as ListState;
   }
 
@@ -300,7 +337,7 @@ export class ChatState {
    * const { todos, cards, plan } = state.replayTodos();
    */
   replayTodos(): TodoReplay {
-    const core = this.#live();
+    const core = ChatState.#live(this, "replayTodos");
     return (realmIntact() ? core.replayTodosValue() : parseJson(core.replayTodos())) as TodoReplay;
   }
 
@@ -311,7 +348,7 @@ export class ChatState {
    * const { open, settled } = state.replaySuggestions();
    */
   replaySuggestions(): SuggestionReplay {
-    const core = this.#live();
+    const core = ChatState.#live(this, "replaySuggestions");
     return (realmIntact() ? core.replaySuggestionsValue() : parseJson(core.replaySuggestions())) as SuggestionReplay;
   }
 
@@ -323,7 +360,7 @@ export class ChatState {
    */
   settleSuggestion(id: string, action: SettleAction): SettleDecision {
     const params = hostParams("settleSuggestion", { id, action });
-    return withEntryTexts<SettleDecision>(this.#live().settleSuggestion(params), settleEntries);
+    return withEntryTexts<SettleDecision>(ChatState.#live(this, "settleSuggestion").settleSuggestion(params), settleEntries);
   }
 
   /**
@@ -339,7 +376,7 @@ export class ChatState {
       request: recordArgument("planStart", "request", request),
       permissions: permissions ?? null,
     });
-    return withEntryTexts<StartDecision>(this.#live().planStart(params), startEntries);
+    return withEntryTexts<StartDecision>(ChatState.#live(this, "planStart").planStart(params), startEntries);
   }
 
   /**
@@ -350,7 +387,7 @@ export class ChatState {
    */
   startedChat(chatId: string, suggestionId: string): StartedChatState {
     const params = hostParams("startedChat", { chatId, suggestionId });
-    return parseJson(this.#live().startedChat(params)) as StartedChatState;
+    return parseJson(ChatState.#live(this, "startedChat").startedChat(params)) as StartedChatState;
   }
 
   /**
@@ -360,7 +397,8 @@ export class ChatState {
    * state.checkGoal("create"); // { ok: false, error: "goal: ..." }
    */
   checkGoal(action: GoalAction): GoalCheck {
-    return parseJson(this.#live().checkGoal(hostParams("checkGoal", { action }))) as GoalCheck;
+    const params = hostParams("checkGoal", { action });
+    return parseJson(ChatState.#live(this, "checkGoal").checkGoal(params)) as GoalCheck;
   }
 
   /**
@@ -371,13 +409,28 @@ export class ChatState {
    * state.free();
    */
   free(): void {
-    this.#core?.free();
+    const self: unknown = this;
+    if (typeof self !== "object" || self === null || !(#core in self)) ChatState.#live(self, "free");
+    const core = this.#core;
     this.#core = undefined;
+    core?.free();
   }
 
-  #live(): ChatStateCore {
-    if (this.#core === undefined) throw new Error(FREED);
-    return this.#core;
+  /**
+   * The live core of `self`, the receiver of `method`: a TypeError if `self`
+   * is no ChatState (an unbound method) or was freed. Called after a method's
+   * arguments are read, so an input's getter that frees the state is caught here.
+   */
+  static #live(self: unknown, method: string): ChatStateCore {
+    if (typeof self !== "object" || self === null || !(#core in self)) {
+      throw new TypeError(
+        `oda-tasks: ChatState#${method} was called on ${receiver(self)}, not on a ChatState; ` +
+          `call it as state.${method}(…), or pass it on bound (state.${method}.bind(state))`,
+      );
+    }
+    const core = (self as ChatState).#core;
+    if (core === undefined) throw new TypeError(FREED);
+    return core;
   }
 }
 

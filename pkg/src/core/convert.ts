@@ -2,6 +2,7 @@
 // Serialising in JS first means a getter, a Proxy trap, a cycle or a stack
 // overflow throws here, where it is caught, and never while Rust frames are
 // on the stack (with panic=abort that would corrupt the module for good).
+import { faithfulJson } from "./entry-text.js";
 
 /**
  * Default longest model input, in UTF-16 code units of its JSON text (1 MiB).
@@ -103,7 +104,7 @@ export function entryLines(entries: readonly unknown[], from: number): string {
  */
 function stringifyEntry(entry: unknown): string {
   try {
-    return JSON.stringify(entry) ?? "null";
+    return faithfulJson(entry) ?? "null";
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     const type: unknown = (entry as { type?: unknown } | null)?.type;

@@ -35,6 +35,33 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const ownDescriptor = Object.getOwnPropertyDescriptor;
 const isArray = Array.isArray;
 
+/** Stands in for a non-finite number while a value is serialised (JSON has no such number). */
+const NON_FINITE = "\u0000oda-tasks:non-finite\u0000";
+const NON_FINITE_TEXT = stringify(NON_FINITE);
+const markNonFinite = (_key: string, v: unknown): unknown => (typeof v === "number" && !Number.isFinite(v) ? NON_FINITE : v);
+
+/**
+ * The JSON text of a parsed entry that keeps a non-finite number unreadable:
+ * `JSON.parse` reads `1e400` as `Infinity`, which `JSON.stringify` would
+ * write as `null` (a `v` of 1, a field absent); here it is written `1e400`
+ * again, so the core refuses the entry as it refuses those bytes.
+ *
+ * @example
+ * faithfulJson({ type: "todo_update", v: Infinity }); // '{"type":"todo_update","v":1e400}'
+ */
+export function faithfulJson(value: unknown): string | undefined {
+  const text = stringify(value) as string | undefined;
+  const marked = text === undefined ? undefined : nonFiniteMarked(value, text);
+  return marked === undefined ? text : marked.replaceAll(NON_FINITE_TEXT, "1e400");
+}
+
+/** `value`'s JSON with its non-finite numbers marked, or `undefined` when it holds none (`text` is its plain JSON). */
+function nonFiniteMarked(value: unknown, text: string): string | undefined {
+  if (!text.includes("null")) return undefined; // a non-finite number shows as null
+  const marked = (stringify as unknown as (v: unknown, r: typeof markNonFinite) => string | undefined)(value, markNonFinite);
+  return marked !== undefined && marked.includes(NON_FINITE_TEXT) ? marked : undefined;
+}
+
 /**
  * The stored text of `entry`: its own `RAW_TEXT` string when it has one,
  * else its JSON text. Throws a `TypeError` (and so nothing is written) unless
@@ -55,6 +82,9 @@ export function entryLine(entry: unknown): string {
       text = stringify(entry) ?? "null";
     } catch (e) {
       throw new TypeError(`oda-tasks: the entry is not JSON data (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (nonFiniteMarked(entry, text as string) !== undefined) {
+      throw new TypeError("oda-tasks: the entry is not JSON data (it holds Infinity or NaN, which JSON would store as null)");
     }
   }
   checkLine(text as string);

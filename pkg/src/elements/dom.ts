@@ -180,7 +180,12 @@ export function upgrade(el: HTMLElement, names: readonly string[]): void {
     if (Object.prototype.hasOwnProperty.call(el, name)) {
       const value = (el as unknown as Record<string, unknown>)[name];
       delete (el as unknown as Record<string, unknown>)[name];
-      (el as unknown as Record<string, unknown>)[name] = value;
+      try {
+        (el as unknown as Record<string, unknown>)[name] = value;
+      } catch (e) {
+        // A malformed value set before the element was defined: reported, the property left unset.
+        globalThis.reportError(e);
+      }
     }
   }
 }

@@ -6,6 +6,7 @@ import { h, headingLevel, icon } from "./dom.js";
 import { FollowingElement } from "./following.js";
 import { todoItem } from "./todo-card.js";
 import { STATUS } from "./words.js";
+import { accepted, todoPlanProblem } from "./shapes.js";
 
 /**
  * The plan: running while its turn runs, the finished checklist after the
@@ -32,7 +33,7 @@ export class OdaPlanElement extends FollowingElement {
     return this.#plan;
   }
   set plan(value: TodoPlan | null) {
-    this.#plan = value ?? null;
+    this.#plan = accepted<TodoPlan>("oda-plan", "plan", "a plan of view().plan", value, todoPlanProblem);
     this.redraw();
   }
 

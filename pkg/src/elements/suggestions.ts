@@ -9,6 +9,7 @@ import { h, headingLevel, icon, keepFocus } from "./dom.js";
 import { FollowingElement } from "./following.js";
 import { act } from "./live.js";
 import { OUTCOME } from "./words.js";
+import { accepted, suggestionListProblem } from "./shapes.js";
 
 /**
  * What Start, Draft, Dismiss and Restore dispatch: the suggestion's id.
@@ -81,7 +82,7 @@ export class OdaSuggestionsElement extends FollowingElement {
     return this.#list;
   }
   set list(value: SuggestionList | null) {
-    this.#list = value ?? null;
+    this.#list = accepted<SuggestionList>("oda-suggestions", "list", "a list of service.list() ({ open, settled })", value, suggestionListProblem);
     keepFocus(this.root, () => this.redraw(), (key) => this.#nextFocus(key));
   }
 

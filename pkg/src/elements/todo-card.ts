@@ -3,6 +3,7 @@
 import type { TodoCard, TodoItem } from "../core/types.js";
 import { AnswerElement, h, headingLevel, hidden, icon } from "./dom.js";
 import { plural, STATUS } from "./words.js";
+import { accepted, todoCardProblem } from "./shapes.js";
 
 /**
  * The card of one recorded `todo_write` update: the list that was sent, each
@@ -26,7 +27,7 @@ export class OdaTodoCardElement extends AnswerElement {
     return this.#card;
   }
   set card(value: TodoCard | null) {
-    this.#card = value ?? null;
+    this.#card = accepted<TodoCard>("oda-todo-card", "card", "a card of view().cards or cards(from, to)", value, todoCardProblem);
     this.redraw();
   }
 

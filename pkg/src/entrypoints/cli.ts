@@ -2,20 +2,32 @@
 // oda-tasks [log.jsonl] [--json]: replays a chat's JSONL log and prints its
 // task list, the "Update to-do list" cards with what each changed, the plan,
 // and the suggestions. With no path it replays the bundled example chat.
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ChatState } from "./index.node.js";
 import type { JsonlReport, TodoItem, TodoStatus } from "../core/functions.js";
+
+/** The longest line read (16 MiB, 16 times the largest tool input the package records by default); longer lines are skipped unread. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const USAGE = `usage: oda-tasks [log.jsonl] [--json]
 
 Replays a chat's JSONL log and prints its task list, the "Update to-do list"
 cards with what each changed, the plan and the suggestions. With no path it
-replays the bundled example chat.
+replays the bundled example chat. The path must be a regular file; a line
+longer than 16 MiB is reported and skipped without being read into memory.
 
   --json      print the replay objects as JSON instead
   -h, --help  print this help
 `;
+// A reader that stops early (\`| head -1\`) closes the pipe: the output is not wanted any more, which is no error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+    throw e;
+  });
+}
+
 const args = process.argv.slice(2);
 if (args.includes("--help") || args.includes("-h")) {
   process.stdout.write(USAGE);
@@ -31,11 +43,17 @@ const path = paths[0] ?? fileURLToPath(new URL("../../example/chat.jsonl", impor
 
 // The file's bytes go into the WASM core chunk by chunk: memory stays flat
 // in the log's length, and no entry becomes a JS object.
-const state = ChatState.empty();
+const state = ChatState.empty({ maxLineBytes: MAX_LINE_BYTES });
 let report: JsonlReport;
 try {
-  const fd = openSync(path, "r");
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; what is not a regular file is refused before a read.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) {
+      process.stderr.write(`oda-tasks: ${path} is ${kind(stats)}, not a regular file; pass a chat's .jsonl log file\n`);
+      process.exit(1);
+    }
     const chunk = new Uint8Array(1 << 20);
     for (let n; (n = readSync(fd, chunk)) > 0; ) state.ingestJsonl(chunk.subarray(0, n));
   } finally {
@@ -47,6 +65,15 @@ try {
   process.exit(1);
 }
 const entries = state.length;
+
+/** What sits at a path that is not a regular file, for the error. */
+function kind(stats: Stats): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a file";
+}
 if (json) {
   // Exact: the replay objects as the API answers them.
   const out = { todos: state.replayTodos(), suggestions: state.replaySuggestions(), unreadable: report.unreadable, tornBytes: report.tornBytes };
@@ -75,7 +102,10 @@ out.push(`Log: ${visible(path)}`);
 out.push(`  ${entries} entries` +
   (report.unreadable.length ? `, ${report.unreadable.length} unreadable line(s) left out` : "") +
   (report.tornBytes > 0 ? ", a torn last line left out" : ""));
-for (const u of report.unreadable) out.push(`  line ${u.line}: not JSON (${visible(u.reason)})`);
+const TOO_LONG = "the line is too long to read";
+for (const u of report.unreadable) {
+  out.push(u.reason === TOO_LONG ? `  line ${u.line}: longer than ${MAX_LINE_BYTES} bytes (16 MiB), skipped unread` : `  line ${u.line}: not JSON (${visible(u.reason)})`);
+}
 for (const s of view.skipped) out.push(`  entry ${s.index}${s.type ? ` (${visible(s.type)})` : ""} skipped: ${visible(s.reason)}`);
 
 const last = view.cardCount > 0 ? state.cards(-1)[0] : undefined;

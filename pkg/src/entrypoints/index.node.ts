@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { loadInlined } from "./inline-load.js";
-import { init as initWeb, initSync, isReady, type WasmSource } from "./load.js";
+import { init as initWeb, isReady, loadBytes, type WasmSource } from "./load.js";
 
 export * from "./index.js";
 
@@ -32,7 +32,7 @@ export async function init(source?: WasmSource | Promise<WasmSource>): Promise<v
     } catch (e) {
       throw new Error(`oda-tasks: init() could not read the .wasm at ${String(path)} (${e instanceof Error ? e.message : String(e)}); no init() is needed on Node, which loads the core on import`, { cause: e });
     }
-    initSync(bytes);
+    loadBytes(bytes, `the .wasm at ${String(path)}`);
     return;
   }
   await initWeb(s);

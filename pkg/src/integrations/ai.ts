@@ -8,7 +8,7 @@ import { ANY, oneOf, readOptions, wholeNumber } from "../core/options.js";
 import { RUN_OPTION_RULES } from "../chat/run.js";
 import { beginTurn, endTurn } from "../chat/lifecycle.js";
 import { todoReminder } from "../chat/reminder.js";
-import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions } from "./tool-handlers.js";
+import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions, type UiToolHandlers } from "./tool-handlers.js";
 import type { UiToolResult } from "../chat/run.js";
 import type { JsonSchema } from "../core/types.js";
 
@@ -70,26 +70,65 @@ export interface AiTurn {
  * const { text } = await generateText({ model, tools: aiTools({ store, chatId: "chat-1" }), prompt });
  */
 export function aiTools(options: ChatToolsOptions): AiTools {
-  const handlers = uiToolHandlers(chatToolsOptions("aiTools", options));
-  const aiTool = (definition: { description: string; inputSchema: JsonSchema }, run: (input: unknown) => Promise<UiToolResult>) =>
+  return boundTools(uiToolHandlers(chatToolsOptions("aiTools", options)), (_name, run) => run());
+}
+
+/** How a tool's execute runs: directly ({@link aiTools}) or counted by a turn ({@link aiTurn}). */
+type Runner = (name: keyof AiTools, run: () => Promise<UiToolResult>) => Promise<UiToolResult>;
+
+function boundTools(handlers: UiToolHandlers, runner: Runner): AiTools {
+  const aiTool = (name: keyof AiTools, definition: { description: string; inputSchema: JsonSchema }) =>
     tool<unknown, UiToolResult, {}>({
       description: definition.description,
       // No `validate`: the SDK hands every input over as it came.
       inputSchema: jsonSchema<unknown>(JSON.parse(JSON.stringify(definition.inputSchema)) as JsonSchema),
-      execute: (input: unknown) => run(input),
+      execute: (input: unknown) => runner(name, () => handlers[name](input)),
       // The model reads the core's text and nothing else: the card and the offer are for the UI.
       toModelOutput: ({ output }) => ({ type: "text", value: output.text }),
     });
   return {
-    todo_write: aiTool(todoWriteTool, handlers.todo_write),
-    suggest_task: aiTool(suggestTaskTool, handlers.suggest_task),
+    todo_write: aiTool("todo_write", todoWriteTool),
+    suggest_task: aiTool("suggest_task", suggestTaskTool),
   };
+}
+
+/**
+ * The tool calls of one {@link aiTurn}: each is counted while it runs, so
+ * the turn ends only after all have settled; once the model call has
+ * settled, a call that begins is refused and records nothing.
+ */
+class TurnCalls {
+  readonly #running = new Set<Promise<unknown>>();
+  #closed = false;
+
+  run: Runner = (name, run) => {
+    if (this.#closed) {
+      return Promise.reject(new TypeError(
+        `oda-tasks: ${name} was called after its aiTurn's model call settled; it was refused and recorded nothing ` +
+          "(a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
+      ));
+    }
+    const call = run();
+    this.#running.add(call);
+    const done = () => this.#running.delete(call);
+    call.then(done, done);
+    return call;
+  };
+
+  /** Refuses new calls and waits until every call that began has settled. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
 }
 
 /**
  * Runs one model call as one turn of chat `chatId`: begins the turn, hands
  * `call` the tools and the list's reminder, and ends the turn when `call`
- * settles, also when it throws or is aborted. Resolves to what `call` does.
+ * settles, also when it throws or is aborted. A tool call still running
+ * then (the SDK stops waiting for it on an abort) is waited for first, so
+ * every call that began in the turn lands in it; a tool call that begins
+ * after `call` settled is refused. Resolves to what `call` does.
  *
  * @example
  * import { generateText } from "ai";
@@ -107,8 +146,10 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
     remind: oneOf("due", "always", "never"),
     everyTurns: wholeNumber(1),
   });
-  const { store, chatId, cache } = chatToolsOptions("aiTurn", rest);
-  const tools = aiTools(rest as ChatToolsOptions);
+  const chat = chatToolsOptions("aiTurn", rest);
+  const { store, chatId, cache } = chat;
+  const calls = new TurnCalls();
+  const tools = boundTools(uiToolHandlers(chat), calls.run);
   const states = cache === undefined ? undefined : { cache };
   const turn = await beginTurn(store, chatId, states);
   let reminder: string | null = null;
@@ -123,10 +164,12 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
     }
     result = await call({ tools, turn, reminder });
   } catch (e) {
-    // The call's failure is the one to report; ending the turn is still tried.
+    // The call's failure is the one to report; the turn still ends, after its tool calls.
+    await calls.close();
     await endTurn(store, chatId, states).catch(() => undefined);
     throw e;
   }
+  await calls.close();
   await endTurn(store, chatId, states);
   return result;
 }

@@ -3,9 +3,10 @@
 // tests run it over fake-indexeddb.
 import type { LogEntry } from "../core/types.js";
 import { stringifyJson } from "../core/entry-text.js";
-import { ANY, OBJECT, readOptions } from "../core/options.js";
+import { ANY, OBJECT, readOptions, wholeNumber, type OptionRule } from "../core/options.js";
 import {
   ConflictError,
+  StoreError,
   checkChatId,
   checkFrom,
   checkMark,
@@ -59,6 +60,29 @@ export interface IndexedDbStoreOptions {
    * present. `null`, or no Web Locks, queues writes within this page only.
    */
   locks?: LockRequester | null;
+  /**
+   * How long opening the database may wait, in ms, while another tab holds
+   * it open through a deletion or an upgrade (default 5 000); then the call
+   * fails with `store/blocked` and the next call tries again.
+   */
+  openTimeout?: number;
+}
+
+/** The `locks` option: `navigator.locks` or another requester, or `null` for none. */
+const LOCKS: OptionRule = {
+  expected: "a lock requester (with a request() method, as navigator.locks) or null",
+  check: (v) => v === null || (typeof v === "object" && typeof (v as { request?: unknown }).request === "function"),
+};
+
+/** The default of {@link IndexedDbStoreOptions.openTimeout}: as long as PostgresStore's lock wait. */
+const OPEN_TIMEOUT = 5_000;
+
+/** Why the database could not be opened, before it is told which chat's call it failed. */
+class OpenFailure {
+  constructor(
+    readonly code: "store/blocked" | "store/incompatible" | "store/database",
+    readonly message: string,
+  ) {}
 }
 
 /**
@@ -83,10 +107,13 @@ export class IndexedDbStore implements Store {
   readonly #factory: IDBFactory;
   readonly #keyRange: typeof IDBKeyRange;
   readonly #locks: LockRequester | null;
+  readonly #openTimeout: number;
   #db: Promise<IDBDatabase> | undefined;
 
   constructor(name: string, options: IndexedDbStoreOptions = {}) {
-    const own = readOptions<IndexedDbStoreOptions>("IndexedDbStore", options, { indexedDB: OBJECT, IDBKeyRange: ANY, locks: ANY });
+    const own = readOptions<IndexedDbStoreOptions>("IndexedDbStore", options, {
+      indexedDB: OBJECT, IDBKeyRange: ANY, locks: LOCKS, openTimeout: wholeNumber(1),
+    });
     const factory = own.indexedDB ?? globalThis.indexedDB;
     const keyRange = own.IDBKeyRange ?? globalThis.IDBKeyRange;
     if (factory === undefined || keyRange === undefined) {
@@ -96,11 +123,12 @@ export class IndexedDbStore implements Store {
     this.#factory = factory;
     this.#keyRange = keyRange;
     this.#locks = Object.hasOwn(own, "locks") ? (own.locks ?? null) : webLocks();
+    this.#openTimeout = own.openTimeout ?? OPEN_TIMEOUT;
   }
 
   async read(chatId: string): Promise<LogEntry[] | null> {
     checkChatId(chatId);
-    const db = await this.#open();
+    const db = await this.#open(chatId);
     // One readonly transaction: the length and the entries are one snapshot.
     return transaction<LogEntry[] | null>(db, "readonly", (tx, settle) => {
       const chat = tx.objectStore(CHATS).get(chatId);
@@ -147,7 +175,7 @@ export class IndexedDbStore implements Store {
   }
 
   async #readRecord(chatId: string, from: number): Promise<{ entries: LogEntry[]; epoch: string } | null> {
-    const db = await this.#open();
+    const db = await this.#open(chatId);
     // Only the keys [chatId, from] and up are read; the length comes from the same snapshot.
     const result = await transaction<{ length: number; entries: LogEntry[]; epoch: string } | null>(db, "readonly", (tx, settle) => {
       const chat = tx.objectStore(CHATS).get(chatId);
@@ -167,7 +195,7 @@ export class IndexedDbStore implements Store {
     checkChatId(chatId);
     const copies = copyEntries(entries);
     return this.#exclusive(chatId, async () => {
-      const db = await this.#open();
+      const db = await this.#open(chatId);
       return transaction<number>(db, "readwrite", (tx, settle, fail) => {
         const chats = tx.objectStore(CHATS);
         const request = chats.get(chatId);
@@ -191,7 +219,7 @@ export class IndexedDbStore implements Store {
     checkChatId(chatId);
     const copies = copyEntries(entries);
     return this.#exclusive(chatId, async () => {
-      const db = await this.#open();
+      const db = await this.#open(chatId);
       return transaction<boolean>(db, "readwrite", (tx, settle, fail) => {
         const chats = tx.objectStore(CHATS);
         const request = chats.getKey(chatId);
@@ -221,9 +249,45 @@ export class IndexedDbStore implements Store {
     return this.#keyRange.bound([chatId, from], [chatId, Infinity]);
   }
 
-  #open(): Promise<IDBDatabase> {
-    this.#db ??= new Promise<IDBDatabase>((resolve, reject) => {
-      const request = this.#factory.open(this.name, DB_VERSION);
+  /** The shared connection; a failure is this call's `StoreError`, and is not kept (the next call tries again). */
+  async #open(chatId: string): Promise<IDBDatabase> {
+    this.#db ??= this.#connect();
+    const opened = this.#db;
+    try {
+      return await opened;
+    } catch (e) {
+      if (this.#db === opened) this.#db = undefined;
+      if (e instanceof OpenFailure) throw new StoreError(e.code, e.message, chatId);
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the database, bounded by `openTimeout`: a request queued behind
+   * another tab's blocked deletion or upgrade would otherwise wait for as
+   * long as that tab stays open. A database of this name that is not this
+   * store's (another app's, a newer version's) is refused with what was found.
+   */
+  #connect(): Promise<IDBDatabase> {
+    const name = this.name;
+    const factory = this.#factory;
+    return new Promise<IDBDatabase>((resolve, reject) => {
+      let settled = false;
+      let blocked = false;
+      const fail = (failure: OpenFailure) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(failure);
+      };
+      const timer = setTimeout(() => fail(new OpenFailure("store/blocked",
+        `IndexedDB "${name}" did not open within ${this.#openTimeout} ms: ` +
+          (blocked
+            ? "another tab holds an older connection open and lets no upgrade through"
+            : "another tab holds it open while it is being deleted or upgraded") +
+          "; close the app's other tabs (or have that connection close on its versionchange event), then try again",
+      )), this.#openTimeout);
+      const request = factory.open(name, DB_VERSION);
       request.onupgradeneeded = () => {
         const db = request.result;
         if (!db.objectStoreNames.contains(CHATS)) db.createObjectStore(CHATS);
@@ -231,6 +295,17 @@ export class IndexedDbStore implements Store {
       };
       request.onsuccess = () => {
         const db = request.result;
+        if (settled) return db.close(); // timed out meanwhile: nobody holds this connection
+        const found = Array.from(db.objectStoreNames);
+        if (!found.includes(CHATS) || !found.includes(ENTRIES)) {
+          db.close();
+          return fail(new OpenFailure("store/incompatible",
+            `IndexedDB "${name}" was not made by this store: it holds the object stores ${storeList(found)}, not "${CHATS}" and "${ENTRIES}" ` +
+              "(another app uses that name); give IndexedDbStore another name"));
+        }
+        settled = true;
+        clearTimeout(timer);
+        const opened = this.#db;
         // Another tab upgrading or deleting the database: let it, and reopen on next use.
         db.onversionchange = () => {
           db.close();
@@ -241,15 +316,20 @@ export class IndexedDbStore implements Store {
         };
         resolve(db);
       };
-      request.onerror = () => reject(request.error ?? new Error(`oda-tasks: cannot open IndexedDB "${this.name}"`));
-      request.onblocked = () => undefined; // waits for older connections to close
+      request.onerror = () => {
+        const error = request.error;
+        if (error?.name === "VersionError") {
+          newerVersion(factory, name).then((found) => fail(new OpenFailure("store/incompatible",
+            `IndexedDB "${name}" is at version ${found.version}, newer than the version ${DB_VERSION} this store writes ` +
+              `(object stores ${storeList(found.stores)}): a newer oda-tasks or another app made it; use that version of the package, or give IndexedDbStore another name`)));
+          return;
+        }
+        fail(new OpenFailure("store/database", `IndexedDB "${name}" could not be opened (${error?.name ?? "Error"}: ${error?.message ?? "no reason given"})`));
+      };
+      request.onblocked = () => {
+        blocked = true; // waits, up to openTimeout, for older connections to close
+      };
     });
-    const opened = this.#db;
-    // A failed open is not cached: the next call tries again.
-    opened.catch(() => {
-      if (this.#db === opened) this.#db = undefined;
-    });
-    return opened;
   }
 
   /** Runs a write holding the chat's lock: a Web Lock across tabs, else a queue in this page. */
@@ -304,6 +384,31 @@ function guarded(fail: (error: Error) => void, handler: () => void): () => void 
       fail(e instanceof Error ? e : new Error(String(e)));
     }
   };
+}
+
+/** `"a", "b"` (or "none") for an error message. */
+function storeList(names: string[]): string {
+  return names.length === 0 ? "none" : names.map((n) => JSON.stringify(n)).join(", ");
+}
+
+/** The version and object stores of a database that exists at a newer version than this store's. */
+function newerVersion(factory: IDBFactory, name: string): Promise<{ version: number | string; stores: string[] }> {
+  return new Promise((resolve) => {
+    const unknown = { version: "unknown", stores: [] as string[] };
+    try {
+      const probe = factory.open(name);
+      probe.onsuccess = () => {
+        const db = probe.result;
+        const found = { version: db.version, stores: Array.from(db.objectStoreNames) };
+        db.close();
+        resolve(found);
+      };
+      probe.onerror = () => resolve(unknown);
+      probe.onupgradeneeded = () => probe.transaction?.abort(); // deleted meanwhile: create nothing
+    } catch {
+      resolve(unknown);
+    }
+  });
 }
 
 /** 96 random bits as hex: a chat's epoch. */

@@ -2,7 +2,7 @@
 // IndexedDB, and later PostgreSQL). The core decides what to write; a store
 // only has to make three operations atomic.
 import type { LogEntry } from "../core/types.js";
-import { entryFromText, entryTexts, parseJson, stringifyJson } from "../core/entry-text.js";
+import { entryFromText, entryTexts, faithfulJson, parseJson, stringifyJson } from "../core/entry-text.js";
 
 /**
  * Where chats' logs live. Entries are JSON data: a store keeps a copy, so
@@ -91,7 +91,11 @@ export type StoreErrorCode =
   /** The database refused the operation for another reason (the message quotes it). */
   | "store/database"
   /** The stored log contradicts itself (rows missing under its length): nothing is returned. */
-  | "store/corrupt";
+  | "store/corrupt"
+  /** The database could not be opened in time: another tab holds it open through a deletion or an upgrade. */
+  | "store/blocked"
+  /** A database of the store's name is not the store's (another app's, or a newer version's): the message says what was found. */
+  | "store/incompatible";
 
 /**
  * A store operation refused; `code` says why.
@@ -288,5 +292,5 @@ export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
  */
 export async function textsOf(entries: Promise<LogEntry[] | null>): Promise<string[] | null> {
   const read = await entries;
-  return read === null ? null : read.map((entry) => stringifyJson(entry));
+  return read === null ? null : read.map((entry) => faithfulJson(entry) ?? "null");
 }

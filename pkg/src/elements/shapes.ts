@@ -1,0 +1,124 @@
+// What the elements accept: the shapes of the core's answers they draw. A
+// malformed value is refused at the property, with what was wrong, before
+// anything is drawn, so the element keeps its last good value and works on.
+const STATUSES = ["pending", "in_progress", "completed"];
+const OUTCOMES = ["started", "drafted", "dismissed"];
+
+type Problem = string | null;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const kind = (v: unknown): string => (v === null || v === undefined ? String(v) : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `a ${typeof v}`);
+const first = (...problems: (() => Problem)[]): Problem => {
+  for (const p of problems) {
+    const found = p();
+    if (found !== null) return found;
+  }
+  return null;
+};
+
+function text(v: unknown, at: string): Problem {
+  return typeof v === "string" ? null : `${at} must be a string (got ${kind(v)})`;
+}
+function count(v: unknown, at: string): Problem {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? null : `${at} must be a whole number (got ${kind(v)})`;
+}
+function turn(v: unknown, at: string): Problem {
+  return v === null || (typeof v === "number" && Number.isSafeInteger(v)) ? null : `${at} must be a turn number or null (got ${kind(v)})`;
+}
+function status(v: unknown, at: string): Problem {
+  return STATUSES.includes(v as string) ? null : `${at} must be "pending", "in_progress" or "completed"`;
+}
+function list(v: unknown, at: string, each: (item: Record<string, unknown>, at: string) => Problem): Problem {
+  if (!Array.isArray(v)) return `${at} must be an array (got ${kind(v)})`;
+  for (let i = 0; i < v.length; i++) {
+    const item: unknown = v[i];
+    if (!isObject(item)) return `${at}[${i}] must be an object (got ${kind(item)})`;
+    const p = each(item, `${at}[${i}]`);
+    if (p !== null) return p;
+  }
+  return null;
+}
+const todo = (t: Record<string, unknown>, at: string): Problem => first(() => text(t.content, `${at}.content`), () => status(t.status, `${at}.status`));
+
+/**
+ * Why `value` is not a card of `view().cards` (or `cards(from, to)`), or `null` when it is one.
+ *
+ * @example
+ * todoCardProblem({}); // "`todos` must be an array (got undefined)"
+ */
+export function todoCardProblem(value: unknown): Problem {
+  if (!isObject(value)) return `it must be an object (got ${kind(value)})`;
+  const c = value as Record<string, unknown>;
+  const changes = c.changes;
+  const counts = c.counts;
+  return first(
+    () => list(c.todos, "`todos`", todo),
+    () => (isObject(changes) ? null : `\`changes\` must be an object (got ${kind(changes)})`),
+    () => list((changes as Record<string, unknown>).added, "`changes.added`", todo),
+    () => list((changes as Record<string, unknown>).removed, "`changes.removed`", (r, at) => text(r.content, `${at}.content`)),
+    () => list((changes as Record<string, unknown>).statusChanged, "`changes.statusChanged`", (s, at) =>
+      first(() => text(s.content, `${at}.content`), () => status(s.from, `${at}.from`), () => status(s.to, `${at}.to`))),
+    () => list((changes as Record<string, unknown>).moved, "`changes.moved`", (m, at) =>
+      first(() => text(m.content, `${at}.content`), () => count(m.from, `${at}.from`), () => count(m.to, `${at}.to`))),
+    () => (isObject(counts) ? null : `\`counts\` must be an object (got ${kind(counts)})`),
+    () => count((counts as Record<string, unknown>).pending, "`counts.pending`"),
+    () => count((counts as Record<string, unknown>).inProgress, "`counts.inProgress`"),
+    () => count((counts as Record<string, unknown>).completed, "`counts.completed`"),
+    () => turn(c.turn ?? null, "`turn`"),
+  );
+}
+
+/**
+ * Why `value` is not a plan of `view().plan`, or `null` when it is one.
+ *
+ * @example
+ * todoPlanProblem({ state: "running", todos: "abc", turn: 1 }); // "`todos` must be an array (got a string)"
+ */
+export function todoPlanProblem(value: unknown): Problem {
+  if (!isObject(value)) return `it must be an object (got ${kind(value)})`;
+  const p = value as Record<string, unknown>;
+  return first(
+    () => (["none", "running", "finished"].includes(p.state as string) ? null : '`state` must be "none", "running" or "finished"'),
+    () => list(p.todos, "`todos`", todo),
+    () => turn(p.turn ?? null, "`turn`"),
+  );
+}
+
+const suggestion = (s: Record<string, unknown>, at: string): Problem =>
+  first(() => text(s.id, `${at}.id`), () => text(s.title, `${at}.title`), () => text(s.tldr, `${at}.tldr`), () => text(s.brief, `${at}.brief`));
+
+/**
+ * Why `value` is not a `service.list()` answer (`{ open, settled }`), or `null` when it is one.
+ *
+ * @example
+ * suggestionListProblem({ open: 5 }); // "`open` must be an array (got a number)"
+ */
+export function suggestionListProblem(value: unknown): Problem {
+  if (!isObject(value)) return `it must be an object (got ${kind(value)})`;
+  const l = value as Record<string, unknown>;
+  return first(
+    () => list(l.open, "`open`", suggestion),
+    () => list(l.settled, "`settled`", (s, at) => first(
+      () => suggestion(s, at),
+      () => (OUTCOMES.includes(s.outcome as string) ? null : `${at}.outcome must be "started", "drafted" or "dismissed"`),
+      () => (s.chatId === undefined ? null : text(s.chatId, `${at}.chatId`)),
+      () => (s.progress === undefined ? null : isObject(s.progress)
+        ? first(() => count((s.progress as Record<string, unknown>).completed, `${at}.progress.completed`),
+          () => count((s.progress as Record<string, unknown>).total, `${at}.progress.total`))
+        : `${at}.progress must be an object (got ${kind(s.progress)})`),
+    )),
+  );
+}
+
+/**
+ * `value` as the property's value (`null` for none), or a TypeError naming
+ * the element, the property and what was wrong; nothing is changed then.
+ *
+ * @example
+ * this.#card = accepted("oda-todo-card", "card", "a card of view().cards", value, todoCardProblem);
+ */
+export function accepted<T>(element: string, property: string, expected: string, value: unknown, problem: (v: unknown) => Problem): T | null {
+  if (value === null || value === undefined) return null;
+  const why = problem(value);
+  if (why !== null) throw new TypeError(`oda-tasks: <${element}>.${property} must be ${expected}, or null: ${why}`);
+  return value as T;
+}
