@@ -50,7 +50,10 @@ const operations = {
   /** runTool todo_write calls: read, let the core decide, append at the length read. */
   async runTool(store, chatId, n) {
     for (let i = 0; i < n; i++) {
-      const todos = [{ content: `step ${i}`, status: "in_progress" }, { content: "next", status: "pending" }];
+      const todos = [
+        { content: `step ${i}`, status: "in_progress" },
+        { content: "next", status: "pending" },
+      ];
       const r = await runTool(store, chatId, { name: "todo_write", input: { todos } });
       if (!r.ok) throw new Error(r.error);
     }

@@ -26,7 +26,11 @@ const rows = [["driver", "measure", "value"]];
 const out = { bench: "sqlite", node: process.version };
 
 const session = (chatId) => ({
-  type: "session", chatId, workspace: "/w", scheduledTaskFolder: false, agent: "top-level",
+  type: "session",
+  chatId,
+  workspace: "/w",
+  scheduledTaskFolder: false,
+  agent: "top-level",
   settings: { preset: "coder", model: "m", permission: "auto" },
 });
 
@@ -76,15 +80,26 @@ async function startsPerSecond(driver, open, file) {
   for (let k = 0; k < total; k++) {
     const chatId = `offer-${k}`;
     await store.create(chatId, [session(chatId), { type: "turn_started" }]);
-    const r = await runTool(store, chatId, { name: "suggest_task", input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." } });
+    const r = await runTool(store, chatId, {
+      name: "suggest_task",
+      input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
+    });
     if (!r.ok) throw new Error(r.error);
   }
   const children = Array.from({ length: PROCESSES }, (_, p) => {
-    const proc = spawn(process.execPath, [CHILD, driver, file, "starts", "offer-", "s1", `${p * STARTS_PER_PROCESS}:${STARTS_PER_PROCESS}`], { stdio: ["pipe", "pipe", "inherit"] });
+    const proc = spawn(
+      process.execPath,
+      [CHILD, driver, file, "starts", "offer-", "s1", `${p * STARTS_PER_PROCESS}:${STARTS_PER_PROCESS}`],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
     let output = "";
     proc.stdout.setEncoding("utf8").on("data", (c) => (output += c));
     const ready = new Promise((resolve) => proc.stdout.on("data", () => output.startsWith("ready\n") && resolve()));
-    const done = new Promise((resolve, reject) => proc.on("close", (code) => (code === 0 ? resolve(JSON.parse(output.trim().split("\n").at(-1))) : reject(new Error(`child exited ${code}`)))));
+    const done = new Promise((resolve, reject) =>
+      proc.on("close", (code) =>
+        code === 0 ? resolve(JSON.parse(output.trim().split("\n").at(-1))) : reject(new Error(`child exited ${code}`)),
+      ),
+    );
     return { proc, ready, done };
   });
   await Promise.all(children.map((c) => c.ready));
@@ -110,7 +125,12 @@ try {
     rows.push([driver, "warm runTool todo_write p50, chat of 100k entries", `${p50.large.toFixed(0)} µs`]);
     rows.push([driver, "100k vs 10 (target <= 1.2)", ratio.toFixed(2)]);
     rows.push([driver, `Starts per second, ${PROCESSES} processes on one file`, starts.toFixed(0)]);
-    out[driver] = { call_us_p50_10: Math.round(p50.small), call_us_p50_100k: Math.round(p50.large), call_ratio_100k_vs_10: Number(ratio.toFixed(3)), starts_per_second_4_processes: Math.round(starts) };
+    out[driver] = {
+      call_us_p50_10: Math.round(p50.small),
+      call_us_p50_100k: Math.round(p50.large),
+      call_ratio_100k_vs_10: Number(ratio.toFixed(3)),
+      starts_per_second_4_processes: Math.round(starts),
+    };
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

@@ -13,22 +13,32 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit"
 run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--quiet"]);
 run("wasm-bindgen", [
   "target/wasm32-unknown-unknown/release/oda_tasks.wasm",
-  "--out-dir", "pkg/wasm",
+  "--out-dir",
+  "pkg/wasm",
   // `web`: an ES module that loads the .wasm from a URL beside it (browsers,
   // Vite) or from bytes via initSync (Node's entry reads the file).
-  "--target", "web",
+  "--target",
+  "web",
 ]);
 
 // Size: binaryen's wasm-opt (pinned in devDependencies, runs from npm, no
 // download) shrinks the code for size and drops the names section.
 const wasm = "pkg/wasm/oda_tasks_bg.wasm";
 run("node", [
-  "node_modules/binaryen/bin/wasm-opt", "-Oz",
+  "node_modules/binaryen/bin/wasm-opt",
+  "-Oz",
   // the features rustc's wasm32 target enables by default (wasm-opt must not undo them)
-  "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
+  "--enable-bulk-memory",
+  "--enable-nontrapping-float-to-int",
+  "--enable-sign-ext",
+  "--enable-mutable-globals",
   // and wasm SIMD, which .cargo/config.toml turns on for the wasm32 target
   "--enable-simd",
-  "--strip-debug", "--strip-producers", wasm, "-o", wasm,
+  "--strip-debug",
+  "--strip-producers",
+  wasm,
+  "-o",
+  wasm,
 ]);
 const bytes = readFileSync(new URL(`../${wasm}`, import.meta.url));
 console.error(`build: ${wasm} is ${bytes.length} bytes, ${gzipSync(bytes, { level: 9 }).length} gzipped`);
@@ -38,21 +48,27 @@ console.error(`build: ${wasm} is ${bytes.length} bytes, ${gzipSync(bytes, { leve
 // Node-only project (no DOM lib) would fail to type-check. Those names become
 // the project's own DOM types where it has them, else nothing.
 const dts = new URL("../pkg/wasm/oda_tasks.d.ts", import.meta.url);
-const domFree = readFileSync(dts, "utf8")
-  .replace(
-    "export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;",
-    'export type InitInput = string | DomType<"URL"> | DomType<"Request"> | DomType<"Response"> | SyncInitInput;',
-  )
-  .replace("export type SyncInitInput = BufferSource | WebAssembly.Module;",
-    'export type SyncInitInput = ArrayBuffer | ArrayBufferView | WasmType<"Module">;')
-  .replace(/WebAssembly\.(Memory|Table)\b/g, 'WasmType<"$1">') +
+const domFree =
+  readFileSync(dts, "utf8")
+    .replace(
+      "export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;",
+      'export type InitInput = string | DomType<"URL"> | DomType<"Request"> | DomType<"Response"> | SyncInitInput;',
+    )
+    .replace(
+      "export type SyncInitInput = BufferSource | WebAssembly.Module;",
+      'export type SyncInitInput = ArrayBuffer | ArrayBufferView | WasmType<"Module">;',
+    )
+    .replace(/WebAssembly\.(Memory|Table)\b/g, 'WasmType<"$1">') +
   `
 /** A global class's instance type where the project's lib declares it (DOM, @types/node), else \`never\`. */
 type DomType<K extends string> = typeof globalThis extends { [P in K]: { prototype: infer T } } ? T : never;
 /** The same for a class of the \`WebAssembly\` namespace. */
 type WasmType<K extends string> = typeof globalThis extends { WebAssembly: { [P in K]: { prototype: infer T } } } ? T : never;
 `;
-const code = domFree.split("\n").filter((line) => !/^\s*(?:\/\*|\*)/.test(line)).join("\n"); // not the doc comments
+const code = domFree
+  .split("\n")
+  .filter((line) => !/^\s*(?:\/\*|\*)/.test(line))
+  .join("\n"); // not the doc comments
 const leaked = code.match(/\b(?:RequestInfo|BufferSource|WebAssembly\.\w+)/);
 if (leaked) throw new Error(`build: the glue's .d.ts still names the DOM type ${leaked[0]}; extend the rewrite above`);
 writeFileSync(dts, domFree);

@@ -47,7 +47,10 @@ function publicNames() {
   const entries = Object.entries(manifest.exports)
     .filter(([path]) => !/[*]|\.wasm$|\.json$/.test(path))
     .map(([path, target]) => [path === "." ? "oda-tasks" : `oda-tasks/${path.slice(2)}`, join(root, "pkg", typesOf(target))]);
-  const program = ts.createProgram(entries.map(([, file]) => file), { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, skipLibCheck: true });
+  const program = ts.createProgram(
+    entries.map(([, file]) => file),
+    { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, skipLibCheck: true },
+  );
   const checker = program.getTypeChecker();
   const seen = new Set();
   return entries.map(([specifier, file]) => {
@@ -71,7 +74,10 @@ function examples(dir) {
           if (!l.startsWith("@example")) return;
           const rest = lines.slice(i + 1);
           const end = rest.findIndex((x) => /^@\w/.test(x));
-          const code = (end === -1 ? rest : rest.slice(0, end)).join("\n").replace(/^```\w*$/gm, "").trim();
+          const code = (end === -1 ? rest : rest.slice(0, end))
+            .join("\n")
+            .replace(/^```\w*$/gm, "")
+            .trim();
           found.push({ where: `${relative(root, path)}:${line}`, code });
         });
       }
@@ -89,16 +95,39 @@ try {
     const lines = example.code.split("\n");
     const own = lines.filter((l) => l.startsWith("import "));
     const body = lines.filter((l) => !l.startsWith("import "));
-    const ownNames = new Set(own.flatMap((l) => (l.match(/\{([^}]*)\}/)?.[1] ?? l.match(/^import (\w+)/)?.[1] ?? "").split(",")).map((x) => x.trim().replace(/^type /, "").split(/\s+as\s+/).pop()));
+    const ownNames = new Set(
+      own
+        .flatMap((l) => (l.match(/\{([^}]*)\}/)?.[1] ?? l.match(/^import (\w+)/)?.[1] ?? "").split(","))
+        .map((x) =>
+          x
+            .trim()
+            .replace(/^type /, "")
+            .split(/\s+as\s+/)
+            .pop(),
+        ),
+    );
     const imports = names.map(([spec, list]) => {
       const left = list.filter((x) => !ownNames.has(x));
       return left.length > 0 ? `import { ${left.join(", ")} } from "${spec}";` : "";
     });
     const file = `example-${n}.${/^\s*</m.test(body.join("\n")) ? "tsx" : "ts"}`;
-    writeFileSync(join(dir, file), `${own.join("\n")}\n${imports.join("\n")}\n${CONTEXT}\nexport async function example() {\n${body.join("\n")}\n}\n`);
+    writeFileSync(
+      join(dir, file),
+      `${own.join("\n")}\n${imports.join("\n")}\n${CONTEXT}\nexport async function example() {\n${body.join("\n")}\n}\n`,
+    );
     return file;
   });
-  const compilerOptions = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM", "ESNext.Disposable"], types: ["node"], strict: true, noEmit: true, skipLibCheck: true, jsx: "react-jsx" };
+  const compilerOptions = {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM", "ESNext.Disposable"],
+    types: ["node"],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    jsx: "react-jsx",
+  };
   const firstError = new Map();
   // tsc reports no type errors while any file has a syntax error: a second run leaves those files out.
   for (let run = 0; run < 2; run++) {
@@ -109,7 +138,8 @@ try {
       const m = line.match(/example-(\d+)\.tsx?\(\d+,\d+\): error (TS\d+: .*)/);
       if (m && !firstError.has(Number(m[1]))) firstError.set(Number(m[1]), m[2]);
     }
-    if (tsc.status !== 0 && firstError.size === 0) throw new Error(`check-examples: tsc failed outside the examples:\n${tsc.stdout}${tsc.stderr}`);
+    if (tsc.status !== 0 && firstError.size === 0)
+      throw new Error(`check-examples: tsc failed outside the examples:\n${tsc.stdout}${tsc.stderr}`);
   }
   for (const [n, error] of [...firstError].sort((a, b) => a[0] - b[0])) console.log(`${all[n].where}: ${error}`);
   console.log(`check-examples: ${all.length - firstError.size} of ${all.length} @examples type-check; ${firstError.size} do not`);

@@ -9,8 +9,13 @@ if (!project) process.exit(1);
 app.validate(project);
 
 /** Top-level exports that must show how they are used. */
-const KINDS = ReflectionKind.Class | ReflectionKind.Function | ReflectionKind.Variable
-  | ReflectionKind.Interface | ReflectionKind.TypeAlias | ReflectionKind.Enum;
+const KINDS =
+  ReflectionKind.Class |
+  ReflectionKind.Function |
+  ReflectionKind.Variable |
+  ReflectionKind.Interface |
+  ReflectionKind.TypeAlias |
+  ReflectionKind.Enum;
 const hasExample = (comment) => comment?.blockTags?.some((tag) => tag.tag === "@example") ?? false;
 const missing = [];
 for (const module of project.children ?? []) {

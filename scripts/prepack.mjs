@@ -14,7 +14,16 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, env, stdio: ["ig
 run("bash", ["scripts/setup.sh"]);
 run(process.execPath, ["scripts/build.mjs"]);
 run(process.execPath, ["scripts/inline-wasm.mjs"]);
-for (const file of ["README.md", "LICENSE", "CHANGELOG.md"]) copyFileSync(new URL(`../${file}`, import.meta.url), new URL(`../pkg/${file}`, import.meta.url));
-for (const file of ["dist/entrypoints/index.js", "dist/entrypoints/index.node.js", "dist/entrypoints/index.inline.js", "dist/entrypoints/index.workerd.js", "dist/entrypoints/wasm-inline.js", "dist/entrypoints/cli.js", "wasm/oda_tasks_bg.wasm"]) {
+for (const file of ["README.md", "LICENSE", "CHANGELOG.md"])
+  copyFileSync(new URL(`../${file}`, import.meta.url), new URL(`../pkg/${file}`, import.meta.url));
+for (const file of [
+  "dist/entrypoints/index.js",
+  "dist/entrypoints/index.node.js",
+  "dist/entrypoints/index.inline.js",
+  "dist/entrypoints/index.workerd.js",
+  "dist/entrypoints/wasm-inline.js",
+  "dist/entrypoints/cli.js",
+  "wasm/oda_tasks_bg.wasm",
+]) {
   if (!existsSync(new URL(`../pkg/${file}`, import.meta.url))) throw new Error(`prepack: pkg/${file} was not built`);
 }

@@ -29,9 +29,7 @@ for (let i = 0; i < args.length; i++) {
 if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) fail(`--port needs a port number\n${usage}`);
 
 // npm runs scripts in the repository root; a relative path means where npm was called.
-const chatFile = chatPath === undefined
-  ? join(root, "pkg/example/chat.jsonl")
-  : resolve(process.env.INIT_CWD ?? process.cwd(), chatPath);
+const chatFile = chatPath === undefined ? join(root, "pkg/example/chat.jsonl") : resolve(process.env.INIT_CWD ?? process.cwd(), chatPath);
 let chatText;
 try {
   chatText = readFileSync(chatFile, "utf8");
@@ -82,7 +80,9 @@ function listen(at, retries) {
 
 /** Runs the build when the package is missing or older than a source it is built from. */
 function buildIfStale() {
-  const built = ["pkg/dist/entrypoints/index.js", "pkg/dist/entrypoints/browser.js", "pkg/wasm/oda_tasks_bg.wasm"].map((f) => join(root, f));
+  const built = ["pkg/dist/entrypoints/index.js", "pkg/dist/entrypoints/browser.js", "pkg/wasm/oda_tasks_bg.wasm"].map((f) =>
+    join(root, f),
+  );
   const oldest = Math.min(...built.map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0)));
   const newest = Math.max(...["src", "pkg/src", "Cargo.toml", "scripts/build.mjs"].map((f) => newestIn(join(root, f))));
   if (oldest > newest) return;
@@ -94,7 +94,12 @@ function newestIn(path) {
   if (!existsSync(path)) return 0;
   const s = statSync(path);
   if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(s.mtimeMs, ...readdirSync(path).filter((n) => n !== "gen").map((n) => newestIn(join(path, n))));
+  return Math.max(
+    s.mtimeMs,
+    ...readdirSync(path)
+      .filter((n) => n !== "gen")
+      .map((n) => newestIn(join(path, n))),
+  );
 }
 
 function fail(message) {

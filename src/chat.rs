@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::entry::{read_entry, Entry, KnownType, Origin, Read, SessionEntry, Settings, Skipped, Source, TodoItem, TOP_LEVEL};
+use crate::entry::{
+    read_entry, Entry, KnownType, Origin, Read, SessionEntry, Settings, Skipped, Source, TodoItem, TOP_LEVEL,
+};
 use crate::suggest::SuggestionLedger;
 use crate::todo::{self, Card, TodoLedger};
 

@@ -46,9 +46,14 @@ async function addChat(chatId, title, source) {
  */
 async function importBytes(bytes, name, source) {
   const parsed = readJsonl(bytes);
-  const why = parsed.unreadable.length > 0 ? `line ${parsed.unreadable[0].line} cannot be read (${parsed.unreadable[0].reason})`
-    : parsed.tornBytes > 0 ? `its last line is cut off (${parsed.tornBytes} bytes that are not JSON)`
-    : parsed.entries.length === 0 ? "it holds no entries" : null;
+  const why =
+    parsed.unreadable.length > 0
+      ? `line ${parsed.unreadable[0].line} cannot be read (${parsed.unreadable[0].reason})`
+      : parsed.tornBytes > 0
+        ? `its last line is cut off (${parsed.tornBytes} bytes that are not JSON)`
+        : parsed.entries.length === 0
+          ? "it holds no entries"
+          : null;
   if (why !== null) {
     notice(`Nothing was imported: ${name}: ${why}.`);
     return null;
@@ -117,8 +122,10 @@ async function render() {
   if (seq !== renders) return; // a newer render is under way
   $("chat-list").replaceChildren(...view.chatList(list, current, open));
   if (chat === null) {
-    $("chat-header").replaceChildren(view.h("h2", { id: "chat-title", text: "No chat open" }),
-      view.h("p", { text: "Import a .jsonl file to see its chat." }));
+    $("chat-header").replaceChildren(
+      view.h("h2", { id: "chat-title", text: "No chat open" }),
+      view.h("p", { text: "Import a .jsonl file to see its chat." }),
+    );
     for (const id of ["entries", "skipped"]) $(id).replaceChildren();
     Object.assign($("plan"), { plan: null, cardCount: 0 });
     $("suggestions").list = null;
@@ -148,7 +155,10 @@ async function render() {
 }
 
 function notice(text) {
-  $("notice").replaceChildren(text, text ? view.h("button", { type: "button", className: "quiet", text: "Close", onclick: () => notice("") }) : "");
+  $("notice").replaceChildren(
+    text,
+    text ? view.h("button", { type: "button", className: "quiet", text: "Close", onclick: () => notice("") }) : "",
+  );
   $("notice").hidden = text === "";
 }
 
@@ -160,18 +170,26 @@ const offer = (e) => {
   const { open: waiting = [], settled = [] } = $("suggestions").list ?? {};
   return [...waiting, ...settled].find((s) => s.id === e.detail.id) ?? { id: e.detail.id, title: e.detail.id };
 };
-$("suggestions").addEventListener("oda-start", (e) => act(offer(e), async () => {
-  const s = offer(e);
-  const { chatId } = await service.start(current, s.id);
-  await addChat(chatId, s.title);
-  suggestionStatus = "";
-  changed();
-  await open(chatId);
-  $("timeline").focus();
-}));
-$("suggestions").addEventListener("oda-draft", (e) => act(offer(e), () => service.draft(current, e.detail.id), `Drafted “${offer(e).title}”.`));
-$("suggestions").addEventListener("oda-dismiss", (e) => act(offer(e), () => service.dismiss(current, e.detail.id), `Dismissed “${offer(e).title}”.`));
-$("suggestions").addEventListener("oda-restore", (e) => act(offer(e), () => service.restore(current, e.detail.id), `Restored “${offer(e).title}”.`));
+$("suggestions").addEventListener("oda-start", (e) =>
+  act(offer(e), async () => {
+    const s = offer(e);
+    const { chatId } = await service.start(current, s.id);
+    await addChat(chatId, s.title);
+    suggestionStatus = "";
+    changed();
+    await open(chatId);
+    $("timeline").focus();
+  }),
+);
+$("suggestions").addEventListener("oda-draft", (e) =>
+  act(offer(e), () => service.draft(current, e.detail.id), `Drafted “${offer(e).title}”.`),
+);
+$("suggestions").addEventListener("oda-dismiss", (e) =>
+  act(offer(e), () => service.dismiss(current, e.detail.id), `Dismissed “${offer(e).title}”.`),
+);
+$("suggestions").addEventListener("oda-restore", (e) =>
+  act(offer(e), () => service.restore(current, e.detail.id), `Restored “${offer(e).title}”.`),
+);
 $("suggestions").addEventListener("oda-open-chat", (e) => open(e.detail.chatId));
 
 async function act(_s, fn, done) {
@@ -211,7 +229,11 @@ $("call").addEventListener("submit", async (event) => {
     return callResult("bad", "Not sent: the input is not JSON", e.message);
   }
   const r = await runTool(store, current, { name, input }, { oneActive: oneActive.checked });
-  callResult(r.ok ? "ok" : "refused", r.ok ? "Recorded. The model sees:" : "Refused, nothing recorded. The model sees:", r.ok ? r.output : r.error);
+  callResult(
+    r.ok ? "ok" : "refused",
+    r.ok ? "Recorded. The model sees:" : "Refused, nothing recorded. The model sees:",
+    r.ok ? r.output : r.error,
+  );
   if (r.ok) {
     changed();
     await render();
@@ -235,9 +257,14 @@ $("call-template").addEventListener("click", () => fillTemplate());
 /** An example input for the chosen tool: the current list with one more step, or a follow-up offer. */
 function fillTemplate() {
   const name = new FormData($("call")).get("tool");
-  const input = name === "todo_write"
-    ? { todos: [...listNow, { content: `Step ${listNow.length + 1}`, status: "pending" }] }
-    : { title: "Add upload metrics", tldr: "Counting retries would show whether the fix holds.", brief: "Add a retry counter to src/upload.ts." };
+  const input =
+    name === "todo_write"
+      ? { todos: [...listNow, { content: `Step ${listNow.length + 1}`, status: "pending" }] }
+      : {
+          title: "Add upload metrics",
+          tldr: "Counting retries would show whether the fix holds.",
+          brief: "Add a retry counter to src/upload.ts.",
+        };
   template = JSON.stringify(input, null, 2);
   $("call-input").value = template;
 }
@@ -245,7 +272,10 @@ function fillTemplate() {
 $("export").addEventListener("click", async () => {
   const log = current === null ? null : await store.read(current);
   if (log === null) return;
-  const a = view.h("a", { href: URL.createObjectURL(new Blob([toJsonl(log)], { type: "application/jsonl" })), download: `${current}.jsonl` });
+  const a = view.h("a", {
+    href: URL.createObjectURL(new Blob([toJsonl(log)], { type: "application/jsonl" })),
+    download: `${current}.jsonl`,
+  });
   document.body.append(a);
   a.click();
   a.remove();
@@ -302,7 +332,7 @@ const known = (await chats()).find((c) => c.source === source);
 const openingId = known?.chatId ?? (await importBytes(bytes, opening.name, source));
 const wanted = location.hash.startsWith("#chat=") ? decodeURIComponent(location.hash.slice(6)) : null;
 const list = await chats();
-await open(list.some((c) => c.chatId === wanted) ? wanted : openingId ?? list[0]?.chatId ?? null);
+await open(list.some((c) => c.chatId === wanted) ? wanted : (openingId ?? list[0]?.chatId ?? null));
 window.__preview = { ready: true };
 
 async function sha256(value) {

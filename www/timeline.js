@@ -79,8 +79,12 @@ export class Timeline {
     for (let index = start; index < log.length; index++) nodes.push(entryNode(log[index], index, ctx));
     this.observer.disconnect();
     if (start > 0) {
-      const button = h("button", { type: "button", className: "quiet", text: `Show earlier entries (${start.toLocaleString("en")} more)`,
-        onclick: () => this.earlier() });
+      const button = h("button", {
+        type: "button",
+        className: "quiet",
+        text: `Show earlier entries (${start.toLocaleString("en")} more)`,
+        onclick: () => this.earlier(),
+      });
       const older = h("li", { className: "older" }, button);
       nodes.unshift(older);
       this.observer.observe(older);

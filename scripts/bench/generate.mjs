@@ -8,10 +8,12 @@ import { once } from "node:events";
 export { prng } from "../prng.mjs";
 import { prng } from "../prng.mjs";
 
-const WORDS = ("the a to of and in is it for on with that this be as are by at from not or file test "
-  + "function return value error build check config update fix add remove module import export type "
-  + "store chat list task plan result input output log entry state read write append call tool run "
-  + "é naïve café 日本 データ ✓ →").split(" ");
+const WORDS = (
+  "the a to of and in is it for on with that this be as are by at from not or file test " +
+  "function return value error build check config update fix add remove module import export type " +
+  "store chat list task plan result input output log entry state read write append call tool run " +
+  "é naïve café 日本 データ ✓ →"
+).split(" ");
 
 /** Text of about `n` characters from a small vocabulary (some non-ASCII, as real chats have). */
 function text(rand, n) {
@@ -49,8 +51,13 @@ export function* chatEntries(count, { seed = 1, maxOffers = 10 } = {}) {
     return entry;
   };
   yield emit({
-    type: "session", v: 1, chatId: `bench-${seed}`, title: "Benchmark chat", workspace: "/home/dev/project",
-    scheduledTaskFolder: false, agent: "top-level",
+    type: "session",
+    v: 1,
+    chatId: `bench-${seed}`,
+    title: "Benchmark chat",
+    workspace: "/home/dev/project",
+    scheduledTaskFolder: false,
+    agent: "top-level",
     settings: { preset: "default", model: "large", permission: "auto", sandbox: { network: false }, approval: "on-request" },
   });
   let todos = [];
@@ -69,8 +76,13 @@ export function* chatEntries(count, { seed = 1, maxOffers = 10 } = {}) {
       const r = rand();
       if (r < 0.45) {
         const id = `toolu_${turn}_${s}`;
-        yield emit({ type: "tool_use", id, name: rand() < 0.5 ? "read_file" : "bash",
-          input: { path: `src/${text(rand, 12).replace(/ /g, "_")}.ts`, lines: [1, 200] }, ts: stamp() });
+        yield emit({
+          type: "tool_use",
+          id,
+          name: rand() < 0.5 ? "read_file" : "bash",
+          input: { path: `src/${text(rand, 12).replace(/ /g, "_")}.ts`, lines: [1, 200] },
+          ts: stamp(),
+        });
         if (n >= count) break;
         yield emit({ type: "tool_result", id, output: text(rand, length(rand, 300, 20, 12000)), ts: stamp() });
       } else if (r < 0.75) {
@@ -83,8 +95,15 @@ export function* chatEntries(count, { seed = 1, maxOffers = 10 } = {}) {
         offeredThisTurn = true;
         const id = `s${offers}`;
         open.push(id);
-        yield emit({ type: "suggestion_offered", v: 1, id, title: text(rand, 40).slice(0, 60),
-          tldr: text(rand, 160).slice(0, 240), brief: text(rand, length(rand, 1200, 100, 4000)).slice(0, 4000), ts: stamp() });
+        yield emit({
+          type: "suggestion_offered",
+          v: 1,
+          id,
+          title: text(rand, 40).slice(0, 60),
+          tldr: text(rand, 160).slice(0, 240),
+          brief: text(rand, length(rand, 1200, 100, 4000)).slice(0, 4000),
+          ts: stamp(),
+        });
       } else if (open.length > 0 || dismissed.length > 0) {
         // The person settles an offer: start, draft, dismiss, or restore a dismissed one.
         const pick = rand();
@@ -96,11 +115,22 @@ export function* chatEntries(count, { seed = 1, maxOffers = 10 } = {}) {
           const id = open.shift();
           const outcome = pick < 0.5 ? "started" : pick < 0.7 ? "drafted" : "dismissed";
           if (outcome === "dismissed") dismissed.push(id);
-          yield emit({ type: "suggestion_settled", v: 1, id, outcome,
-            ...(outcome === "started" ? { chatId: `bench-${seed}.${id}` } : {}), ts: stamp() });
+          yield emit({
+            type: "suggestion_settled",
+            v: 1,
+            id,
+            outcome,
+            ...(outcome === "started" ? { chatId: `bench-${seed}.${id}` } : {}),
+            ts: stamp(),
+          });
         }
       } else {
-        yield emit({ type: "app_event", kind: "usage", tokens: { input: Math.floor(rand() * 9e4), output: Math.floor(rand() * 4e3) }, ts: stamp() });
+        yield emit({
+          type: "app_event",
+          kind: "usage",
+          tokens: { input: Math.floor(rand() * 9e4), output: Math.floor(rand() * 4e3) },
+          ts: stamp(),
+        });
       }
     }
     if (n < count) yield emit({ type: "turn_ended", ts: stamp() });
@@ -126,7 +156,8 @@ function nextList(rand, prev) {
   if (rand() < 0.1 && next.length > 2) next.unshift(...next.splice(next.length - 1, 1));
   // Keep texts unique, as the tool requires.
   const seen = new Set();
-  return next.filter((t) => (seen.has(t.content) ? false : (seen.add(t.content), true)))
+  return next
+    .filter((t) => (seen.has(t.content) ? false : (seen.add(t.content), true)))
     .map((t) => ({ content: t.content, status: t.status ?? STATUSES[0] }));
 }
 

@@ -22,10 +22,22 @@ for (let round = 0; round < 9; round++) {
   bench.add("JSON.parse", parse);
   bench.add("fold cards", () => ChatState.fromJsonl(bytes).free());
   bench.add("fold no cards", () => ChatState.fromJsonl(bytes, { cards: false }).free());
-  bench.add("open", () => { const s = ChatState.fromJsonl(bytes); s.view({ cards: 50 }); s.free(); });
+  bench.add("open", () => {
+    const s = ChatState.fromJsonl(bytes);
+    s.view({ cards: 50 });
+    s.free();
+  });
   bench.runSync();
   bench.tasks.forEach((t, i) => samples[i].push(t.result.latency.p50));
 }
 const [p, f, n, o] = samples.map((list) => list.sort((a, b) => a - b)[4]);
 const wasm = readFileSync(new URL("../../pkg/wasm/oda_tasks_bg.wasm", import.meta.url));
-console.log(JSON.stringify({ gzip: gzipSync(wasm, { level: 9 }).length, parse_ms: +p.toFixed(1), fold_vs_parse: +(p / f).toFixed(3), nocards_vs_parse: +(p / n).toFixed(3), open_vs_parse: +(p / o).toFixed(3) }));
+console.log(
+  JSON.stringify({
+    gzip: gzipSync(wasm, { level: 9 }).length,
+    parse_ms: +p.toFixed(1),
+    fold_vs_parse: +(p / f).toFixed(3),
+    nocards_vs_parse: +(p / n).toFixed(3),
+    open_vs_parse: +(p / o).toFixed(3),
+  }),
+);

@@ -71,7 +71,9 @@ export class ReferenceFold {
       case "todo_update": {
         const todos = e.todos.map((t) => ({ content: t.content, status: t.status }));
         const turn = this.turnOpen ? this.turns : null;
-        this.cards.push(this.diffs ? { index, turn, todos, counts: counts(todos), changes: diff(this.todos, todos) } : { index, turn, todos });
+        this.cards.push(
+          this.diffs ? { index, turn, todos, counts: counts(todos), changes: diff(this.todos, todos) } : { index, turn, todos },
+        );
         this.todos = todos;
         this.planState = "running";
         this.planTurn = turn;
@@ -136,9 +138,13 @@ function counts(todos) {
 /** What changed, matching items by text; `moved`: the kept items outside one longest increasing run. */
 function diff(prev, next) {
   const prevAt = new Map();
-  prev.forEach((t, i) => { if (!prevAt.has(t.content)) prevAt.set(t.content, i); });
+  prev.forEach((t, i) => {
+    if (!prevAt.has(t.content)) prevAt.set(t.content, i);
+  });
   const nextAt = new Map();
-  next.forEach((t, j) => { if (!nextAt.has(t.content)) nextAt.set(t.content, j); });
+  next.forEach((t, j) => {
+    if (!nextAt.has(t.content)) nextAt.set(t.content, j);
+  });
   const added = [];
   const removed = [];
   const statusChanged = [];
@@ -157,7 +163,9 @@ function diff(prev, next) {
   });
   const stays = longestIncreasing(kept.map(([i]) => i));
   const moved = [];
-  kept.forEach(([i, j], k) => { if (!stays[k]) moved.push({ content: next[j].content, from: i, to: j }); });
+  kept.forEach(([i, j], k) => {
+    if (!stays[k]) moved.push({ content: next[j].content, from: i, to: j });
+  });
   return { added, removed, statusChanged, moved };
 }
 

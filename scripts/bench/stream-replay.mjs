@@ -25,9 +25,11 @@ if (mode !== "none") {
 }
 const status = readFileSync("/proc/self/status", "utf8");
 const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-console.log(JSON.stringify({
-  entries,
-  answerBytes,
-  maxRssMb: process.resourceUsage().maxRSS / 1024,
-  vmHwmMb: kb("VmHWM") / 1024,
-}));
+console.log(
+  JSON.stringify({
+    entries,
+    answerBytes,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    vmHwmMb: kb("VmHWM") / 1024,
+  }),
+);

@@ -143,7 +143,8 @@ export function moduleOf(name) {
       parts.push(name.slice(at + m[1].length, at + m[1].length + len));
       at += m[1].length + len;
     }
-    if (parts[0]?.startsWith("_$LT$")) return `impl ${/([a-z_][a-z0-9_]*)\.\.([a-z_][a-z0-9_]*)/.exec(parts[0])?.slice(1).join("::") ?? "?"}`;
+    if (parts[0]?.startsWith("_$LT$"))
+      return `impl ${/([a-z_][a-z0-9_]*)\.\.([a-z_][a-z0-9_]*)/.exec(parts[0])?.slice(1).join("::") ?? "?"}`;
     return parts.join("::");
   }
   return crateOf(name);

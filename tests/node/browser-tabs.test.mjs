@@ -41,7 +41,10 @@ test("two tabs starting one suggestion at once create one chat with one brief", 
   const offering = await tabs[1].evaluate(() => window.oda.read("chat-1"));
   assert.equal(offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started").length, 1);
   const started = await tabs[1].evaluate(() => window.oda.read("chat-1.s1"));
-  assert.deepEqual(started.map((e) => e.type), ["session", "message"]);
+  assert.deepEqual(
+    started.map((e) => e.type),
+    ["session", "message"],
+  );
   assert.deepEqual(started[1].source, { kind: "suggestion", chatId: "chat-1", suggestionId: "s1" });
   assert.equal(started[1].text, "Do it.");
   // A reopened tab sees the same (IndexedDB is durable across page loads).

@@ -23,7 +23,10 @@ const page = `<!doctype html><meta charset="utf-8"><title>oda-tasks</title>
 </script>`;
 
 test("a browser loads the package with <script type=module>, init() once", async (t) => {
-  const { tabs: [tab], errors } = await openTabs(t, page);
+  const {
+    tabs: [tab],
+    errors,
+  } = await openTabs(t, page);
   const out = await tab.waitForFunction(() => window.__result, null, { timeout: 20_000 }).then((h) => h.jsonValue());
   assert.deepEqual(errors, []);
   assert.match(out.before, /^oda-tasks: the WebAssembly core is not initialised; call `await init\(\)` once/);

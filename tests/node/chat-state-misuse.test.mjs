@@ -18,7 +18,8 @@ function usable(state, length) {
   assert.deepEqual(state.replayTodos().skipped, []);
 }
 
-const HALF_FED = /^oda-tasks: ingest\(\) while a JSONL line is half fed \(the bytes given to ingestJsonl\(\) end inside a line\); feed the rest of that line, or call endJsonl\(\), before ingesting entries$/;
+const HALF_FED =
+  /^oda-tasks: ingest\(\) while a JSONL line is half fed \(the bytes given to ingestJsonl\(\) end inside a line\); feed the rest of that line, or call endJsonl\(\), before ingesting entries$/;
 
 test("ingest() and ingestTexts() while a JSONL line is half fed throw a TypeError; the cut line still lands where its bytes began", () => {
   const state = ChatState.empty();
@@ -26,8 +27,14 @@ test("ingest() and ingestTexts() while a JSONL line is half fed throw a TypeErro
     state.ingestJsonl(line(session));
     const started = line({ type: "turn_started" });
     state.ingestJsonl(started.subarray(0, 7));
-    assert.throws(() => state.ingest(1, [{ type: "turn_ended" }]), (e) => e instanceof TypeError && HALF_FED.test(e.message));
-    assert.throws(() => state.ingestTexts(1, ['{"type":"turn_ended"}']), (e) => e instanceof TypeError && HALF_FED.test(e.message));
+    assert.throws(
+      () => state.ingest(1, [{ type: "turn_ended" }]),
+      (e) => e instanceof TypeError && HALF_FED.test(e.message),
+    );
+    assert.throws(
+      () => state.ingestTexts(1, ['{"type":"turn_ended"}']),
+      (e) => e instanceof TypeError && HALF_FED.test(e.message),
+    );
     assert.equal(state.length, 1, "nothing folded");
     state.ingestJsonl(started.subarray(7));
     state.ingest(2, [{ type: "message", role: "user", text: "hi" }]);
@@ -43,7 +50,10 @@ test("a torn last line ended with endJsonl() no longer blocks ingest()", () => {
   const state = ChatState.empty();
   try {
     state.ingestJsonl(Buffer.concat([line(session), Buffer.from('{"type":"tu')]));
-    assert.throws(() => state.ingest(1, [{ type: "turn_started" }]), (e) => HALF_FED.test(e.message));
+    assert.throws(
+      () => state.ingest(1, [{ type: "turn_started" }]),
+      (e) => HALF_FED.test(e.message),
+    );
     assert.deepEqual(state.endJsonl(), { unreadable: [], tornBytes: 11 });
     state.ingest(1, [{ type: "turn_started" }]);
     usable(state, 2);
@@ -54,23 +64,99 @@ test("a torn last line ended with endJsonl() no longer blocks ingest()", () => {
 
 test("a getter on the input that frees the state mid-call is the freed-state TypeError, not a null pointer; a getter that does not free changes nothing", () => {
   const calls = [
-    ["todoWrite", (s, input) => s.todoWrite(input), (s) => ({ get todos() { s.free(); return []; } })],
-    ["suggestTask", (s, input) => s.suggestTask(input), (s) => ({ ...offer, get title() { s.free(); return "t"; } })],
-    ["ingest", (s, entry) => s.ingest(s.length, [entry]), (s) => ({ get type() { s.free(); return "turn_ended"; } })],
-    ["todoWrite options", (s, options) => s.todoWrite(list, options), (s) => ({ get oneActive() { s.free(); return true; } })],
-    ["view", (s, options) => s.view(options), (s) => ({ get cards() { s.free(); return 1; } })],
-    ["planStart request", (s, request) => s.planStart("c", "s1", request), (s) => ({ get model() { s.free(); return "m"; } })],
-    ["settleSuggestion id", (s, id) => s.settleSuggestion(id, "dismiss"), (s) => ({ toJSON() { s.free(); return "s1"; } })],
+    [
+      "todoWrite",
+      (s, input) => s.todoWrite(input),
+      (s) => ({
+        get todos() {
+          s.free();
+          return [];
+        },
+      }),
+    ],
+    [
+      "suggestTask",
+      (s, input) => s.suggestTask(input),
+      (s) => ({
+        ...offer,
+        get title() {
+          s.free();
+          return "t";
+        },
+      }),
+    ],
+    [
+      "ingest",
+      (s, entry) => s.ingest(s.length, [entry]),
+      (s) => ({
+        get type() {
+          s.free();
+          return "turn_ended";
+        },
+      }),
+    ],
+    [
+      "todoWrite options",
+      (s, options) => s.todoWrite(list, options),
+      (s) => ({
+        get oneActive() {
+          s.free();
+          return true;
+        },
+      }),
+    ],
+    [
+      "view",
+      (s, options) => s.view(options),
+      (s) => ({
+        get cards() {
+          s.free();
+          return 1;
+        },
+      }),
+    ],
+    [
+      "planStart request",
+      (s, request) => s.planStart("c", "s1", request),
+      (s) => ({
+        get model() {
+          s.free();
+          return "m";
+        },
+      }),
+    ],
+    [
+      "settleSuggestion id",
+      (s, id) => s.settleSuggestion(id, "dismiss"),
+      (s) => ({
+        toJSON() {
+          s.free();
+          return "s1";
+        },
+      }),
+    ],
   ];
   for (const [what, call, hostile] of calls) {
     const state = ChatState.fromLog([session, { type: "turn_started" }]);
-    assert.throws(() => call(state, hostile(state)), (e) => e instanceof TypeError && e.message === "oda-tasks: this ChatState was freed; build a new one", what);
+    assert.throws(
+      () => call(state, hostile(state)),
+      (e) => e instanceof TypeError && e.message === "oda-tasks: this ChatState was freed; build a new one",
+      what,
+    );
     assert.throws(() => state.length, /^TypeError: oda-tasks: this ChatState was freed/, `${what}: stays freed`);
   }
   const state = ChatState.fromLog([session, { type: "turn_started" }]);
   try {
     let reads = 0;
-    assert.equal(state.todoWrite({ get todos() { reads++; return list.todos; } }).ok, true);
+    assert.equal(
+      state.todoWrite({
+        get todos() {
+          reads++;
+          return list.todos;
+        },
+      }).ok,
+      true,
+    );
     assert.equal(reads, 1);
     usable(state, 2);
   } finally {
@@ -95,8 +181,14 @@ test("methods called with an unbound or foreign `this` throw a TypeError naming 
       ["cardCount", undefined, () => getter("cardCount").call(undefined)],
     ];
     for (const [method, receiver, run] of cases) {
-      assert.throws(run, (e) => e instanceof TypeError &&
-        e.message === `oda-tasks: ChatState#${method} was called on ${receiver ?? "undefined"}, not on a ChatState; call it as state.${method}(…), or pass it on bound (state.${method}.bind(state))`, method);
+      assert.throws(
+        run,
+        (e) =>
+          e instanceof TypeError &&
+          e.message ===
+            `oda-tasks: ChatState#${method} was called on ${receiver ?? "undefined"}, not on a ChatState; call it as state.${method}(…), or pass it on bound (state.${method}.bind(state))`,
+        method,
+      );
     }
     const { listState, replaySuggestions } = state;
     assert.throws(() => listState(), /^TypeError: oda-tasks: ChatState#listState was called on undefined/);
@@ -115,8 +207,13 @@ test("a chunk over a detached ArrayBuffer is a TypeError saying so, and the stat
     const copy = new Uint8Array(chunk);
     structuredClone(copy.buffer, { transfer: [copy.buffer] });
     assert.equal(copy.byteLength, 0);
-    assert.throws(() => state.ingestJsonl(copy), (e) => e instanceof TypeError &&
-      e.message === "oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy");
+    assert.throws(
+      () => state.ingestJsonl(copy),
+      (e) =>
+        e instanceof TypeError &&
+        e.message ===
+          "oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy",
+    );
     assert.throws(() => ChatState.fromJsonl([copy]), /^TypeError: oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached/);
     state.ingestJsonl(new Uint8Array(0));
     state.ingestJsonl(chunk);

@@ -6,24 +6,60 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  ChatState, ChatStateCache, MemoryStore, SuggestionService, checkGoal, planStart, replaySuggestions, replayTodos, runTool,
-  settleSuggestion, startedChat, suggestTask, todoWrite,
+  ChatState,
+  ChatStateCache,
+  MemoryStore,
+  SuggestionService,
+  checkGoal,
+  planStart,
+  replaySuggestions,
+  replayTodos,
+  runTool,
+  settleSuggestion,
+  startedChat,
+  suggestTask,
+  todoWrite,
 } from "oda-tasks";
 import { prng, randomLog, randomPieces } from "./support/random-log.mjs";
 
 // ---------------------------------------------------------------------------
 // The questions, asked of the pure functions (`pure(log)`) or of a state.
 
-const twoActive = { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] };
+const twoActive = {
+  todos: [
+    { content: "a", status: "in_progress" },
+    { content: "b", status: "in_progress" },
+  ],
+};
 const QUESTIONS = [
   ["replayTodos", (q) => q.replayTodos()],
   ["replaySuggestions", (q) => q.replaySuggestions()],
-  ["todoWrite", (q) => q.todoWrite({ todos: [{ content: "Write tests", status: "in_progress" }, { content: "Ship", status: "pending" }] })],
-  ["todoWrite duplicate", (q) => q.todoWrite({ todos: [{ content: "a", status: "pending" }, { content: " a", status: "completed" }] })],
+  [
+    "todoWrite",
+    (q) =>
+      q.todoWrite({
+        todos: [
+          { content: "Write tests", status: "in_progress" },
+          { content: "Ship", status: "pending" },
+        ],
+      }),
+  ],
+  [
+    "todoWrite duplicate",
+    (q) =>
+      q.todoWrite({
+        todos: [
+          { content: "a", status: "pending" },
+          { content: " a", status: "completed" },
+        ],
+      }),
+  ],
   ["todoWrite oneActive off", (q) => q.todoWrite(twoActive, { oneActive: false })],
   ["suggestTask", (q) => q.suggestTask({ title: "Add retries", tldr: "Flaky uploads", brief: "Retry the PUT." })],
   ["suggestTask empty title", (q) => q.suggestTask({ title: " ", tldr: "w", brief: "b" })],
-  ...["s1", "s2", "s3", "s9"].flatMap((id) => ["draft", "dismiss", "restore"].map((action) => [`settle ${id} ${action}`, (q) => q.settleSuggestion(id, action)])),
+  ...["s1", "s2", "s3", "s9"].flatMap((id) =>
+    ["draft", "dismiss", "restore"].map((action) => [`settle ${id} ${action}`, (q) => q.settleSuggestion(id, action)]),
+  ),
   ...["s1", "s2"].flatMap((id) => [
     [`planStart ${id}`, (q) => q.planStart("p", id)],
     [`planStart ${id} request`, (q) => q.planStart("p", id, { model: "small", permission: "full-access" })],
@@ -90,13 +126,27 @@ function assertSame(log, rand, label) {
 
 // ---------------------------------------------------------------------------
 
-const session = { type: "session", v: 1, chatId: "p", workspace: "/w", scheduledTaskFolder: false, agent: "top-level", settings: { preset: "eng", model: "large", permission: "auto" } };
+const session = {
+  type: "session",
+  v: 1,
+  chatId: "p",
+  workspace: "/w",
+  scheduledTaskFolder: false,
+  agent: "top-level",
+  settings: { preset: "eng", model: "large", permission: "auto" },
+};
 const turn = { type: "turn_started" };
 const end = { type: "turn_ended" };
 const offer = (id, title = `Offer ${id}`) => ({ type: "suggestion_offered", v: 1, id, title, tldr: "why", brief: "how" });
 const settled = (id, outcome, chatId) => ({ type: "suggestion_settled", v: 1, id, outcome, ...(chatId ? { chatId } : {}) });
 const update = (...items) => ({ type: "todo_update", v: 1, todos: items.map(([content, status]) => ({ content, status })) });
-const brief = (id) => ({ type: "message", v: 1, role: "user", text: "brief", source: { kind: "suggestion", chatId: "p", suggestionId: id } });
+const brief = (id) => ({
+  type: "message",
+  v: 1,
+  role: "user",
+  text: "brief",
+  source: { kind: "suggestion", chatId: "p", suggestionId: id },
+});
 
 const EDGE_CASES = {
   "empty log": [],
@@ -109,25 +159,56 @@ const EDGE_CASES = {
   "plan running, finished, none": [session, turn, update(["a", "in_progress"], ["b", "pending"]), end],
   "plan cleared by the next turn": [session, turn, update(["a", "in_progress"]), end, turn],
   "an update outside any turn": [session, update(["a", "pending"])],
-  "cards: add, remove, status, move": [session, turn, update(["a", "pending"], ["b", "pending"], ["c", "pending"], ["d", "pending"]),
-    update(["d", "in_progress"], ["a", "completed"], ["c", "pending"], ["e", "pending"])],
+  "cards: add, remove, status, move": [
+    session,
+    turn,
+    update(["a", "pending"], ["b", "pending"], ["c", "pending"], ["d", "pending"]),
+    update(["d", "in_progress"], ["a", "completed"], ["c", "pending"], ["e", "pending"]),
+  ],
   "a stored list with repeats": [session, update(["a", "pending"], ["a", "completed"]), update(["a", "in_progress"])],
   "an empty list clears": [session, turn, update(["a", "pending"]), update()],
-  "ten offers": [session, ...Array.from({ length: 10 }, (_, i) => [turn, offer(`s${i + 1}`), settled(`s${i + 1}`, "dismissed"), end]).flat(), turn],
+  "ten offers": [
+    session,
+    ...Array.from({ length: 10 }, (_, i) => [turn, offer(`s${i + 1}`), settled(`s${i + 1}`, "dismissed"), end]).flat(),
+    turn,
+  ],
   "three open": [session, turn, offer("s1"), end, turn, offer("s2"), end, turn, offer("s3"), end, turn],
-  "dismiss and restore": [session, turn, offer("s1"), offer("s2"), settled("s1", "dismissed"), settled("s1", "restored"), settled("s2", "drafted")],
-  "settlements that do not fit": [session, offer("s1"), settled("s1", "restored"), settled("s9", "dismissed"), settled("s1", "started"),
-    settled("s1", "started", "p.s1"), settled("s1", "dismissed")],
+  "dismiss and restore": [
+    session,
+    turn,
+    offer("s1"),
+    offer("s2"),
+    settled("s1", "dismissed"),
+    settled("s1", "restored"),
+    settled("s2", "drafted"),
+  ],
+  "settlements that do not fit": [
+    session,
+    offer("s1"),
+    settled("s1", "restored"),
+    settled("s9", "dismissed"),
+    settled("s1", "started"),
+    settled("s1", "started", "p.s1"),
+    settled("s1", "dismissed"),
+  ],
   "a repeated offer id": [session, turn, offer("s1"), end, turn, offer("s1", "again")],
   "a started chat needing its brief": [{ ...session, chatId: "p.s1", origin: { chatId: "p", suggestionId: "s1" } }],
   "a started chat with its brief": [{ ...session, chatId: "p.s1", origin: { chatId: "p", suggestionId: "s1" } }, brief("s1")],
-  "a brief then the person": [{ ...session, origin: { chatId: "p", suggestionId: "s1" } }, brief("s1"), { type: "message", role: "user", text: "go" }],
+  "a brief then the person": [
+    { ...session, origin: { chatId: "p", suggestionId: "s1" } },
+    brief("s1"),
+    { type: "message", role: "user", text: "go" },
+  ],
   "odd entries": [session, null, 314, [], { v: 1 }, { type: 7 }, { type: "todo_update", v: 1, todos: "x" }, { type: "app", x: [1] }],
 };
 
 test("SPEC example chat (pkg/example/chat.jsonl): every build answers as the pure functions", () => {
   const bytes = readFileSync(new URL("../../pkg/example/chat.jsonl", import.meta.url));
-  const log = bytes.toString("utf8").trim().split("\n").map((line) => JSON.parse(line));
+  const log = bytes
+    .toString("utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const want = assertSame(log, prng(1), "example");
   assert.ok(want.replayTodos.cards.length >= 3, "the example has cards");
   assert.ok(want.replaySuggestions.open.length + want.replaySuggestions.settled.length >= 1, "the example has offers");
@@ -247,7 +328,10 @@ test("a warm SuggestionService reads only what is new: list, dismiss, restore, s
   const cache = new ChatStateCache(store);
   const service = new SuggestionService({ store, cache });
 
-  assert.deepEqual((await service.list("p")).open.map((s) => s.id), ["s2", "s1"]);
+  assert.deepEqual(
+    (await service.list("p")).open.map((s) => s.id),
+    ["s2", "s1"],
+  );
   assert.equal(seen(store), log.length);
 
   const steps = [
@@ -276,7 +360,13 @@ test("a warm SuggestionService reads only what is new: list, dismiss, restore, s
 test("a Start copies settings' numbers exactly as written (the core keeps a number's text)", () => {
   const number = -7.808815919511217e-271;
   const log = [
-    { type: "session", chatId: "c", workspace: "/w", agent: "top-level", settings: { sandbox: { limit: number }, approval: [number, 1.5, 1e21] } },
+    {
+      type: "session",
+      chatId: "c",
+      workspace: "/w",
+      agent: "top-level",
+      settings: { sandbox: { limit: number }, approval: [number, 1.5, 1e21] },
+    },
     { type: "turn_started" },
     { type: "suggestion_offered", v: 1, id: "s1", title: "T", tldr: "W", brief: "B" },
   ];
@@ -300,10 +390,19 @@ function assertPagesAgree(log, rand, label) {
     assert.equal(state.cardCount, count, `${label}: cardCount`);
     for (const n of [0, 1, 3, 50, count, count + 5]) {
       const view = state.view({ cards: n });
-      assert.deepEqual(view, {
-        todos: todos.todos, plan: todos.plan, open: suggestions.open, settled: suggestions.settled,
-        cardCount: count, cards: n === 0 ? [] : todos.cards.slice(-n), skipped: todos.skipped,
-      }, `${label}: view({ cards: ${n} })`);
+      assert.deepEqual(
+        view,
+        {
+          todos: todos.todos,
+          plan: todos.plan,
+          open: suggestions.open,
+          settled: suggestions.settled,
+          cardCount: count,
+          cards: n === 0 ? [] : todos.cards.slice(-n),
+          skipped: todos.skipped,
+        },
+        `${label}: view({ cards: ${n} })`,
+      );
     }
     const ends = [undefined, 0, 1, -1, -3, 2, count, count + 3, -count - 4, 1.7, -1.2, NaN, Infinity, -Infinity];
     for (let k = 0; k < 12; k++) {
@@ -331,10 +430,18 @@ test("view, cards and cardCount agree with replayTodos on the edge cases and 300
 test("view and cards refuse bad arguments with an oda-tasks TypeError, and need cards kept", () => {
   const state = ChatState.fromLog([session, turn, update(["a", "pending"])]);
   for (const bad of [undefined, null, 5, {}, { cards: -1 }, { cards: 1.5 }, { cards: "2" }, { cards: 1, more: true }]) {
-    assert.throws(() => state.view(bad), (e) => e instanceof TypeError && e.message.startsWith("oda-tasks: "), JSON.stringify(bad));
+    assert.throws(
+      () => state.view(bad),
+      (e) => e instanceof TypeError && e.message.startsWith("oda-tasks: "),
+      JSON.stringify(bad),
+    );
   }
   for (const bad of [["1"], [null], [0, {}]]) {
-    assert.throws(() => state.cards(...bad), (e) => e instanceof TypeError && e.message.startsWith("oda-tasks: "), JSON.stringify(bad));
+    assert.throws(
+      () => state.cards(...bad),
+      (e) => e instanceof TypeError && e.message.startsWith("oda-tasks: "),
+      JSON.stringify(bad),
+    );
   }
   state.free();
   const lean = ChatState.fromLog([session], { cards: false });
@@ -356,11 +463,17 @@ test("ingestTexts reads entries as stored: exact numbers, repeated keys as JSON.
   state.ingestTexts(0, texts);
   assert.equal(state.length, 5);
   const skipped = state.replayTodos().skipped;
-  assert.deepEqual(skipped.map((s) => [s.index, s.type]), [[3, null]]);
+  assert.deepEqual(
+    skipped.map((s) => [s.index, s.type]),
+    [[3, null]],
+  );
   assert.match(skipped[0].reason, /^not JSON \(/);
   // The repeated agent reads as JSON.parse reads it (the last one): a top-level chat; the repeated id too.
   assert.equal(JSON.parse(texts[0]).agent, "top-level");
-  assert.deepEqual(state.replaySuggestions().open.map((o) => o.id), ["s1"]);
+  assert.deepEqual(
+    state.replaySuggestions().open.map((o) => o.id),
+    ["s1"],
+  );
   const plan = state.planStart("c", "s1");
   assert.equal(plan.ok && plan.kind, "create");
   const raw = Symbol.for("oda-tasks.rawText");
@@ -397,14 +510,27 @@ test("a repeated type, agent or id never fails open: the core reads what JSON.pa
   assert.deepEqual(answers, [false, true, true, false, false]);
 });
 
-test("a session's v is read by value: 1, 1.0 and 1e0 are version 1; 1e400, 1.5, 2 and \"1\" fail closed, in every reader", () => {
-  for (const [v, one] of [["1", true], ["1.0", true], ["1e0", true], ["10e-1", true], ["1e400", false], ["1.5", false], ["2", false], ['"1"', false], ["0", false]]) {
+test('a session\'s v is read by value: 1, 1.0 and 1e0 are version 1; 1e400, 1.5, 2 and "1" fail closed, in every reader', () => {
+  for (const [v, one] of [
+    ["1", true],
+    ["1.0", true],
+    ["1e0", true],
+    ["10e-1", true],
+    ["1e400", false],
+    ["1.5", false],
+    ["2", false],
+    ['"1"', false],
+    ["0", false],
+  ]) {
     const text = `{"type":"session","v":${v},"workspace":"/w","agent":"top-level"}`;
-    for (const state of [ChatState.fromJsonl(Buffer.from(`${text}\n{"type":"turn_started"}\n`)), (() => {
-      const s = ChatState.empty();
-      s.ingestTexts(0, [text, '{"type":"turn_started"}']);
-      return s;
-    })()]) {
+    for (const state of [
+      ChatState.fromJsonl(Buffer.from(`${text}\n{"type":"turn_started"}\n`)),
+      (() => {
+        const s = ChatState.empty();
+        s.ingestTexts(0, [text, '{"type":"turn_started"}']);
+        return s;
+      })(),
+    ]) {
       const r = state.suggestTask({ title: "t", tldr: "w", brief: "b" });
       assert.equal(r.ok, one, `v ${v}: ${JSON.stringify(r)}`);
       if (!one) assert.equal(r.error, "suggest_task is only for the top-level agent; report the follow-up in your result instead");
@@ -421,8 +547,10 @@ test("an entry object nested too deep for JSON.stringify is skipped (a session f
   };
   const nested = deep(200_000);
   const state = ChatState.fromLog([
-    { type: "session", workspace: "/w", agent: "top-level" }, { type: "turn_started" },
-    { type: "app", nested }, { type: "todo_update", v: 1, todos: [], nested },
+    { type: "session", workspace: "/w", agent: "top-level" },
+    { type: "turn_started" },
+    { type: "app", nested },
+    { type: "todo_update", v: 1, todos: [], nested },
   ]);
   assert.equal(state.length, 4);
   assert.deepEqual(state.replayTodos().skipped, [
@@ -430,7 +558,10 @@ test("an entry object nested too deep for JSON.stringify is skipped (a session f
   ]);
   assert.equal(state.suggestTask({ title: "t", tldr: "w", brief: "b" }).ok, true);
   state.free();
-  const closed = ChatState.fromLog([{ type: "session", workspace: "/w", agent: "top-level", settings: { sandbox: nested } }, { type: "turn_started" }]);
+  const closed = ChatState.fromLog([
+    { type: "session", workspace: "/w", agent: "top-level", settings: { sandbox: nested } },
+    { type: "turn_started" },
+  ]);
   assert.equal(closed.suggestTask({ title: "t", tldr: "w", brief: "b" }).ok, false);
   closed.free();
 });

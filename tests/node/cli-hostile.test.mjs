@@ -56,13 +56,21 @@ test("a 64 MiB single-line entry: reported and skipped, the lines after it read,
   writeSync(fd, line(session) + '{"type":"message","role":"user","text":"');
   const block = Buffer.alloc(1 << 20, "a");
   for (let i = 0; i < 64; i++) writeSync(fd, block);
-  writeSync(fd, '"}\n' + line({ type: "turn_started" }) + line({ type: "todo_update", v: 1, todos: [{ content: "after the long line", status: "in_progress" }] }));
+  writeSync(
+    fd,
+    '"}\n' +
+      line({ type: "turn_started" }) +
+      line({ type: "todo_update", v: 1, todos: [{ content: "after the long line", status: "in_progress" }] }),
+  );
   closeSync(fd);
   const small = join(dir, "small.jsonl");
   writeFileSync(small, line(session));
   const rss = (path) => {
-    const r = spawnSync(process.execPath, ["--import", "data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss '+process.resourceUsage().maxRSS))", cli, path],
-      { encoding: "utf8", maxBuffer: 1 << 26 });
+    const r = spawnSync(
+      process.execPath,
+      ["--import", "data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss '+process.resourceUsage().maxRSS))", cli, path],
+      { encoding: "utf8", maxBuffer: 1 << 26 },
+    );
     assert.equal(r.status, 0, r.stderr);
     return { out: r.stdout, kib: Number(/maxrss (\d+)/.exec(r.stderr)[1]) };
   };

@@ -27,10 +27,9 @@ test("a path, a torn last line and an unreadable line; --json gives the replay o
   const dir = mkdtempSync(join(tmpdir(), "oda-cli-"));
   try {
     const file = join(dir, "chat.jsonl");
-    const lines = [
-      { type: "turn_started" },
-      { type: "todo_update", v: 1, todos: [{ content: "only step", status: "in_progress" }] },
-    ].map((e) => JSON.stringify(e));
+    const lines = [{ type: "turn_started" }, { type: "todo_update", v: 1, todos: [{ content: "only step", status: "in_progress" }] }].map(
+      (e) => JSON.stringify(e),
+    );
     writeFileSync(file, lines[0] + "\n{oops\n" + lines[1] + '\n{"type":"todo_upd');
     const out = run(file);
     assert.match(out, /2 entries, 1 unreadable line\(s\) left out, a torn last line left out/);
@@ -40,7 +39,10 @@ test("a path, a torn last line and an unreadable line; --json gives the replay o
     const json = JSON.parse(run(file, "--json"));
     assert.deepEqual(json.todos.todos, [{ content: "only step", status: "in_progress" }]);
     assert.equal(json.tornBytes, Buffer.byteLength('{"type":"todo_upd'));
-    assert.deepEqual(json.unreadable.map((u) => u.line), [2]);
+    assert.deepEqual(
+      json.unreadable.map((u) => u.line),
+      [2],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -62,7 +64,14 @@ test("control characters in todos, titles and reasons are shown visibly; --json 
       { type: "turn_started" },
       { type: "todo_update", v: 1, todos: [{ content: evil, status: "in_progress" }] },
       { type: "suggestion_offered", v: 1, id: "s1", title: `Title ${evil}`, tldr: `tl\u001b]52;c;Zm9v\u0007dr`, brief: "b" },
-      { type: "todo_update", v: 1, todos: [{ content: evil, status: "completed" }, { content: "b\u0000", status: "pending" }] },
+      {
+        type: "todo_update",
+        v: 1,
+        todos: [
+          { content: evil, status: "completed" },
+          { content: "b\u0000", status: "pending" },
+        ],
+      },
     ].map((e) => JSON.stringify(e));
     writeFileSync(file, lines.join("\n") + "\n");
     const out = run(file);
@@ -84,12 +93,16 @@ test("a chat with more cards than a page prints every card, in order", () => {
   try {
     const file = join(dir, "chat.jsonl");
     const lines = [JSON.stringify({ type: "turn_started" })];
-    for (let i = 0; i < 1203; i++) lines.push(JSON.stringify({ type: "todo_update", v: 1, todos: [{ content: `step ${i}`, status: "pending" }] }));
+    for (let i = 0; i < 1203; i++)
+      lines.push(JSON.stringify({ type: "todo_update", v: 1, todos: [{ content: `step ${i}`, status: "pending" }] }));
     writeFileSync(file, lines.join("\n") + "\n");
     const out = run(file);
     assert.match(out, /Cards \(1203\)/);
     const numbers = [...out.matchAll(/^ {2}(\d+)\. Update to-do list — entry (\d+)/gm)].map((m) => [Number(m[1]), Number(m[2])]);
-    assert.deepEqual(numbers, Array.from({ length: 1203 }, (_, i) => [i + 1, i + 1]));
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 1203 }, (_, i) => [i + 1, i + 1]),
+    );
     assert.match(out, /1203\. Update to-do list — entry 1203, turn 1: 1 pending/);
     assert.match(out, /\+ step 1202 \(pending\)\n {7}- step 1201\n/);
   } finally {

@@ -12,22 +12,40 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const docsDir = join(root, "docs");
-const pages = ["README.md", "CHANGELOG.md", ...readdirSync(docsDir).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  "CHANGELOG.md",
+  ...readdirSync(docsDir)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const read = (page) => readFileSync(join(root, page), "utf8");
 /** The page's text outside fenced code blocks, line by line (code is checked by the command rules only). */
 const prose = (text) => {
   let fenced = false;
   return text.split("\n").map((line) => {
-    if (/^\s*```/.test(line)) { fenced = !fenced; return ""; }
+    if (/^\s*```/.test(line)) {
+      fenced = !fenced;
+      return "";
+    }
     return fenced ? "" : line;
   });
 };
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 export function slug(heading) {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
 }
-const anchorsOf = (text) => new Set(prose(text).filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, ""))));
+const anchorsOf = (text) =>
+  new Set(
+    prose(text)
+      .filter((l) => /^#{1,6} /.test(l))
+      .map((l) => slug(l.replace(/^#+ /, ""))),
+  );
 
 test("the README stays short: at most 200 lines", () => {
   const lines = read("README.md").split("\n").length;
@@ -43,7 +61,10 @@ test("every relative link in the README and docs/ resolves, headings included", 
         if (/^[a-z][a-z+.-]*:/i.test(target)) continue; // http:, mailto: ...
         const [path, anchor] = target.split("#");
         const file = path === "" ? join(root, page) : resolve(dirname(join(root, page)), decodeURI(path));
-        if (!existsSync(file)) { broken.push(`${page}: ${target} (no ${relative(root, file)})`); continue; }
+        if (!existsSync(file)) {
+          broken.push(`${page}: ${target} (no ${relative(root, file)})`);
+          continue;
+        }
         if (anchor && file.endsWith(".md") && !anchorsOf(readFileSync(file, "utf8")).has(anchor)) {
           broken.push(`${page}: ${target} (no heading #${anchor})`);
         }
@@ -91,10 +112,20 @@ test("every figure the README and docs/ quote carries the command that produced 
       const text = block.join("\n");
       block = [];
       if (COMMAND.test(text)) commandSeen = true;
-      else if (FIGURE.test(text) && !commandSeen) bare.push(`${page}: ${text.split("\n").find((l) => FIGURE.test(l)).trim()}`);
+      else if (FIGURE.test(text) && !commandSeen)
+        bare.push(
+          `${page}: ${text
+            .split("\n")
+            .find((l) => FIGURE.test(l))
+            .trim()}`,
+        );
     };
     for (const line of prose(read(page))) {
-      if (/^#{1,6} /.test(line)) { flush(); commandSeen = false; continue; }
+      if (/^#{1,6} /.test(line)) {
+        flush();
+        commandSeen = false;
+        continue;
+      }
       if (line.trim() === "") flush();
       else block.push(line);
     }

@@ -54,7 +54,10 @@ const page = `<!doctype html><html lang="en"><meta charset="utf-8">
 </script>`;
 
 async function open(t, width = 1280, colorScheme = "light") {
-  const { tabs: [tab], errors } = await openTabs(t, page);
+  const {
+    tabs: [tab],
+    errors,
+  } = await openTabs(t, page);
   await tab.emulateMedia({ colorScheme });
   await tab.setViewportSize({ width, height: 900 });
   await tab.waitForFunction(() => window.__ready === true, null, { timeout: 20_000 });
@@ -64,8 +67,15 @@ async function open(t, width = 1280, colorScheme = "light") {
 test("importing oda-tasks/elements loads no core and no WASM; in Node (no DOM) it loads and defines nothing", async (t) => {
   const { tab, errors } = await open(t);
   const loaded = await tab.evaluate(() => window.__loaded);
-  assert.ok(loaded.some((p) => p === "/pkg/dist/elements/index.js"), JSON.stringify(loaded));
-  assert.deepEqual(loaded.filter((p) => !p.startsWith("/pkg/dist/elements/")), [], "only the elements' own modules");
+  assert.ok(
+    loaded.some((p) => p === "/pkg/dist/elements/index.js"),
+    JSON.stringify(loaded),
+  );
+  assert.deepEqual(
+    loaded.filter((p) => !p.startsWith("/pkg/dist/elements/")),
+    [],
+    "only the elements' own modules",
+  );
   const elements = await import(join(root, "pkg/dist/elements/index.js"));
   assert.equal(typeof elements.OdaTodoCardElement, "function");
   assert.equal(globalThis.customElements, undefined);
@@ -82,12 +92,18 @@ test("<oda-todo-card>: the example's cards with their changes as words and icons
   assert.equal(await third.locator(".counts-line").textContent(), "2 completed".replace(/^/, "2 pending · 1 in progress · "));
   const item = (card, text) => card.getByRole("listitem").filter({ hasText: text });
   assert.deepEqual(await item(third, "Check the other callers of retry()").locator(".mark").allTextContents(), ["Added"]);
-  assert.deepEqual(await item(third, "Add a regression test").locator(".mark").allTextContents(),
-    ["Pending → In progress", "Moved from 4 to 3"]);
+  assert.deepEqual(await item(third, "Add a regression test").locator(".mark").allTextContents(), [
+    "Pending → In progress",
+    "Moved from 4 to 3",
+  ]);
   // Each mark carries its own icon, its shape telling the kind.
   assert.equal(await item(third, "Add a regression test").locator(".mark .icon").count(), 2);
-  assert.deepEqual(await item(third, "Add a regression test").locator(".mark").evaluateAll((m) => m.map((x) => x.getAttribute("part"))),
-    ["mark mark-changed", "mark mark-moved"]);
+  assert.deepEqual(
+    await item(third, "Add a regression test")
+      .locator(".mark")
+      .evaluateAll((m) => m.map((x) => x.getAttribute("part"))),
+    ["mark mark-changed", "mark mark-moved"],
+  );
   const last = cards.nth(3);
   assert.equal(await last.locator(".changes").textContent(), "1 removed, 2 state changed");
   assert.equal(await last.locator(".todo.removed").textContent(), "Removed: Check the other callers of retry()Removed");
@@ -113,7 +129,12 @@ test("<oda-todo-card>: the example's cards with their changes as words and icons
 });
 
 test("<oda-todo-card>: a property set before the element is defined is kept when it upgrades", async (t) => {
-  const { tabs: [tab], errors } = await openTabs(t, `<!doctype html><meta charset="utf-8"><title>upgrade</title>
+  const {
+    tabs: [tab],
+    errors,
+  } = await openTabs(
+    t,
+    `<!doctype html><meta charset="utf-8"><title>upgrade</title>
 <oda-todo-card></oda-todo-card><script type="module">
   const oda = await import("/pkg/dist/entrypoints/index.js");
   await oda.init();
@@ -121,7 +142,8 @@ test("<oda-todo-card>: a property set before the element is defined is kept when
   document.querySelector("oda-todo-card").card = cards[0]; // before the class exists
   await import("/pkg/dist/elements/index.js");
   window.__ready = true;
-</script>`);
+</script>`,
+  );
   await tab.waitForFunction(() => window.__ready === true);
   assert.equal(await tab.locator("oda-todo-card .text").textContent(), "Early");
   assert.deepEqual(errors, []);
@@ -141,7 +163,14 @@ test("<oda-plan>: the finished checklist; each change is announced in its live r
     const el = document.querySelector("oda-plan");
     const region = el.shadowRoot.querySelector("[role=status]");
     const out = [];
-    el.plan = { state: "running", turn: 3, todos: [{ content: "Ship", status: "in_progress" }, { content: "Tell", status: "pending" }] };
+    el.plan = {
+      state: "running",
+      turn: 3,
+      todos: [
+        { content: "Ship", status: "in_progress" },
+        { content: "Tell", status: "pending" },
+      ],
+    };
     out.push(region.textContent, el.shadowRoot.querySelector(".state").textContent);
     el.plan = { state: "none", turn: null, todos: [] };
     out.push(region.textContent, el.shadowRoot.querySelectorAll("li").length);
@@ -150,9 +179,12 @@ test("<oda-plan>: the finished checklist; each change is announced in its live r
     return out;
   });
   assert.deepEqual(said, [
-    "Plan running, turn 3: 0 of 2 completed; in progress: Ship.", "Running · turn 3",
-    "Plan: Cleared: a new turn started.", 0,
-    "Plan: No plan yet.", true,
+    "Plan running, turn 3: 0 of 2 completed; in progress: Ship.",
+    "Running · turn 3",
+    "Plan: Cleared: a new turn started.",
+    0,
+    "Plan: No plan yet.",
+    true,
   ]);
   assert.deepEqual(errors, []);
 });
@@ -164,16 +196,19 @@ test("<oda-suggestions>: chips and settled offers; Start, Draft, Dismiss, Restor
   const chips = el.getByRole("list", { name: "Open suggestions" }).getByRole("listitem");
   assert.equal(await chips.count(), 1);
   assert.equal(await chips.getByRole("heading").textContent(), "Add upload metrics");
-  assert.equal(await el.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem").textContent(),
-    "DismissedMove upload retries into a shared helperRestore");
+  assert.equal(
+    await el.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem").textContent(),
+    "DismissedMove upload retries into a shared helperRestore",
+  );
   for (const name of ["Start", "Draft", "Dismiss"]) await el.getByRole("button", { name: `${name}: Add upload metrics` }).click();
   await el.getByRole("button", { name: "Restore: Move upload retries into a shared helper" }).click();
   // A started offer with its chat's progress (as service.list(chatId, { progress: true }) answers it).
   await tab.evaluate(() => {
     const { offers } = window.__answers;
-    document.querySelector("oda-suggestions").list = { open: [], settled: [
-      ...offers.settled, { ...offers.open[0], outcome: "started", chatId: "chat-7f3a.s2", progress: { completed: 3, total: 5 } },
-    ] };
+    document.querySelector("oda-suggestions").list = {
+      open: [],
+      settled: [...offers.settled, { ...offers.open[0], outcome: "started", chatId: "chat-7f3a.s2", progress: { completed: 3, total: 5 } }],
+    };
   });
   const started = el.locator(".settled-item.o-started");
   assert.equal(await started.locator(".outcome").textContent(), "Started");
@@ -198,18 +233,21 @@ test("<oda-suggestions>: chips and settled offers; Start, Draft, Dismiss, Restor
   // It wrote nothing: the list it shows is the one it was given.
   assert.equal(await el.locator(".counts").textContent(), "0 open · 2 settled");
   assert.equal(await el.locator(".empty").count(), 0);
-  await tab.evaluate(() => { document.querySelector("oda-suggestions").list = { open: [], settled: [] }; });
+  await tab.evaluate(() => {
+    document.querySelector("oda-suggestions").list = { open: [], settled: [] };
+  });
   assert.equal(await el.locator(".empty").textContent(), "No suggestions yet.");
   assert.deepEqual(errors, []);
 });
 
 test("<oda-suggestions> from the keyboard: Tab order Start, Draft, Dismiss, Restore; after a re-render the focus stays with the offer", async (t) => {
   const { tab, errors } = await open(t);
-  const focused = () => tab.evaluate(() => {
-    let a = document.activeElement;
-    while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
-    return a?.getAttribute("aria-label") ?? a?.textContent ?? null;
-  });
+  const focused = () =>
+    tab.evaluate(() => {
+      let a = document.activeElement;
+      while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
+      return a?.getAttribute("aria-label") ?? a?.textContent ?? null;
+    });
   await tab.locator("oda-suggestions").getByRole("button", { name: "Start: Add upload metrics" }).focus();
   const order = [await focused()];
   for (let i = 0; i < 3; i++) {
@@ -217,8 +255,12 @@ test("<oda-suggestions> from the keyboard: Tab order Start, Draft, Dismiss, Rest
     order.push(await focused());
   }
   // The brief's summary comes before the buttons; Tab goes past it into Draft and Dismiss, then Restore.
-  assert.deepEqual(order, ["Start: Add upload metrics", "Draft: Add upload metrics", "Dismiss: Add upload metrics",
-    "Restore: Move upload retries into a shared helper"]);
+  assert.deepEqual(order, [
+    "Start: Add upload metrics",
+    "Draft: Add upload metrics",
+    "Dismiss: Add upload metrics",
+    "Restore: Move upload retries into a shared helper",
+  ]);
   // Enter on Dismiss fires the event; the app's new list moves the offer to Settled, and the focus to its Restore.
   await tab.keyboard.press("Shift+Tab");
   assert.equal(await focused(), "Dismiss: Add upload metrics");
@@ -226,7 +268,10 @@ test("<oda-suggestions> from the keyboard: Tab order Start, Draft, Dismiss, Rest
   assert.deepEqual(await tab.evaluate(() => window.__events.map((e) => e.type)), ["oda-dismiss"]);
   await tab.evaluate(() => {
     const { offers } = window.__answers;
-    document.querySelector("oda-suggestions").list = { open: [], settled: [...offers.settled, { ...offers.open[0], outcome: "dismissed" }] };
+    document.querySelector("oda-suggestions").list = {
+      open: [],
+      settled: [...offers.settled, { ...offers.open[0], outcome: "dismissed" }],
+    };
   });
   assert.equal(await focused(), "Restore: Add upload metrics");
   // A re-render with the same list keeps the focus on the same button and an unfolded brief unfolded.
@@ -236,7 +281,10 @@ test("<oda-suggestions> from the keyboard: Tab order Start, Draft, Dismiss, Rest
   });
   await tab.locator("oda-suggestions summary").click();
   await tab.locator("oda-suggestions").getByRole("button", { name: "Draft: Add upload metrics" }).focus();
-  await tab.evaluate(() => { const el = document.querySelector("oda-suggestions"); el.list = { ...el.list }; });
+  await tab.evaluate(() => {
+    const el = document.querySelector("oda-suggestions");
+    el.list = { ...el.list };
+  });
   assert.equal(await focused(), "Draft: Add upload metrics");
   assert.equal(await tab.locator("oda-suggestions details").evaluate((d) => d.open), true);
   assert.deepEqual(errors, []);
@@ -249,10 +297,22 @@ for (const width of [390, 1280]) {
       // A started chip with its progress, so that every part is checked.
       await tab.evaluate(() => {
         const { offers } = window.__answers;
-        document.querySelector("oda-suggestions").list = { open: offers.open, settled: [
-          ...offers.settled, { id: "s0", title: "Add upload metrics to the dashboard", tldr: "t", brief: "b", outcome: "started",
-            chatId: "chat-7f3a.s0", progress: { completed: 3, total: 5 } }, { id: "s9", title: "Drafted one", tldr: "t", brief: "b", outcome: "drafted" },
-        ] };
+        document.querySelector("oda-suggestions").list = {
+          open: offers.open,
+          settled: [
+            ...offers.settled,
+            {
+              id: "s0",
+              title: "Add upload metrics to the dashboard",
+              tldr: "t",
+              brief: "b",
+              outcome: "started",
+              chatId: "chat-7f3a.s0",
+              progress: { completed: 3, total: 5 },
+            },
+            { id: "s9", title: "Drafted one", tldr: "t", brief: "b", outcome: "drafted" },
+          ],
+        };
       });
       await tab.addScriptTag({ path: axePath });
       const result = await tab.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));

@@ -51,7 +51,9 @@ async function app(t, { pollMs = 100 } = {}) {
   }
   const requests = [];
   const handler = chatHandler({
-    store, basePath: "/api/oda", pollMs,
+    store,
+    basePath: "/api/oda",
+    pollMs,
     authorize: (request, { chatId, action }) => {
       requests.push(`${request.method} ${action}`);
       return chatId === "c" && /(?:^|;\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
@@ -66,7 +68,9 @@ async function app(t, { pollMs = 100 } = {}) {
     if (!file.startsWith(normalize(root + sep)) || !path.startsWith("/pkg/dist/")) return res.writeHead(404).end();
     try {
       if (!statSync(file).isFile()) throw new Error("no");
-      res.writeHead(200, { "content-type": extname(file) === ".js" ? "text/javascript" : "application/octet-stream" }).end(readFileSync(file));
+      res
+        .writeHead(200, { "content-type": extname(file) === ".js" ? "text/javascript" : "application/octet-stream" })
+        .end(readFileSync(file));
     } catch {
       res.writeHead(404).end();
     }
@@ -107,7 +111,11 @@ test("live elements: the screen from src, the plan following the event stream, t
 
   // Start on a chip: the element posts it, the store holds the new chat, the live region says so.
   await tab.getByRole("button", { name: "Start: Task 1" }).click();
-  await tab.waitForFunction(() => document.querySelector("oda-suggestions").shadowRoot.querySelector("[part=announcement]").textContent.startsWith("Started"), null, { timeout: 10_000 });
+  await tab.waitForFunction(
+    () => document.querySelector("oda-suggestions").shadowRoot.querySelector("[part=announcement]").textContent.startsWith("Started"),
+    null,
+    { timeout: 10_000 },
+  );
   assert.equal(await announcement(tab, "oda-suggestions"), "Started “Task 1” in a new chat.");
   const started = (await store.read("c")).filter((e) => e.type === "suggestion_settled");
   assert.equal(started.length, 1);
@@ -125,7 +133,9 @@ test("live elements: the screen from src, the plan following the event stream, t
   await tab.getByRole("button", { name: "Draft: Task 2" }).waitFor({ timeout: 10_000 });
   assert.equal(await announcement(tab, "oda-suggestions"), "Restored “Task 2”.");
   assert.deepEqual((await tab.evaluate(() => window.__events)).slice(0, 3), [
-    { type: "oda-start", id: "s1" }, { type: "oda-dismiss", id: "s2" }, { type: "oda-restore", id: "s2" },
+    { type: "oda-start", id: "s1" },
+    { type: "oda-dismiss", id: "s2" },
+    { type: "oda-restore", id: "s2" },
   ]);
   // Three elements, one chat URL: one event stream.
   assert.equal(requests.filter((r) => r === "GET events").length, 1);
@@ -140,14 +150,19 @@ test("live elements: a refusal is announced with the service's message; preventD
   await store.append("c", [{ type: "suggestion_settled", v: 1, id: "s3", outcome: "dismissed" }], (await store.read("c")).length);
   await tab.getByRole("button", { name: "Draft: Task 3" }).click();
   await tab.getByRole("button", { name: "Restore: Task 3" }).waitFor({ timeout: 10_000 }); // the element read the chat again
-  assert.equal(await announcement(tab, "oda-suggestions"), "Could not draft “Task 3”: suggestion \"s3\" is dismissed.");
+  assert.equal(await announcement(tab, "oda-suggestions"), 'Could not draft “Task 3”: suggestion "s3" is dismissed.');
   // preventDefault: the event fires, nothing is posted.
-  await tab.evaluate(() => { window.__prevent = true; });
+  await tab.evaluate(() => {
+    window.__prevent = true;
+  });
   const before = (await store.read("c")).length;
   await tab.getByRole("button", { name: "Dismiss: Task 1" }).click();
   await tab.waitForTimeout(300);
   assert.equal((await store.read("c")).length, before);
-  assert.deepEqual((await tab.evaluate(() => window.__events)).slice(-2), [{ type: "oda-draft", id: "s3" }, { type: "oda-dismiss", id: "s1" }]);
+  assert.deepEqual((await tab.evaluate(() => window.__events)).slice(-2), [
+    { type: "oda-draft", id: "s3" },
+    { type: "oda-dismiss", id: "s1" },
+  ]);
   assert.deepEqual(errors, []);
 });
 
@@ -159,5 +174,8 @@ test("live elements: axe-core finds no violation", async (t) => {
   await tab.evaluate(() => document.getElementById("second").remove());
   await tab.addScriptTag({ path: axePath });
   const result = await tab.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), []);
+  assert.deepEqual(
+    result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    [],
+  );
 });

@@ -59,7 +59,10 @@ const page = `<!doctype html><meta charset="utf-8"><body><script type="module">
 </script>`;
 
 test("18+ malformed values per element: a TypeError naming element and property; the element keeps its drawing and works on", async (t) => {
-  const { tabs: [tab], errors } = await openTabs(t, page);
+  const {
+    tabs: [tab],
+    errors,
+  } = await openTabs(t, page);
   const out = await tab.waitForFunction(() => window.__out, null, { timeout: 20_000 }).then((h) => h.jsonValue());
   assert.deepEqual(errors, []);
   const tags = { card: "oda-todo-card", plan: "oda-plan", list: "oda-suggestions" };
@@ -78,9 +81,18 @@ test("18+ malformed values per element: a TypeError naming element and property;
     assert.equal(again.replace(/\d+ of \d+ · /g, ""), drawn, `${prop}: good data draws as before`);
   }
   assert.ok(cases >= 30, `${cases} malformed values`);
-  assert.match(out.card.results[0].thrown.message, /^oda-tasks: <oda-todo-card>\.card must be a card of view\(\)\.cards or cards\(from, to\), or null: `todos` must be an array \(got undefined\)$/);
+  assert.match(
+    out.card.results[0].thrown.message,
+    /^oda-tasks: <oda-todo-card>\.card must be a card of view\(\)\.cards or cards\(from, to\), or null: `todos` must be an array \(got undefined\)$/,
+  );
   assert.match(out.card.results[9].thrown.message, /`changes` must be an object \(got undefined\)$/);
-  assert.match(out.plan.results[3].thrown.message, /^oda-tasks: <oda-plan>\.plan must be a plan of view\(\)\.plan, or null: `todos` must be an array \(got a string\)$/);
-  assert.match(out.list.results[3].thrown.message, /^oda-tasks: <oda-suggestions>\.list must be a list of service\.list\(\) \(\{ open, settled \}\), or null: `open` must be an array \(got a number\)$/);
+  assert.match(
+    out.plan.results[3].thrown.message,
+    /^oda-tasks: <oda-plan>\.plan must be a plan of view\(\)\.plan, or null: `todos` must be an array \(got a string\)$/,
+  );
+  assert.match(
+    out.list.results[3].thrown.message,
+    /^oda-tasks: <oda-suggestions>\.list must be a list of service\.list\(\) \(\{ open, settled \}\), or null: `open` must be an array \(got a number\)$/,
+  );
   assert.equal(out.plan.cleared.includes("No plan yet") || out.plan.cleared.includes("Cleared"), true, "null is the empty state");
 });

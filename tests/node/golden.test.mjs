@@ -27,7 +27,9 @@ function goldenReport(now, recorded) {
 }
 
 test("the built package answers the golden corpus byte for byte as recorded", () => {
-  const recorded = readFileSync(new URL("../golden/answers.jsonl", import.meta.url), "utf8").trimEnd().split("\n");
+  const recorded = readFileSync(new URL("../golden/answers.jsonl", import.meta.url), "utf8")
+    .trimEnd()
+    .split("\n");
   const now = goldenAnswers().map(([name, text]) => JSON.stringify(name) + "\t" + text);
   assert.equal(goldenReport(now, recorded), "");
 });
@@ -37,7 +39,10 @@ test("a golden report names the count of differing answers and shows the first f
   const now = recorded.map((line, i) => ([1, 2, 4, 5, 6, 8, 9].includes(i) ? `"a${i}"\t{"answer":-${i}}` : line));
   const report = goldenReport(now, recorded).split("\n");
   assert.equal(report[0], "7 of 10 recorded answers differ (10 now)");
-  assert.deepEqual(report.filter((l) => l.startsWith("answer ")), ["answer 1:", "answer 2:", "answer 4:", "answer 5:", "answer 6:"]);
+  assert.deepEqual(
+    report.filter((l) => l.startsWith("answer ")),
+    ["answer 1:", "answer 2:", "answer 4:", "answer 5:", "answer 6:"],
+  );
   assert.ok(report.includes('  now:      "a6"\t{"answer":-6}'));
   assert.ok(report.includes('  recorded: "a6"\t{"answer":6}'));
   assert.equal(report.at(-1), "... and 2 more");

@@ -5,9 +5,7 @@
 // and no stack or path in any failure.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore, StoreError, suggestTask, toolHandlers,
-} from "oda-tasks";
+import { beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore, StoreError, suggestTask, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 
 const BASE = "http://app.test/api/oda";
@@ -35,14 +33,23 @@ const errorOf = async (response) => (await response.json()).error;
 
 test("chatHandler refuses to be built without authorize, or with an unknown or ill-typed option", () => {
   const store = new MemoryStore();
-  assert.throws(() => chatHandler({ store }), /^TypeError: oda-tasks: invalid arguments of chatHandler: `authorize\(request, \{ chatId, action \}\)` is required/);
+  assert.throws(
+    () => chatHandler({ store }),
+    /^TypeError: oda-tasks: invalid arguments of chatHandler: `authorize\(request, \{ chatId, action \}\)` is required/,
+  );
   assert.throws(() => chatHandler({ store, authorize: true }), /`authorize\(request, \{ chatId, action \}\)` is required/);
   assert.throws(() => chatHandler({ authorize: allow }), /`store` must be a store/);
   assert.throws(() => chatHandler({ store, authorize: allow, cors: "*" }), /unknown option `cors`/);
-  assert.throws(() => chatHandler({ store, authorize: allow, maxBodyBytes: 1e9 }), /`maxBodyBytes` must be a whole number from 2 to 1048576/);
+  assert.throws(
+    () => chatHandler({ store, authorize: allow, maxBodyBytes: 1e9 }),
+    /`maxBodyBytes` must be a whole number from 2 to 1048576/,
+  );
   assert.throws(() => chatHandler({ store, authorize: allow, pollMs: 5 }), /`pollMs` must be a whole number from 100 to 60000/);
   assert.throws(() => chatHandler({ store, authorize: allow, basePath: "/api/" }), /`basePath` must be ""/);
-  assert.throws(() => chatHandler({ store, authorize: allow, cache: new ChatStateCache(store) }), /`cache` must be a ChatStateCache of the same store with `cards: true`/);
+  assert.throws(
+    () => chatHandler({ store, authorize: allow, cache: new ChatStateCache(store) }),
+    /`cache` must be a ChatStateCache of the same store with `cards: true`/,
+  );
   // A polluted Object.prototype supplies no authorize.
   Object.prototype.authorize = allow;
   try {
@@ -64,12 +71,17 @@ test("GET chats/:chatId: the first screen, the view with each started suggestion
   assert.equal(r.status, 200);
   assert.equal(r.headers.get("content-type"), "application/json; charset=utf-8");
   assert.equal(r.headers.get("cache-control"), "no-store");
-  assert.deepEqual([...r.headers.keys()].filter((k) => k.startsWith("access-control-")), []);
+  assert.deepEqual(
+    [...r.headers.keys()].filter((k) => k.startsWith("access-control-")),
+    [],
+  );
   const screen = await r.json();
   const state = ChatState.fromLog(await store.read("c"));
   const view = state.view({ cards: 1 });
   assert.deepEqual(screen, {
-    chatId: "c", length: state.length, ...view,
+    chatId: "c",
+    length: state.length,
+    ...view,
     settled: [{ ...view.settled[0], progress: { completed: 1, total: 2 } }],
   });
   assert.equal(screen.settled[0].chatId, child);
@@ -90,10 +102,15 @@ test("GET chats/:chatId/cards?from=&to=: one page with slice semantics; bad, rep
   assert.deepEqual(await (await get(handler, "chats/c/cards?from=3")).json(), { cardCount: 5, cards: state.cards(3) });
   state.free();
   for (const [query, message] of [
-    ["from=1.5", "`from` must be a whole number"], ["from=abc", "`from` must be a whole number"], ["to=1e3", "`to` must be a whole number"],
-    ["from=99999999999", "`from` must be a whole number"], ["from=-4294967296", "`from` must be within ±2147483648"],
-    ["from=1&from=2", "`from` is given more than once"], ["page=2", "unknown query parameter `page` (cards takes from and to)"],
-    ["from=0", "a page holds at most 3 cards"], ["from=-5&to=5", "a page holds at most 3 cards"],
+    ["from=1.5", "`from` must be a whole number"],
+    ["from=abc", "`from` must be a whole number"],
+    ["to=1e3", "`to` must be a whole number"],
+    ["from=99999999999", "`from` must be a whole number"],
+    ["from=-4294967296", "`from` must be within ±2147483648"],
+    ["from=1&from=2", "`from` is given more than once"],
+    ["page=2", "unknown query parameter `page` (cards takes from and to)"],
+    ["from=0", "a page holds at most 3 cards"],
+    ["from=-5&to=5", "a page holds at most 3 cards"],
   ]) {
     const r = await get(handler, `chats/c/cards?${query}`);
     assert.equal(r.status, 400, query);
@@ -111,22 +128,38 @@ test("POST …/suggestions/:id/start|draft|dismiss|restore: the service's answer
     assert.equal(response.status, status);
     assert.deepEqual(await response.json(), body);
   };
-  await expect(await act("s9", "start"), 404, { error: { code: "task-suggestion/not-found", message: 'no suggestion "s9"', payload: "s9" } });
+  await expect(await act("s9", "start"), 404, {
+    error: { code: "task-suggestion/not-found", message: 'no suggestion "s9"', payload: "s9" },
+  });
   await expect(await act("s1", "dismiss"), 200, { ok: true });
-  await expect(await act("s1", "start"), 409, { error: { code: "task-suggestion/not-open", message: 'suggestion "s1" is dismissed', payload: "dismissed" } });
+  await expect(await act("s1", "start"), 409, {
+    error: { code: "task-suggestion/not-open", message: 'suggestion "s1" is dismissed', payload: "dismissed" },
+  });
   await expect(await act("s2", "draft"), 200, { ok: true });
   await expect(await act("s1", "restore"), 200, { ok: true });
-  await expect(await act("s2", "dismiss"), 409, { error: { code: "task-suggestion/not-open", message: 'suggestion "s2" is drafted', payload: "drafted" } });
+  await expect(await act("s2", "dismiss"), 409, {
+    error: { code: "task-suggestion/not-open", message: 'suggestion "s2" is drafted', payload: "drafted" },
+  });
   const started = await act("s3", "start", { permission: "full-access" });
   assert.equal(started.status, 200);
   const { chatId } = await started.json();
   assert.deepEqual(await act("s3", "start").then((r) => r.json()), { ok: true, chatId }); // repeated: the same chat
   assert.equal((await store.read(chatId))[0].type, "session");
-  await expect(await act("s1", "draft", { reason: "x" }), 400, { error: { code: "http/bad-request", message: "draft takes no fields in its body" } });
-  await expect(await act("s4", "start", { permission: 3 }), 400, { error: { code: "http/bad-request", message: "`permission` must be a string of 1 to 200 characters" } });
-  await expect(await act("s4", "start", { chatId: "x" }), 400, { error: { code: "http/bad-request", message: "unknown field `chatId` (start takes model and permission)" } });
-  await expect(await post(handler, "chats/c/suggestions/s4/draft", "[1]"), 400, { error: { code: "http/bad-request", message: "the body must be a JSON object" } });
-  await expect(await post(handler, "chats/c/suggestions/s4/draft", "{"), 400, { error: { code: "http/bad-request", message: "the body is not JSON" } });
+  await expect(await act("s1", "draft", { reason: "x" }), 400, {
+    error: { code: "http/bad-request", message: "draft takes no fields in its body" },
+  });
+  await expect(await act("s4", "start", { permission: 3 }), 400, {
+    error: { code: "http/bad-request", message: "`permission` must be a string of 1 to 200 characters" },
+  });
+  await expect(await act("s4", "start", { chatId: "x" }), 400, {
+    error: { code: "http/bad-request", message: "unknown field `chatId` (start takes model and permission)" },
+  });
+  await expect(await post(handler, "chats/c/suggestions/s4/draft", "[1]"), 400, {
+    error: { code: "http/bad-request", message: "the body must be a JSON object" },
+  });
+  await expect(await post(handler, "chats/c/suggestions/s4/draft", "{"), 400, {
+    error: { code: "http/bad-request", message: "the body is not JSON" },
+  });
   // Three open already: restoring a dismissed one hits the limit.
   const more = new MemoryStore();
   await chatWith(more, "m", { offers: 3 });
@@ -136,7 +169,9 @@ test("POST …/suggestions/:id/start|draft|dismiss|restore: the service's answer
   assert.match(await toolHandlers({ store: more, chatId: "m" }).suggest_task(offer(4)), /^Suggested/);
   const limit = await post(h2, "chats/m/suggestions/s1/restore");
   assert.equal(limit.status, 409);
-  assert.deepEqual(await limit.json(), { error: { code: "task-suggestion/open-limit", message: "3 suggestions are already open", payload: 3 } });
+  assert.deepEqual(await limit.json(), {
+    error: { code: "task-suggestion/open-limit", message: "3 suggestions are already open", payload: 3 },
+  });
 });
 
 test("POST start in a chat with no workspace: 422 task-suggestion/workspace-missing; a missing chat's suggestion is a 404", async () => {
@@ -146,7 +181,9 @@ test("POST start in a chat with no workspace: 422 task-suggestion/workspace-miss
   const handler = chatHandler({ store, authorize: allow });
   const r = await post(handler, `chats/c/suggestions/${entry.id}/start`);
   assert.equal(r.status, 422);
-  assert.deepEqual(await r.json(), { error: { code: "task-suggestion/workspace-missing", message: 'session "c" belongs to no workspace', payload: "c" } });
+  assert.deepEqual(await r.json(), {
+    error: { code: "task-suggestion/workspace-missing", message: 'session "c" belongs to no workspace', payload: "c" },
+  });
   assert.equal((await post(handler, "chats/nobody/suggestions/s1/dismiss")).status, 404);
   assert.equal((await get(handler, "chats/nobody")).status, 404);
 });
@@ -163,13 +200,19 @@ test("authorize decides first: told the chat and action; a refusal is a 403 and 
     authorize: async (request, context) => {
       told.push({ ...context, method: request.method });
       if (request.headers.get("authorization") === "Bearer ok") return true;
-      if (request.headers.get("authorization") === null) return new Response("sign in", { status: 401, headers: { "www-authenticate": "Bearer" } });
+      if (request.headers.get("authorization") === null)
+        return new Response("sign in", { status: 401, headers: { "www-authenticate": "Bearer" } });
       return false;
     },
   });
   const before = (await store.read("c")).length;
   reads.length = 0;
-  const denied = await post(handler, "chats/c/suggestions/s1/start", {}, { "content-type": "application/json", authorization: "Bearer no" });
+  const denied = await post(
+    handler,
+    "chats/c/suggestions/s1/start",
+    {},
+    { "content-type": "application/json", authorization: "Bearer no" },
+  );
   assert.equal(denied.status, 403);
   assert.deepEqual(await denied.json(), { error: { code: "http/forbidden", message: "not allowed" } });
   const anonymous = await get(handler, "chats/c/events");
@@ -186,7 +229,12 @@ test("authorize decides first: told the chat and action; a refusal is a 403 and 
   ]);
   assert.equal((await get(handler, "chats/c", { headers: { authorization: "Bearer ok" } })).status, 200);
   // An authorize that throws is a 500 that says nothing of why.
-  const failing = chatHandler({ store, authorize: () => { throw new Error("token check failed at /etc/secrets/key.pem"); } });
+  const failing = chatHandler({
+    store,
+    authorize: () => {
+      throw new Error("token check failed at /etc/secrets/key.pem");
+    },
+  });
   const r = await get(failing, "chats/c");
   assert.equal(r.status, 500);
   assert.deepEqual(await r.json(), { error: { code: "http/internal", message: "internal error" } });
@@ -197,7 +245,15 @@ test("routes, methods and ids: 404 for no route, 405 for the wrong method, 400 f
   await chatWith(store, "c");
   let asked = 0;
   const handler = chatHandler({ store, authorize: () => (asked++, true) });
-  for (const path of ["", "chats", "chats/c/whatever", "chats/c/suggestions/s1", "chats/c/suggestions/s1/steal", "chats/c/a/b/c/d", "other/c"]) {
+  for (const path of [
+    "",
+    "chats",
+    "chats/c/whatever",
+    "chats/c/suggestions/s1",
+    "chats/c/suggestions/s1/steal",
+    "chats/c/a/b/c/d",
+    "other/c",
+  ]) {
     const r = await get(handler, path);
     assert.equal(r.status, 404, path);
     assert.deepEqual(await errorOf(r), { code: "http/not-found", message: "no such route" });
@@ -208,11 +264,17 @@ test("routes, methods and ids: 404 for no route, 405 for the wrong method, 400 f
   assert.equal((await post(handler, "chats/c")).status, 405);
   assert.equal((await handler(new Request(`${BASE}/chats/c`, { method: "DELETE" }))).status, 405);
   // A preflight is answered like any other wrong method: no CORS header, so no cross-site JSON POST.
-  const preflight = await handler(new Request(`${BASE}/chats/c/suggestions/s1/start`, {
-    method: "OPTIONS", headers: { origin: "https://evil.test", "access-control-request-method": "POST" },
-  }));
+  const preflight = await handler(
+    new Request(`${BASE}/chats/c/suggestions/s1/start`, {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.test", "access-control-request-method": "POST" },
+    }),
+  );
   assert.equal(preflight.status, 405);
-  assert.deepEqual([...preflight.headers.keys()].filter((k) => k.startsWith("access-control-")), []);
+  assert.deepEqual(
+    [...preflight.headers.keys()].filter((k) => k.startsWith("access-control-")),
+    [],
+  );
   for (const [path, message] of [
     ["chats/%E0%A4%A", "the chat id is not a well-formed URL segment"],
     ["chats/%ED%A0%80", "the chat id is not a well-formed URL segment"],
@@ -237,12 +299,17 @@ test("a POST needs a JSON content type: a form post or text is a 415 and writes 
   const before = (await store.read("c")).length;
   for (const type of ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain", "application/jsonp", null]) {
     const headers = type === null ? {} : { "content-type": type };
-    const r = await handler(new Request(`${BASE}/chats/c/suggestions/s1/dismiss`, { method: "POST", headers, body: type === null ? null : "{}" }));
+    const r = await handler(
+      new Request(`${BASE}/chats/c/suggestions/s1/dismiss`, { method: "POST", headers, body: type === null ? null : "{}" }),
+    );
     assert.equal(r.status, 415, String(type));
     assert.deepEqual(await errorOf(r), { code: "http/unsupported-media-type", message: "a POST needs Content-Type: application/json" });
   }
   assert.equal((await store.read("c")).length, before);
-  assert.equal((await post(handler, "chats/c/suggestions/s1/dismiss", {}, { "content-type": "Application/JSON; charset=utf-8" })).status, 200);
+  assert.equal(
+    (await post(handler, "chats/c/suggestions/s1/dismiss", {}, { "content-type": "Application/JSON; charset=utf-8" })).status,
+    200,
+  );
 });
 
 test("huge bodies are refused with a 413, by Content-Length and by what actually arrives (a stream with no length)", async () => {
@@ -261,9 +328,14 @@ test("huge bodies are refused with a 413, by Content-Length and by what actually
       c.enqueue(new TextEncoder().encode(" ".repeat(512)));
     },
   });
-  const streamed = await handler(new Request(`${BASE}/chats/c/suggestions/s1/start`, {
-    method: "POST", headers: { "content-type": "application/json" }, body: endless, duplex: "half",
-  }));
+  const streamed = await handler(
+    new Request(`${BASE}/chats/c/suggestions/s1/start`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: endless,
+      duplex: "half",
+    }),
+  );
   assert.equal(streamed.status, 413);
   assert.ok(pulled <= 4, `read ${pulled} chunks of an endless body`);
   assert.equal((await store.read("c")).length, before);
@@ -274,7 +346,9 @@ test("no failure leaks a stack or a path: a store's error is its code and a fixe
   const store = new MemoryStore();
   await chatWith(store, "c");
   const heard = [];
-  store.read = async () => { throw new StoreError("store/unavailable", `cannot open ${secret}: EIO`, "c"); };
+  store.read = async () => {
+    throw new StoreError("store/unavailable", `cannot open ${secret}: EIO`, "c");
+  };
   store.readSince = undefined;
   const broken = { ...store, read: store.read, append: store.append.bind(store), create: store.create.bind(store) };
   const handler = chatHandler({ store: broken, authorize: allow, onError: (e) => heard.push(e) });
@@ -284,13 +358,23 @@ test("no failure leaks a stack or a path: a store's error is its code and a fixe
   const text = await r.text();
   assert.deepEqual(JSON.parse(text), { error: { code: "store/unavailable", message: "the store is unavailable; try again" } });
   assert.ok(!text.includes("/srv") && !text.includes("EIO"));
-  const odd = { read: async () => { const e = new Error(`boom at ${secret}`); throw e; }, append: async () => 0, create: async () => true };
+  const odd = {
+    read: async () => {
+      const e = new Error(`boom at ${secret}`);
+      throw e;
+    },
+    append: async () => 0,
+    create: async () => true,
+  };
   const r2 = await get(chatHandler({ store: odd, authorize: allow, onError: (e) => heard.push(e) }), "chats/c");
   assert.equal(r2.status, 500);
   const text2 = await r2.text();
   assert.deepEqual(JSON.parse(text2), { error: { code: "http/internal", message: "internal error" } });
   assert.ok(!/srv|boom|\bat\b.*:\d+/.test(text2));
-  assert.deepEqual(heard.map((e) => e.message), [`cannot open ${secret}: EIO`, `boom at ${secret}`]);
+  assert.deepEqual(
+    heard.map((e) => e.message),
+    [`cannot open ${secret}: EIO`, `boom at ${secret}`],
+  );
 });
 
 /** Reads SSE events off a response body until `until` says stop. */
@@ -303,8 +387,7 @@ async function events(response, until) {
     const { done, value } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const event = /^event: (.*)$/m.exec(block)?.[1];
@@ -323,30 +406,61 @@ test("GET chats/:chatId/events: the screen at once, then the new screen when the
   const r = await get(handler, "chats/c/events", { signal: controller.signal });
   assert.equal(r.status, 200);
   assert.equal(r.headers.get("content-type"), "text/event-stream; charset=utf-8");
-  assert.deepEqual([...r.headers.keys()].filter((k) => k.startsWith("access-control-")), []);
+  assert.deepEqual(
+    [...r.headers.keys()].filter((k) => k.startsWith("access-control-")),
+    [],
+  );
   const reader = r.body.getReader();
-  const wrapped = new Response(new ReadableStream({ pull: async (c) => { const { done, value } = await reader.read(); if (done) c.close(); else c.enqueue(value); } }));
+  const wrapped = new Response(
+    new ReadableStream({
+      pull: async (c) => {
+        const { done, value } = await reader.read();
+        if (done) c.close();
+        else c.enqueue(value);
+      },
+    }),
+  );
   const first = await events(wrapped, (seen) => seen.length >= 1);
   assert.equal(first.seen[0].event, "screen");
   assert.deepEqual(first.seen[0].data.todos, todos(["Write tests", "in_progress"], ["Ship", "pending"]).todos);
   await beginTurn(store, "c");
   await toolHandlers({ store, chatId: "c" }).todo_write(todos(["Write tests", "completed"], ["Ship", "in_progress"]));
-  const next = await events(new Response(new ReadableStream({ pull: async (c) => { const { done, value } = await first.reader.read(); if (done) c.close(); else c.enqueue(value); } })),
-    (seen) => seen.some((e) => e.data.plan?.state === "running"));
+  const next = await events(
+    new Response(
+      new ReadableStream({
+        pull: async (c) => {
+          const { done, value } = await first.reader.read();
+          if (done) c.close();
+          else c.enqueue(value);
+        },
+      }),
+    ),
+    (seen) => seen.some((e) => e.data.plan?.state === "running"),
+  );
   const screen = next.seen.at(-1).data;
   assert.deepEqual(screen.todos, todos(["Write tests", "completed"], ["Ship", "in_progress"]).todos);
   assert.equal(screen.plan.state, "running");
   // One stream per chat allowed here: a second is a 429 until the first is aborted.
   const second = await get(handler, "chats/c/events");
   assert.equal(second.status, 429);
-  assert.deepEqual(await errorOf(second), { code: "http/too-many-streams", message: "too many open event streams for this chat; close one first" });
+  assert.deepEqual(await errorOf(second), {
+    code: "http/too-many-streams",
+    message: "too many open event streams for this chat; close one first",
+  });
   controller.abort();
   const { done } = await first.reader.read().then(async (r) => (r.done ? r : first.reader.read()));
   assert.equal(done, true);
   const again = await get(handler, "chats/c/events");
   assert.equal(again.status, 200);
   await again.body.cancel();
-  assert.equal((await get(handler, "chats/c/events").then(async (r) => { const s = r.status; await r.body?.cancel(); return s; })), 200);
+  assert.equal(
+    await get(handler, "chats/c/events").then(async (r) => {
+      const s = r.status;
+      await r.body?.cancel();
+      return s;
+    }),
+    200,
+  );
 });
 
 test("1,000 event streams: at most maxStreamsPerChat per chat and maxStreams in all; the rest are 429s, and aborting frees them", async () => {

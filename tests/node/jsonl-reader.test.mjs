@@ -10,9 +10,19 @@ import { prng } from "./support/random-log.mjs";
 
 const enc = (s) => Buffer.from(s, "utf8");
 const PIECES = [
-  '{"type":"session","workspace":"/w"}', '{"type":"turn_started"}', '{"type":"app","n":1}', "{oops", "1", "[]", "", " ", "\t",
-  '{"type":"todo_update","v":1,"todos":[{"content":"a","status":"pending"}]}', '{"type":"x","s":"\\u2028é😀"}',
-  '{"type":"x","v":1e400}', '{"type":"a","type":"b"}',
+  '{"type":"session","workspace":"/w"}',
+  '{"type":"turn_started"}',
+  '{"type":"app","n":1}',
+  "{oops",
+  "1",
+  "[]",
+  "",
+  " ",
+  "\t",
+  '{"type":"todo_update","v":1,"todos":[{"content":"a","status":"pending"}]}',
+  '{"type":"x","s":"\\u2028é😀"}',
+  '{"type":"x","v":1e400}',
+  '{"type":"a","type":"b"}',
 ];
 const ENDS = ["\n", "\r\n", "\r"];
 
@@ -47,7 +57,11 @@ test("fromJsonl, the store's scanner and readJsonl agree on every entry of rando
     const state = ChatState.fromJsonl(chunked(bytes, rand));
     const report = state.endJsonl();
     assert.equal(state.length, whole.entries.length, `round ${round}: entries`);
-    assert.deepEqual(report.unreadable.map((u) => u.line), whole.unreadable.map((u) => u.line), `round ${round}: unreadable lines`);
+    assert.deepEqual(
+      report.unreadable.map((u) => u.line),
+      whole.unreadable.map((u) => u.line),
+      `round ${round}: unreadable lines`,
+    );
     assert.equal(report.tornBytes, whole.tornBytes, `round ${round}: torn`);
     state.free();
     const scan = new JsonlScanner({ offset: 0, count: 0 }, 0);
@@ -103,5 +117,8 @@ test("a line the core reads as JSON but an app-wrapped JSON.parse refuses is sto
   assert.equal(seen.code, "store/read-failed");
   assert.equal(seen.chatId, "chat-1");
   assert.equal(seen.isStoreError, true);
-  assert.match(seen.message, /^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(SyntaxError: the app refused it|^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(the app refused it\)/);
+  assert.match(
+    seen.message,
+    /^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(SyntaxError: the app refused it|^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(the app refused it\)/,
+  );
 });

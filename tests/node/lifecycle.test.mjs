@@ -7,8 +7,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore, reminderDue, runTool, suggestTask, todoListText,
-  todoReminder, toolHandlers,
+  beginTurn,
+  ChatState,
+  ChatStateCache,
+  createChat,
+  endTurn,
+  MemoryStore,
+  reminderDue,
+  runTool,
+  suggestTask,
+  todoListText,
+  todoReminder,
+  toolHandlers,
 } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 
@@ -17,11 +27,22 @@ const suggestion = { title: "Add retries", tldr: "Uploads fail on flaky networks
 
 test("createChat writes one session entry, resolves true; a second createChat touches nothing and resolves false", async () => {
   const store = new MemoryStore();
-  assert.equal(await createChat(store, "c", { title: "Fix", workspace: "/w", settings: { model: "m", permission: "auto", sandbox: { net: false } } }), true);
-  const expected = [{
-    type: "session", v: 1, chatId: "c", title: "Fix", workspace: "/w", scheduledTaskFolder: false, agent: "top-level",
-    settings: { model: "m", permission: "auto", sandbox: { net: false } },
-  }];
+  assert.equal(
+    await createChat(store, "c", { title: "Fix", workspace: "/w", settings: { model: "m", permission: "auto", sandbox: { net: false } } }),
+    true,
+  );
+  const expected = [
+    {
+      type: "session",
+      v: 1,
+      chatId: "c",
+      title: "Fix",
+      workspace: "/w",
+      scheduledTaskFolder: false,
+      agent: "top-level",
+      settings: { model: "m", permission: "auto", sandbox: { net: false } },
+    },
+  ];
   assert.deepEqual(await store.read("c"), expected);
   assert.equal(await createChat(store, "c", { workspace: "/other" }), false);
   assert.deepEqual(await store.read("c"), expected);
@@ -61,7 +82,10 @@ test("createChat: a wrong session field is a TypeError naming it, and nothing is
       return true;
     });
   }
-  await assert.rejects(createChat(store, "c", "top-level"), /^TypeError: oda-tasks: invalid arguments of createChat: options must be an object/);
+  await assert.rejects(
+    createChat(store, "c", "top-level"),
+    /^TypeError: oda-tasks: invalid arguments of createChat: options must be an object/,
+  );
   assert.equal(await store.read("c"), null);
 });
 
@@ -84,9 +108,15 @@ test("a created chat answers tool calls; suggest_task needs beginTurn; endTurn c
   assert.equal(await tools.suggest_task(suggestion), "suggest_task: requires an open model turn");
   assert.equal(await beginTurn(store, "c"), 1);
   assert.equal(await tools.todo_write(todos(["a", "in_progress"])), "Updated todo list: 0 pending, 1 in progress, 0 completed");
-  assert.equal(await tools.suggest_task(suggestion), `Suggested "Add retries". The user decides whether to start it; do not start it yourself.`);
+  assert.equal(
+    await tools.suggest_task(suggestion),
+    `Suggested "Add retries". The user decides whether to start it; do not start it yourself.`,
+  );
   assert.equal(await endTurn(store, "c"), true);
-  assert.deepEqual((await store.read("c")).map((e) => e.type), ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended"]);
+  assert.deepEqual(
+    (await store.read("c")).map((e) => e.type),
+    ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended"],
+  );
   assert.equal(await tools.suggest_task(suggestion), "suggest_task: requires an open model turn");
 });
 
@@ -97,7 +127,10 @@ test("endTurn on a turn that is not open changes nothing and resolves false", as
   await beginTurn(store, "c");
   assert.equal(await endTurn(store, "c"), true);
   assert.equal(await endTurn(store, "c"), false);
-  assert.deepEqual((await store.read("c")).map((e) => e.type), ["session", "turn_started", "turn_ended"]);
+  assert.deepEqual(
+    (await store.read("c")).map((e) => e.type),
+    ["session", "turn_started", "turn_ended"],
+  );
 });
 
 test("beginTurn on a turn still open ends it first, in the same append; turns are numbered from 1", async () => {
@@ -106,8 +139,10 @@ test("beginTurn on a turn still open ends it first, in the same append; turns ar
   assert.equal(await beginTurn(store, "c"), 1);
   await runTool(store, "c", { name: "suggest_task", input: suggestion });
   assert.equal(await beginTurn(store, "c"), 2); // the first turn never ended (a crash, say)
-  assert.deepEqual((await store.read("c")).map((e) => e.type),
-    ["session", "turn_started", "suggestion_offered", "turn_ended", "turn_started"]);
+  assert.deepEqual(
+    (await store.read("c")).map((e) => e.type),
+    ["session", "turn_started", "suggestion_offered", "turn_ended", "turn_started"],
+  );
   // The new turn has offered nothing yet.
   assert.match(await toolHandlers({ store, chatId: "c" }).suggest_task({ ...suggestion, title: "Other" }), /^Suggested "Other"/);
 });
@@ -131,9 +166,10 @@ test("turn markers go through the write loop: concurrent beginTurns on one chat 
   const caches = Array.from({ length: 4 }, () => new ChatStateCache(store));
   const turns = await Promise.all(caches.map((cache) => beginTurn(store, "c", { cache })));
   assert.deepEqual([...turns].sort(), [1, 2, 3, 4]);
-  assert.deepEqual((await store.read("c")).map((e) => e.type), [
-    "session", "turn_started", "turn_ended", "turn_started", "turn_ended", "turn_started", "turn_ended", "turn_started",
-  ]);
+  assert.deepEqual(
+    (await store.read("c")).map((e) => e.type),
+    ["session", "turn_started", "turn_ended", "turn_started", "turn_ended", "turn_started", "turn_ended", "turn_started"],
+  );
   const ended = await Promise.all(caches.map((cache) => endTurn(store, "c", { cache })));
   assert.deepEqual(ended.filter(Boolean), [true]); // only one closes the open turn
   assert.equal((await store.read("c")).at(-1).type, "turn_ended");
@@ -142,7 +178,10 @@ test("turn markers go through the write loop: concurrent beginTurns on one chat 
 test("turn options: an unknown option or another store's cache is a TypeError", async () => {
   const store = new MemoryStore();
   await createChat(store, "c");
-  await assert.rejects(beginTurn(store, "c", { cahce: 1 }), /^TypeError: oda-tasks: invalid arguments of beginTurn: unknown option `cahce`/);
+  await assert.rejects(
+    beginTurn(store, "c", { cahce: 1 }),
+    /^TypeError: oda-tasks: invalid arguments of beginTurn: unknown option `cahce`/,
+  );
   await assert.rejects(endTurn(store, "c", { cache: new ChatStateCache(new MemoryStore()) }), /the cache belongs to another store/);
   assert.equal((await store.read("c")).length, 1);
 });
@@ -154,10 +193,16 @@ test("JsonlStore: the lifecycle on real files", async (t) => {
   assert.equal(await createChat(store, "c", { workspace: "/w" }), true);
   assert.equal(await createChat(store, "c", { workspace: "/w" }), false);
   await beginTurn(store, "c");
-  assert.equal(await toolHandlers({ store, chatId: "c" }).todo_write(todos(["a", "pending"])), "Updated todo list: 1 pending, 0 in progress, 0 completed");
+  assert.equal(
+    await toolHandlers({ store, chatId: "c" }).todo_write(todos(["a", "pending"])),
+    "Updated todo list: 1 pending, 0 in progress, 0 completed",
+  );
   await endTurn(store, "c");
   const fresh = new JsonlStore(dir); // another process's view: what is on disk
-  assert.deepEqual((await fresh.read("c")).map((e) => e.type), ["session", "turn_started", "todo_update", "turn_ended"]);
+  assert.deepEqual(
+    (await fresh.read("c")).map((e) => e.type),
+    ["session", "turn_started", "todo_update", "turn_ended"],
+  );
 });
 
 test("toolHandlers: a missing store or chat id, or an unknown option, throws at once", () => {
@@ -167,8 +212,13 @@ test("toolHandlers: a missing store or chat id, or an unknown option, throws at 
 });
 
 test("ChatState#listState: the list, the turns, and turns since the latest update, with or without cards", () => {
-  const log = [{ type: "session" }, { type: "turn_started" }, { type: "todo_update", v: 1, todos: [{ content: "a", status: "pending" }] },
-    { type: "turn_ended" }, { type: "turn_started" }];
+  const log = [
+    { type: "session" },
+    { type: "turn_started" },
+    { type: "todo_update", v: 1, todos: [{ content: "a", status: "pending" }] },
+    { type: "turn_ended" },
+    { type: "turn_started" },
+  ];
   for (const cards of [true, false]) {
     const state = ChatState.fromLog(log, { cards });
     assert.deepEqual(state.listState(), { todos: [{ content: "a", status: "pending" }], turns: 2, turnOpen: true, turnsSinceUpdate: 1 });
@@ -182,7 +232,11 @@ test("ChatState#listState: the list, the turns, and turns since the latest updat
 test("todoListText: the list as a short text, texts quoted as JSON; null for an empty list", () => {
   assert.equal(todoListText([]), null);
   assert.equal(
-    todoListText([{ content: "Write tests", status: "completed" }, { content: "Fix \"parser\"\nfast", status: "in_progress" }, { content: "Ship", status: "pending" }]),
+    todoListText([
+      { content: "Write tests", status: "completed" },
+      { content: 'Fix "parser"\nfast', status: "in_progress" },
+      { content: "Ship", status: "pending" },
+    ]),
     "Your todo list, as last recorded with todo_write (1 pending, 1 in progress, 1 completed):\n" +
       '1. [completed] "Write tests"\n' +
       '2. [in_progress] "Fix \\"parser\\"\\nfast"\n' +
@@ -214,7 +268,10 @@ test("todoReminder: from the stored chat, due after three quiet turns or always 
   await beginTurn(store, "c");
   await runTool(store, "c", { name: "todo_write", input: todos(["Write tests", "in_progress"], ["Ship", "pending"]) });
   await endTurn(store, "c");
-  const text = todoListText([{ content: "Write tests", status: "in_progress" }, { content: "Ship", status: "pending" }]);
+  const text = todoListText([
+    { content: "Write tests", status: "in_progress" },
+    { content: "Ship", status: "pending" },
+  ]);
   const seen = [];
   for (let turn = 2; turn <= 8; turn++) {
     await beginTurn(store, "c");
@@ -233,6 +290,8 @@ test("suggestTask agrees: a chat created by createChat is top-level with a works
   const store = new MemoryStore();
   await createChat(store, "c", { workspace: "/w", agent: "helper" });
   await beginTurn(store, "c");
-  assert.equal(suggestTask(await store.read("c"), suggestion).error,
-    "suggest_task is only for the top-level agent; report the follow-up in your result instead");
+  assert.equal(
+    suggestTask(await store.read("c"), suggestion).error,
+    "suggest_task is only for the top-level agent; report the follow-up in your result instead",
+  );
 });

@@ -86,16 +86,28 @@ test("init(): each bad source is refused with an oda-tasks error naming it and t
   assert.match(by["an empty module"].message, /refused the WebAssembly\.Module given: .*\(it exports nothing\)/);
   assert.match(by["empty module bytes"].message, /refused the 8 bytes given: /);
   assert.match(by["another build"].message, /it lacks `__wbg_[a-z_]+_[0-9a-f]{16}`; it has the unexpected `__wbg_/);
-  assert.match(by["truncated bytes"].message, /^oda-tasks: the 1000 bytes given to init\(\) could not be compiled as WebAssembly \(.+\)\. Pass /);
+  assert.match(
+    by["truncated bytes"].message,
+    /^oda-tasks: the 1000 bytes given to init\(\) could not be compiled as WebAssembly \(.+\)\. Pass /,
+  );
   assert.match(by.garbage.message, /^oda-tasks: the 5 bytes given to init\(\) could not be compiled as WebAssembly /);
   for (const what of ["null", "a number"]) {
     assert.equal(by[what].type, "TypeError", what);
     assert.match(by[what].message, new RegExp(`^oda-tasks: init\\(\\) takes the core's \\.wasm as a URL .* \\(got ${what}\\)$`));
   }
-  assert.match(by["a rejected promise"].message, /^oda-tasks: the promise given to init\(\) as the core's source rejected \(no such asset\)\. Pass /);
-  assert.match(by["an unreachable URL"].message, /^oda-tasks: could not fetch the WebAssembly core from http:\/\/127\.0\.0\.1:9\/oda_tasks_bg\.wasm \(/);
+  assert.match(
+    by["a rejected promise"].message,
+    /^oda-tasks: the promise given to init\(\) as the core's source rejected \(no such asset\)\. Pass /,
+  );
+  assert.match(
+    by["an unreachable URL"].message,
+    /^oda-tasks: could not fetch the WebAssembly core from http:\/\/127\.0\.0\.1:9\/oda_tasks_bg\.wasm \(/,
+  );
   assert.match(by["a non-wasm Response"].message, /^oda-tasks: the Response given to init\(\) could not be compiled as WebAssembly \(/);
-  assert.match(by["a 404 Response"].message, /^oda-tasks: could not load the WebAssembly core from the Response given to init\(\) \(HTTP 404\)\. Pass /);
+  assert.match(
+    by["a 404 Response"].message,
+    /^oda-tasks: could not load the WebAssembly core from the Response given to init\(\) \(HTTP 404\)\. Pass /,
+  );
   for (const o of out.slice(0, 11)) assert.ok(!o.loaded, `${o.what} must not load`);
   assert.match(by["call before a good load"].message, /^oda-tasks: the WebAssembly core is not initialised/);
   assert.equal(by["the right bytes"].loaded, true);
@@ -115,9 +127,18 @@ test("initSync(): an empty or stale module, garbage, truncated bytes, a string o
     out.push({ what: "a call", answer: oda.suggestTask(null, { title: "t", tldr: "w", brief: "b" }).error });
   `);
   const by = Object.fromEntries(out.map((o) => [o.what, o]));
-  assert.match(by["an empty module"].message, /^oda-tasks: refused the WebAssembly\.Module given to initSync\(\): it is not the WebAssembly core .*\(it exports nothing\)/);
-  assert.match(by["another build"].message, /^oda-tasks: refused the \d+ bytes given to initSync\(\): it is not the WebAssembly core of oda-tasks /);
-  assert.match(by["truncated bytes"].message, /^oda-tasks: the 4000 bytes given to initSync\(\) could not be compiled as WebAssembly \(.+\)\. Pass /);
+  assert.match(
+    by["an empty module"].message,
+    /^oda-tasks: refused the WebAssembly\.Module given to initSync\(\): it is not the WebAssembly core .*\(it exports nothing\)/,
+  );
+  assert.match(
+    by["another build"].message,
+    /^oda-tasks: refused the \d+ bytes given to initSync\(\): it is not the WebAssembly core of oda-tasks /,
+  );
+  assert.match(
+    by["truncated bytes"].message,
+    /^oda-tasks: the 4000 bytes given to initSync\(\) could not be compiled as WebAssembly \(.+\)\. Pass /,
+  );
   assert.match(by.garbage.message, /^oda-tasks: the 64 bytes given to initSync\(\) could not be compiled as WebAssembly /);
   assert.equal(by["a string"].type, "TypeError");
   assert.match(by["a string"].message, /^oda-tasks: initSync\(\) takes the core's \.wasm as bytes .* \(got a string\)$/);
@@ -142,12 +163,18 @@ test("Chromium: init() of an empty module, a missing URL or an HTML page fails w
     out.push({ what: "a call", answer: oda.todoWrite([], { todos: [{ content: "a", status: "pending" }] }).output });
     window.__out = out;
   </script>`;
-  const { tabs: [tab], errors } = await openTabs(t, page);
+  const {
+    tabs: [tab],
+    errors,
+  } = await openTabs(t, page);
   const out = await tab.waitForFunction(() => window.__out, null, { timeout: 20_000 }).then((h) => h.jsonValue());
   assert.deepEqual(errors, []);
   const by = Object.fromEntries(out.map((o) => [o.what, o]));
   assert.match(by["an empty module"].message, NOT_CORE);
-  assert.match(by["a missing URL"].message, /^oda-tasks: could not load the WebAssembly core from http:\/\/127\.0\.0\.1:\d+\/pkg\/wasm\/no-such\.wasm \(HTTP 404/);
+  assert.match(
+    by["a missing URL"].message,
+    /^oda-tasks: could not load the WebAssembly core from http:\/\/127\.0\.0\.1:\d+\/pkg\/wasm\/no-such\.wasm \(HTTP 404/,
+  );
   assert.match(by["an HTML page"].message, /^oda-tasks: http:\/\/127\.0\.0\.1:\d+\/page\.html could not be compiled as WebAssembly \(/);
   assert.match(by["initSync of garbage"].message, /^oda-tasks: the 5 bytes given to initSync\(\) could not be compiled as WebAssembly /);
   for (const o of out.slice(0, 4)) assert.match(o.message, FIX, o.what);

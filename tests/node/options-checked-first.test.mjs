@@ -18,19 +18,42 @@ async function chat() {
 }
 
 test("aiTurn with a bad everyTurns or maxInputLength rejects before its turn is written", async () => {
-  for (const bad of [{ everyTurns: 0 }, { everyTurns: "3" }, { everyTurns: 1.5 }, { everyTurns: -2 }, { maxInputLength: -1 },
-    { maxInputLength: "big" }, { oneActive: "no" }, { remind: "sometimes" }, { cache: {} }, { bogus: true }]) {
+  for (const bad of [
+    { everyTurns: 0 },
+    { everyTurns: "3" },
+    { everyTurns: 1.5 },
+    { everyTurns: -2 },
+    { maxInputLength: -1 },
+    { maxInputLength: "big" },
+    { oneActive: "no" },
+    { remind: "sometimes" },
+    { cache: {} },
+    { bogus: true },
+  ]) {
     const store = await chat();
     let called = false;
-    await assert.rejects(aiTurn({ store, chatId: "c", ...bad }, () => (called = true)), isOptionError, JSON.stringify(bad));
+    await assert.rejects(
+      aiTurn({ store, chatId: "c", ...bad }, () => (called = true)),
+      isOptionError,
+      JSON.stringify(bad),
+    );
     assert.equal(called, false, JSON.stringify(bad));
-    assert.deepEqual((await store.read("c")).map((e) => e.type), ["session"], `${JSON.stringify(bad)}: nothing written`);
+    assert.deepEqual(
+      (await store.read("c")).map((e) => e.type),
+      ["session"],
+      `${JSON.stringify(bad)}: nothing written`,
+    );
   }
 });
 
 test("runTool reads no option through Object.prototype: a polluted oneActive or maxInputLength changes nothing", async (t) => {
   const store = await chat();
-  const two = { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] };
+  const two = {
+    todos: [
+      { content: "a", status: "in_progress" },
+      { content: "b", status: "in_progress" },
+    ],
+  };
   const big = { todos: [{ content: "x".repeat(3 * (1 << 20)), status: "pending" }] };
   t.after(() => {
     delete Object.prototype.oneActive;
@@ -45,14 +68,20 @@ test("runTool reads no option through Object.prototype: a polluted oneActive or 
     assert.equal(long.ok, false, String(options));
     assert.match(long.error, /longer than|at most|too long|1048576/i);
   }
-  assert.deepEqual((await store.read("c")).map((e) => e.type), ["session"]);
+  assert.deepEqual(
+    (await store.read("c")).map((e) => e.type),
+    ["session"],
+  );
 });
 
 test("runTool with an ill-typed option refuses before anything is written", async () => {
   for (const bad of [{ oneActive: "no" }, { maxInputLength: 1.5 }, { maxInputLength: -1 }, { cache: 5 }, { oneactive: false }]) {
     const store = await chat();
     await assert.rejects(runTool(store, "c", { name: "todo_write", input: { todos: [] } }, bad), isOptionError, JSON.stringify(bad));
-    assert.deepEqual((await store.read("c")).map((e) => e.type), ["session"]);
+    assert.deepEqual(
+      (await store.read("c")).map((e) => e.type),
+      ["session"],
+    );
   }
 });
 

@@ -9,8 +9,18 @@ const require = createRequire(import.meta.url);
 const wasmPath = require.resolve("oda-tasks/oda_tasks_bg.wasm");
 
 test("Node: plain import works with no init and exports the public API", async () => {
-  for (const name of ["todoWrite", "suggestTask", "replayTodos", "replaySuggestions", "settleSuggestion",
-    "planStart", "startedChat", "clampPermission", "checkGoal", "init"]) {
+  for (const name of [
+    "todoWrite",
+    "suggestTask",
+    "replayTodos",
+    "replaySuggestions",
+    "settleSuggestion",
+    "planStart",
+    "startedChat",
+    "clampPermission",
+    "checkGoal",
+    "init",
+  ]) {
     // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test looks each public name up on the module
     assert.equal(typeof pkg[name], "function", name);
   }
@@ -70,18 +80,28 @@ test("odd JS values in a log are skipped; one that cannot be serialised is the h
   const r = pkg.replayTodos([undefined, null, Symbol("x"), () => 1, { type: "todo_update", v: 1, todos: [] }]);
   assert.deepEqual(r.todos, []);
   assert.equal(r.cards.length, 1);
-  assert.deepEqual(r.skipped.map((s) => s.index), [0, 1, 2, 3]);
+  assert.deepEqual(
+    r.skipped.map((s) => s.index),
+    [0, 1, 2, 3],
+  );
   assert.throws(
     () => pkg.replayTodos([{ type: "session" }, 1n]),
-    (e) => e instanceof Error && e.message === "oda-tasks: log entry 1 cannot be read as JSON data: reading it threw TypeError: Do not know how to serialize a BigInt",
+    (e) =>
+      e instanceof Error &&
+      e.message === "oda-tasks: log entry 1 cannot be read as JSON data: reading it threw TypeError: Do not know how to serialize a BigInt",
   );
 });
 
 test("export conditions: edge-light (Next.js Edge routes) gets the inlined entry, also beside worker; workerd and worker the .wasm-module entry", () => {
   // Node's resolver follows the same `exports` rules as the bundlers: the first listed condition that is set wins.
-  const resolved = (...conditions) => execFileSync(process.execPath, [
-    ...conditions.flatMap((c) => ["--conditions", c]), "--input-type=module", "-e", 'console.log(import.meta.resolve("oda-tasks"))',
-  ], { encoding: "utf8" }).trim().replace(/^.*\/dist\/entrypoints\//, "");
+  const resolved = (...conditions) =>
+    execFileSync(
+      process.execPath,
+      [...conditions.flatMap((c) => ["--conditions", c]), "--input-type=module", "-e", 'console.log(import.meta.resolve("oda-tasks"))'],
+      { encoding: "utf8" },
+    )
+      .trim()
+      .replace(/^.*\/dist\/entrypoints\//, "");
   assert.equal(resolved("edge-light"), "index.inline.js");
   assert.equal(resolved("edge-light", "worker"), "index.inline.js");
   assert.equal(resolved("worker", "edge-light"), "index.inline.js");

@@ -44,13 +44,18 @@ async function send(page, tool, input) {
 test("npm run preview -- chat.jsonl: the last start-up line is the URL; the page opens on that chat and lists skipped entries", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "oda-preview-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, "mine.jsonl"), [
-    { type: "session", v: 1, chatId: "mine-1", title: "My own chat", workspace: "/w", agent: "top-level", settings: { model: "m1" } },
-    { type: "turn_started" },
-    { type: "todo_update", v: 1, todos: "not a list" },
-    { type: "todo_update", v: 1, todos: [{ content: "Only step", status: "in_progress" }] },
-    { type: "suggestion_offered", v: 99, id: "s1", title: "From the future", tldr: "t", brief: "b" },
-  ].map((e) => JSON.stringify(e) + "\n").join(""));
+  writeFileSync(
+    join(dir, "mine.jsonl"),
+    [
+      { type: "session", v: 1, chatId: "mine-1", title: "My own chat", workspace: "/w", agent: "top-level", settings: { model: "m1" } },
+      { type: "turn_started" },
+      { type: "todo_update", v: 1, todos: "not a list" },
+      { type: "todo_update", v: 1, todos: [{ content: "Only step", status: "in_progress" }] },
+      { type: "suggestion_offered", v: 99, id: "s1", title: "From the future", tldr: "t", brief: "b" },
+    ]
+      .map((e) => JSON.stringify(e) + "\n")
+      .join(""),
+  );
   const server = await startServer(t, root, "npm", ["run", "preview", "--", "--port", "0", join(dir, "mine.jsonl")], READY);
   assert.ok(server.output().endsWith(`Preview: ${server.url}\n`), `the URL is the last line:\n${server.output()}`);
 
@@ -79,9 +84,14 @@ test("the example chat: cards with their changes, the finished plan, the chips; 
   assert.equal(await cards(page).count(), 4);
   const third = cards(page).nth(2);
   assert.match(await third.textContent(), /1 added, 2 state changed, 1 moved/);
-  assert.equal(await third.getByRole("listitem").filter({ hasText: "Check the other callers of retry()" }).locator(".mark").textContent(), "Added");
-  assert.deepEqual(await third.getByRole("listitem").filter({ hasText: "Add a regression test" }).locator(".mark").allTextContents(),
-    ["Pending → In progress", "Moved from 4 to 3"]);
+  assert.equal(
+    await third.getByRole("listitem").filter({ hasText: "Check the other callers of retry()" }).locator(".mark").textContent(),
+    "Added",
+  );
+  assert.deepEqual(await third.getByRole("listitem").filter({ hasText: "Add a regression test" }).locator(".mark").allTextContents(), [
+    "Pending → In progress",
+    "Moved from 4 to 3",
+  ]);
   const last = cards(page).nth(3);
   assert.deepEqual(await last.locator(".todo.removed").allTextContents(), ["Removed: Check the other callers of retry()Removed"]);
   // States are words for screen readers and icons for the eye, not only colour.
@@ -116,7 +126,12 @@ test("the panel: updates and offers add cards and chips, refusals show their exa
   assert.equal(await planState(page).textContent(), "Cleared: a new turn started");
   assert.equal(await page.getByRole("list", { name: "Plan items" }).count(), 0);
 
-  const two = { todos: [{ content: "Add metrics", status: "in_progress" }, { content: "Write docs", status: "in_progress" }] };
+  const two = {
+    todos: [
+      { content: "Add metrics", status: "in_progress" },
+      { content: "Write docs", status: "in_progress" },
+    ],
+  };
   await send(page, "todo_write", two);
   assert.equal(await said(page).textContent(), "Error: invalid todos: at most one task may be in_progress (got 2)");
   assert.equal(await cards(page).count(), 4, "a refusal records nothing");
@@ -132,7 +147,10 @@ test("the panel: updates and offers add cards and chips, refusals show their exa
   assert.match(await page.locator("#call-result").textContent(), /^Not sent: the input is not JSON/);
 
   await send(page, "suggest_task", { title: "Write a runbook", tldr: "On-call needs it.", brief: "Write docs/runbook.md." });
-  assert.equal(await said(page).textContent(), 'Suggested "Write a runbook". The user decides whether to start it; do not start it yourself.');
+  assert.equal(
+    await said(page).textContent(),
+    'Suggested "Write a runbook". The user decides whether to start it; do not start it yourself.',
+  );
   await page.getByText("2 open · 1 settled").waitFor();
   const chips = page.getByRole("list", { name: "Open suggestions" }).getByRole("heading");
   assert.deepEqual(await chips.allTextContents(), ["Write a runbook", "Add upload metrics"], "newest first");
@@ -150,8 +168,11 @@ test("the panel: updates and offers add cards and chips, refusals show their exa
   await page.getByRole("button", { name: "Dismiss: Write a runbook" }).focus();
   await page.keyboard.press("Enter");
   await page.getByText("1 open · 2 settled").waitFor();
-  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).locator(".name").allTextContents(),
-    ["Move upload retries into a shared helper", "Write a runbook"], "in offer order");
+  assert.deepEqual(
+    await page.getByRole("list", { name: "Settled suggestions" }).locator(".name").allTextContents(),
+    ["Move upload retries into a shared helper", "Write a runbook"],
+    "in offer order",
+  );
   assert.equal(await page.locator("#suggestion-status").textContent(), "Dismissed “Write a runbook”.");
   // The one-active switch is remembered.
   await page.reload();
@@ -169,8 +190,13 @@ test("Start from two tabs at the same moment creates one chat; after a reload ev
   for (const page of tabs) {
     await page.locator("#chat-title", { hasText: "Add upload metrics" }).waitFor();
     assert.match(await page.locator(".origin").textContent(), /Started from suggestion s2 of chat chat-7f3a/);
-    assert.deepEqual(await page.getByRole("list", { name: /^Settings/ }).getByRole("listitem").allTextContents(),
-      ["preset engineer", "model oda-large", "permission auto"]);
+    assert.deepEqual(
+      await page
+        .getByRole("list", { name: /^Settings/ })
+        .getByRole("listitem")
+        .allTextContents(),
+      ["preset engineer", "model oda-large", "permission auto"],
+    );
     const brief = page.locator(".msg.from-suggestion");
     assert.equal(await brief.count(), 1);
     assert.match(await brief.locator(".who").textContent(), /^From the suggestion s2 of chat chat-7f3a$/);
@@ -188,19 +214,29 @@ test("Start from two tabs at the same moment creates one chat; after a reload ev
     const store = new IndexedDbStore("oda-tasks-preview");
     const offering = await store.read("chat-7f3a");
     const started = await store.read("chat-7f3a.s2");
-    return { settlements: offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started").length,
-      types: started.map((e) => e.type) };
+    return {
+      settlements: offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started").length,
+      types: started.map((e) => e.type),
+    };
   });
   assert.deepEqual(stored, { settlements: 1, types: ["session", "message"] });
   await tabs[1].getByRole("button", { name: "chat-7f3a", exact: false }).first().click();
   await tabs[1].locator("#chat-title", { hasText: "Fix flaky upload retries" }).waitFor();
-  assert.equal(await tabs[1].getByRole("list", { name: "Settled suggestions" }).locator(".o-started .name").textContent(), "Add upload metrics");
+  assert.equal(
+    await tabs[1].getByRole("list", { name: "Settled suggestions" }).locator(".o-started .name").textContent(),
+    "Add upload metrics",
+  );
   // The started chip shows how far its chat got, and follows it as another tab works in that chat.
   const progress = tabs[1].locator("#suggestions .o-started .progress");
   assert.equal(await progress.textContent(), "No to-do list yet");
   await tabs[0].getByRole("button", { name: "Start turn" }).click();
   await tabs[0].getByRole("status").filter({ hasText: "Turn 1 is running" }).waitFor();
-  await send(tabs[0], "todo_write", { todos: [{ content: "Add the counter", status: "completed" }, { content: "Write the note", status: "in_progress" }] });
+  await send(tabs[0], "todo_write", {
+    todos: [
+      { content: "Add the counter", status: "completed" },
+      { content: "Write the note", status: "in_progress" },
+    ],
+  });
   await tabs[1].locator("#suggestions .o-started .progress", { hasText: "1 of 2 completed" }).waitFor();
   await tabs[1].screenshot({ path: join(root, "test-artifacts/preview-started-1280.png") });
   assert.deepEqual(errors, []);
@@ -210,19 +246,28 @@ test("import and export: an invalid JSONL changes nothing and says why; a droppe
   const { tab, errors } = await preview(t);
   const page = await tab();
   const before = { chats: await page.locator("#chat-list li").count(), title: await page.locator("#chat-title").textContent() };
-  const importFile = (name, text) => page.locator("#import").setInputFiles({ name, mimeType: "application/jsonl", buffer: Buffer.from(text) });
+  const importFile = (name, text) =>
+    page.locator("#import").setInputFiles({ name, mimeType: "application/jsonl", buffer: Buffer.from(text) });
 
   // The core's one JSONL reader decides (readJsonl): its reasons, its line numbers.
   await importFile("bad.jsonl", '{"type":"session","chatId":"x"}\n{not json\n');
   await page.getByRole("alert").waitFor();
-  assert.equal(await page.getByRole("alert").textContent(),
-    "Nothing was imported: bad.jsonl: line 2 cannot be read (key must be a string at line 1 column 2).Close");
+  assert.equal(
+    await page.getByRole("alert").textContent(),
+    "Nothing was imported: bad.jsonl: line 2 cannot be read (key must be a string at line 1 column 2).Close",
+  );
   await importFile("odd.jsonl", '{"type":"turn_started"}\n[1,2]\n');
   await page.getByRole("alert").filter({ hasText: "odd.jsonl" }).waitFor();
-  assert.equal(await page.getByRole("alert").textContent(), "Nothing was imported: odd.jsonl: entry 1 is not a JSON object (it is an array).Close");
+  assert.equal(
+    await page.getByRole("alert").textContent(),
+    "Nothing was imported: odd.jsonl: entry 1 is not a JSON object (it is an array).Close",
+  );
   await importFile("torn.jsonl", '{"type":"turn_started"}\n{"type":"turn_en');
   await page.getByRole("alert").filter({ hasText: "torn.jsonl" }).waitFor();
-  assert.equal(await page.getByRole("alert").textContent(), "Nothing was imported: torn.jsonl: its last line is cut off (16 bytes that are not JSON).Close");
+  assert.equal(
+    await page.getByRole("alert").textContent(),
+    "Nothing was imported: torn.jsonl: its last line is cut off (16 bytes that are not JSON).Close",
+  );
   await importFile("empty.jsonl", "\n\n");
   await page.getByRole("alert").filter({ hasText: "empty.jsonl" }).waitFor();
   assert.equal(await page.getByRole("alert").textContent(), "Nothing was imported: empty.jsonl: it holds no entries.Close");
@@ -237,10 +282,13 @@ test("import and export: an invalid JSONL changes nothing and says why; a droppe
   // A byte order mark and lone CR line ends, as the core reads them: two entries.
   await importFile("cr.jsonl", '\uFEFF{"type":"session","v":1,"chatId":"cr","title":"CR endings"}\r{"type":"turn_started"}\r');
   await page.locator("#chat-title", { hasText: "CR endings" }).waitFor();
-  assert.deepEqual(await page.evaluate(async () => {
-    const { IndexedDbStore } = await import("oda-tasks/browser");
-    return (await new IndexedDbStore("oda-tasks-preview").read("cr")).map((e) => e.type);
-  }), ["session", "turn_started"]);
+  assert.deepEqual(
+    await page.evaluate(async () => {
+      const { IndexedDbStore } = await import("oda-tasks/browser");
+      return (await new IndexedDbStore("oda-tasks-preview").read("cr")).map((e) => e.type);
+    }),
+    ["session", "turn_started"],
+  );
   before.chats += 1;
 
   const dropped = example.replace('"chatId":"chat-7f3a","title":"Fix flaky upload retries"', '"chatId":"dropped","title":"A dropped chat"');
@@ -270,12 +318,22 @@ test("Draft and Restore from the chips; the service's refusal shows with its cod
   const chat = [
     { type: "session", v: 1, chatId: "offers", title: "Four offers", workspace: "/w", agent: "top-level", settings: { permission: "ask" } },
     { type: "message", role: "user", text: "Go." },
-    { type: "turn_started" }, offer("s1", "First"), { type: "turn_ended" },
-    { type: "turn_started" }, offer("s2", "Second"), { type: "turn_ended" },
-    { type: "turn_started" }, offer("s3", "Third"), { type: "turn_ended" },
-    { type: "turn_started" }, offer("s4", "Fourth"), { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s1", "First"),
+    { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s2", "Second"),
+    { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s3", "Third"),
+    { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s4", "Fourth"),
+    { type: "turn_ended" },
     { type: "suggestion_settled", v: 1, id: "s1", outcome: "dismissed" },
-  ].map((e) => JSON.stringify(e) + "\n").join("");
+  ]
+    .map((e) => JSON.stringify(e) + "\n")
+    .join("");
   await page.locator("#import").setInputFiles({ name: "offers.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(chat) });
   await page.locator("#chat-title", { hasText: "Four offers" }).waitFor();
   const open = page.getByRole("list", { name: "Open suggestions" }).getByRole("heading");
@@ -288,8 +346,10 @@ test("Draft and Restore from the chips; the service's refusal shows with its cod
 
   await page.getByRole("button", { name: "Draft: Third" }).click();
   await page.getByText("2 open · 2 settled").waitFor();
-  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem").allTextContents(),
-    ["DismissedFirstRestore", "DraftedThird"]);
+  assert.deepEqual(await page.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem").allTextContents(), [
+    "DismissedFirstRestore",
+    "DraftedThird",
+  ]);
   await page.getByRole("button", { name: "Restore: First" }).click();
   await page.getByText("3 open · 1 settled").waitFor();
   assert.deepEqual(await open.allTextContents(), ["Fourth", "Second", "First"], "a restored offer takes its place by when it was offered");
@@ -303,8 +363,12 @@ function rawGet(url, path, method = "GET") {
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, path, method }, (res) => {
       let body = "";
-      res.setEncoding("utf8").on("data", (c) => (body += c)).on("end", () =>
-        resolve({ status: res.statusCode, type: res.headers["content-type"], nosniff: res.headers["x-content-type-options"], body }));
+      res
+        .setEncoding("utf8")
+        .on("data", (c) => (body += c))
+        .on("end", () =>
+          resolve({ status: res.statusCode, type: res.headers["content-type"], nosniff: res.headers["x-content-type-options"], body }),
+        );
     });
     req.on("error", reject).end();
   });
@@ -326,10 +390,23 @@ test("the preview server: serves www/, pkg/dist and pkg/wasm with their types, a
   assert.equal(await ok("/opening-chat.jsonl", /^application\/jsonl/), example);
   assert.deepEqual(JSON.parse(await ok("/opening.json", /^application\/json/)), { name: "chat.jsonl", url: "/opening-chat.jsonl" });
   for (const path of [
-    "/../package.json", "/%2e%2e/package.json", "/%2E%2E/%2E%2E/etc/passwd", "/..%2fpackage.json", "/..%5cpackage.json",
-    "/pkg/dist/../../package.json", "/pkg/dist/%2e%2e/%2e%2e/package.json", "/pkg/wasm/../../scripts/preview.mjs",
-    "/pkg/dist/../wasm/oda_tasks.js", "/pkg/src/chat/service.ts", "/pkg/package.json", "/pkg/dist", "/scripts/preview.mjs",
-    "//etc/passwd", "/www/index.html", "/%00", "/%",
+    "/../package.json",
+    "/%2e%2e/package.json",
+    "/%2E%2E/%2E%2E/etc/passwd",
+    "/..%2fpackage.json",
+    "/..%5cpackage.json",
+    "/pkg/dist/../../package.json",
+    "/pkg/dist/%2e%2e/%2e%2e/package.json",
+    "/pkg/wasm/../../scripts/preview.mjs",
+    "/pkg/dist/../wasm/oda_tasks.js",
+    "/pkg/src/chat/service.ts",
+    "/pkg/package.json",
+    "/pkg/dist",
+    "/scripts/preview.mjs",
+    "//etc/passwd",
+    "/www/index.html",
+    "/%00",
+    "/%",
   ]) {
     const r = await rawGet(server.url, path);
     assert.equal(r.status, 404, `${path}: ${r.status} ${r.body.slice(0, 60)}`);
@@ -353,8 +430,11 @@ test("npm run preview with no --port: 4178, or the next free port when it is tak
 /** A long chat: `turns` turns of ten entries, three of them todo updates (so about 0.3 cards per entry). */
 function longChat(turns) {
   const lines = [JSON.stringify({ type: "session", v: 1, chatId: "long", title: "A long chat", workspace: "/w", agent: "top-level" })];
-  const list = (t, step) => ["Read the failing test", "Find the cause", "Fix it", "Run the suite"]
-    .map((content, i) => ({ content: `${content} (${t})`, status: i < step ? "completed" : i === step ? "in_progress" : "pending" }));
+  const list = (t, step) =>
+    ["Read the failing test", "Find the cause", "Fix it", "Run the suite"].map((content, i) => ({
+      content: `${content} (${t})`,
+      status: i < step ? "completed" : i === step ? "in_progress" : "pending",
+    }));
   for (let t = 1; t <= turns; t++) {
     lines.push(
       JSON.stringify({ type: "turn_started" }),
@@ -377,7 +457,13 @@ test("a 100k-entry chat opens on its latest page: a page of entries and its card
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const text = longChat(9_999); // 1 + 99,990 entries, 29,997 cards
   writeFileSync(join(dir, "long.jsonl"), text);
-  const server = await startServer(t, root, process.execPath, [join(root, "scripts/preview.mjs"), "--port", "0", join(dir, "long.jsonl")], READY);
+  const server = await startServer(
+    t,
+    root,
+    process.execPath,
+    [join(root, "scripts/preview.mjs"), "--port", "0", join(dir, "long.jsonl")],
+    READY,
+  );
   const browser = await launch();
   t.after(() => browser.close());
   const page = await browser.context.newPage();
@@ -386,11 +472,12 @@ test("a 100k-entry chat opens on its latest page: a page of entries and its card
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(server.url);
   await page.waitForFunction(() => window.__preview?.ready === true, null, { timeout: 240_000 });
-  const counted = () => page.evaluate(() => ({
-    cards: document.querySelectorAll("oda-todo-card").length,
-    entries: document.querySelectorAll("#entries > li[data-index]").length,
-    first: Number(document.querySelector("#entries > li[data-index]").dataset.index),
-  }));
+  const counted = () =>
+    page.evaluate(() => ({
+      cards: document.querySelectorAll("oda-todo-card").length,
+      entries: document.querySelectorAll("#entries > li[data-index]").length,
+      first: Number(document.querySelector("#entries > li[data-index]").dataset.index),
+    }));
   assert.equal(await page.locator("#chat-title").textContent(), "A long chat");
   assert.deepEqual(await counted(), { cards: 30, entries: 100, first: 99_891 });
   const last = page.locator("oda-todo-card").last();
@@ -411,9 +498,16 @@ test("a 100k-entry chat opens on its latest page: a page of entries and its card
   await page.keyboard.press("Enter");
   await page.waitForFunction(() => document.querySelectorAll("#entries > li[data-index]").length >= 300);
   const third = await counted();
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Show earlier entries (99,691 more)", "the keyboard stays on the button");
+  assert.equal(
+    await page.evaluate(() => document.activeElement?.textContent),
+    "Show earlier entries (99,691 more)",
+    "the keyboard stays on the button",
+  );
   assert.deepEqual(third, { cards: 90, entries: 300, first: 99_691 });
-  assert.equal(await page.locator("oda-todo-card").first().locator(".position").textContent(), `${(29_997 - third.cards + 1).toLocaleString("en")} of 29,997 · turn ${Math.floor((third.first - 1) / 10) + 1}`);
+  assert.equal(
+    await page.locator("oda-todo-card").first().locator(".position").textContent(),
+    `${(29_997 - third.cards + 1).toLocaleString("en")} of 29,997 · turn ${Math.floor((third.first - 1) / 10) + 1}`,
+  );
   assert.deepEqual(errors, []);
 });
 
@@ -427,7 +521,11 @@ test("axe-core finds no violation in the preview at 390 and 1280 px, light and d
       await page.emulateMedia({ colorScheme });
       await page.addScriptTag({ path: axe });
       const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-      assert.deepEqual(violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(" ")) })), [], `${width} px, ${colorScheme}`);
+      assert.deepEqual(
+        violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(" ")) })),
+        [],
+        `${width} px, ${colorScheme}`,
+      );
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), width, `${width} px, ${colorScheme}: nothing wider`);
       await page.screenshot({ path: join(root, `test-artifacts/preview-${width}-${colorScheme}.png`), fullPage: true });
       await page.close();

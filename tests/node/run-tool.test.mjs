@@ -48,12 +48,18 @@ test("a refusal returns the core's exact text and appends nothing", async () => 
   const store = await freshChat();
   const before = await store.read("c");
   const cases = [
-    [{ name: "todo_write", input: todos(["a", "pending"], ["b", "doing"]) }, todoWrite(before, todos(["a", "pending"], ["b", "doing"]), {}).error],
+    [
+      { name: "todo_write", input: todos(["a", "pending"], ["b", "doing"]) },
+      todoWrite(before, todos(["a", "pending"], ["b", "doing"]), {}).error,
+    ],
     [{ name: "todo_write", input: todos(["  ", "pending"]) }, "Error: invalid todo: `content` must be a non-empty string"],
     [{ name: "todo_write", input: todos(["x", "pending"], [" x ", "completed"]) }, 'Error: invalid todos: duplicate content "x"'],
     [{ name: "todo_write", input: { todo: [] } }, todoWrite(before, { todo: [] }, {}).error],
     [{ name: "suggest_task", input: { title: " ", tldr: "t", brief: "b" } }, "suggest_task: title must not be empty"],
-    [{ name: "suggest_task", input: { title: "x".repeat(61), tldr: "t", brief: "b" } }, "suggest_task: title must be at most 60 characters (got 61)"],
+    [
+      { name: "suggest_task", input: { title: "x".repeat(61), tldr: "t", brief: "b" } },
+      "suggest_task: title must be at most 60 characters (got 61)",
+    ],
   ];
   for (const [call, error] of cases) {
     assert.equal(typeof error, "string");

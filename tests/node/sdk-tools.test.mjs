@@ -30,7 +30,13 @@ test("openaiTools(): Chat Completions function tools carrying the core's own sch
 
 test("openaiTools({ strict: true }): no minLength/maxLength, every object closed with all its properties required", () => {
   const tools = openaiTools({ strict: true });
-  assert.deepEqual(tools.map((t) => [t.function.name, t.function.strict]), [["todo_write", true], ["suggest_task", true]]);
+  assert.deepEqual(
+    tools.map((t) => [t.function.name, t.function.strict]),
+    [
+      ["todo_write", true],
+      ["suggest_task", true],
+    ],
+  );
   for (const tool of tools) {
     const schema = tool.function.parameters;
     assert.deepEqual(keywords(schema), [], tool.function.name);
@@ -52,14 +58,22 @@ test("openaiTools({ strict: true }): no minLength/maxLength, every object closed
 
 test("the core still enforces every limit the strict schema leaves out, with its exact texts", () => {
   const log = [{ type: "session", chatId: "c", workspace: "/w", agent: "top-level" }, { type: "turn_started" }];
-  assert.deepEqual(suggestTask(log, { title: "x".repeat(61), tldr: "why", brief: "do" }),
-    { ok: false, error: "suggest_task: title must be at most 60 characters (got 61)" });
-  assert.deepEqual(suggestTask(log, { title: "t", tldr: "y".repeat(241), brief: "do" }),
-    { ok: false, error: "suggest_task: tldr must be at most 240 characters (got 241)" });
-  assert.deepEqual(suggestTask(log, { title: "t", tldr: "why", brief: "  " }),
-    { ok: false, error: "suggest_task: brief must not be empty" });
-  assert.deepEqual(todoWrite(log, { todos: [{ content: "", status: "pending" }] }),
-    { ok: false, error: "Error: invalid todo: `content` must be a non-empty string" });
+  assert.deepEqual(suggestTask(log, { title: "x".repeat(61), tldr: "why", brief: "do" }), {
+    ok: false,
+    error: "suggest_task: title must be at most 60 characters (got 61)",
+  });
+  assert.deepEqual(suggestTask(log, { title: "t", tldr: "y".repeat(241), brief: "do" }), {
+    ok: false,
+    error: "suggest_task: tldr must be at most 240 characters (got 241)",
+  });
+  assert.deepEqual(suggestTask(log, { title: "t", tldr: "why", brief: "  " }), {
+    ok: false,
+    error: "suggest_task: brief must not be empty",
+  });
+  assert.deepEqual(todoWrite(log, { todos: [{ content: "", status: "pending" }] }), {
+    ok: false,
+    error: "Error: invalid todo: `content` must be a non-empty string",
+  });
 });
 
 test("anthropicTools(): Messages API tools with input_schema of type object", () => {
@@ -83,7 +97,8 @@ test("looseInputSchema: the structure and descriptions stay, no keyword that che
       assert.ok(!text.includes(`"${keyword}":`), `${tool.name}: no ${keyword}`);
     }
     const described = (schema, out = []) => {
-      if (schema && typeof schema === "object") for (const [k, v] of Object.entries(schema)) k === "description" ? out.push(v) : described(v, out);
+      if (schema && typeof schema === "object")
+        for (const [k, v] of Object.entries(schema)) k === "description" ? out.push(v) : described(v, out);
       return out;
     };
     assert.deepEqual(described(loose), described(tool.inputSchema), "every description kept");

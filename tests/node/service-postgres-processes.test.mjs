@@ -21,7 +21,12 @@ async function fresh() {
   const pool = schema.pool();
   const store = new PostgresStore(pool);
   await store.migrate();
-  return { schema, store, chats: async () => (await pool.query("SELECT chat_id FROM oda_tasks_chats ORDER BY chat_id")).rows.map((r) => r.chat_id), done: () => pool.end() };
+  return {
+    schema,
+    store,
+    chats: async () => (await pool.query("SELECT chat_id FROM oda_tasks_chats ORDER BY chat_id")).rows.map((r) => r.chat_id),
+    done: () => pool.end(),
+  };
 }
 
 async function startRace({ crashed }) {
@@ -29,7 +34,10 @@ async function startRace({ crashed }) {
   try {
     const { store } = db;
     await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
-    const r = await runTool(store, "offer-chat", { name: "suggest_task", input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." } });
+    const r = await runTool(store, "offer-chat", {
+      name: "suggest_task",
+      input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
+    });
     assert.equal(r.ok, true);
     if (crashed) {
       // A Start that crashed after recording `started`, before the brief.
@@ -41,7 +49,10 @@ async function startRace({ crashed }) {
 
     const results = await raceChildren(CHILD, [db.schema.url, "start", "offer-chat", "s1", String(CALLS)], PROCESSES);
     assert.equal(results.length, PROCESSES * CALLS);
-    assert.deepEqual(results.filter((x) => "error" in x), []);
+    assert.deepEqual(
+      results.filter((x) => "error" in x),
+      [],
+    );
     assert.deepEqual(new Set(results.map((x) => x.chatId)), new Set(["offer-chat.s1"]));
 
     assert.deepEqual(await db.chats(), ["offer-chat", "offer-chat.s1"], "exactly one new chat");
@@ -50,7 +61,10 @@ async function startRace({ crashed }) {
     assert.equal(started.length, 1, "one started settlement");
     assert.equal(started[0].chatId, "offer-chat.s1");
     const log = await store.read("offer-chat.s1");
-    assert.deepEqual(log.map((e) => e.type), ["session", "message"]);
+    assert.deepEqual(
+      log.map((e) => e.type),
+      ["session", "message"],
+    );
     assert.equal(log.filter((e) => e.type === "message" && e.source?.kind === "suggestion").length, 1, "one brief");
     assert.equal(log[1].text, "Retry uploads.");
   } finally {
@@ -70,11 +84,16 @@ test(`PostgresStore: ${PROCESSES} processes x ${CALLS} suggest_task calls in one
     await db.store.create("chat", [session("chat"), { type: "turn_started" }]);
     const results = await raceChildren(CHILD, [db.schema.url, "suggest", "chat", "-", String(CALLS)], PROCESSES);
     assert.equal(results.length, PROCESSES * CALLS);
-    assert.deepEqual(results.filter((x) => "error" in x && !("ok" in x)), [], "no call failed");
+    assert.deepEqual(
+      results.filter((x) => "error" in x && !("ok" in x)),
+      [],
+      "no call failed",
+    );
     const accepted = results.filter((x) => x.ok);
     assert.equal(accepted.length, 1);
     assert.match(accepted[0].output, /^Suggested "Task \d+-\d+"\. The user decides whether to start it; do not start it yourself\.$/);
-    for (const r of results.filter((x) => !x.ok)) assert.equal(r.error, "suggest_task: one suggestion per turn; this turn already offered one");
+    for (const r of results.filter((x) => !x.ok))
+      assert.equal(r.error, "suggest_task: one suggestion per turn; this turn already offered one");
     const log = await db.store.read("chat");
     const offers = log.filter((e) => e.type === "suggestion_offered");
     assert.equal(offers.length, 1);

@@ -20,7 +20,10 @@ async function race(mode, { crashed = false } = {}) {
   try {
     const store = new JsonlStore(dir);
     await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
-    const r = await runTool(store, "offer-chat", { name: "suggest_task", input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." } });
+    const r = await runTool(store, "offer-chat", {
+      name: "suggest_task",
+      input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
+    });
     assert.equal(r.ok, true);
     const filesBefore = await readdir(dir);
     if (crashed) {
@@ -52,7 +55,10 @@ async function race(mode, { crashed = false } = {}) {
     const log = await store.read("offer-chat.s1");
     assert.equal(log.filter((e) => e.type === "session").length, 1);
     assert.equal(log.filter((e) => e.type === "message" && e.source?.kind === "suggestion").length, 1);
-    assert.deepEqual(log.map((e) => e.type), ["session", "message"]);
+    assert.deepEqual(
+      log.map((e) => e.type),
+      ["session", "message"],
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -60,7 +66,8 @@ async function race(mode, { crashed = false } = {}) {
 
 test(`${PROCESSES} processes x ${CALLS} concurrent starts (one service each): one chat, one settlement, one brief`, () => race("shared"));
 
-test(`${PROCESSES} processes x ${CALLS} concurrent starts (a service per call): one chat, one settlement, one brief`, () => race("separate"));
+test(`${PROCESSES} processes x ${CALLS} concurrent starts (a service per call): one chat, one settlement, one brief`, () =>
+  race("separate"));
 
 test(`crash repair across processes: ${PROCESSES} x ${CALLS} starts complete the missing brief exactly once`, () =>
   race("separate", { crashed: true }));

@@ -25,19 +25,29 @@ class CountingStore extends MemoryStore {
 }
 
 const offer = (id, title) => ({ type: "suggestion_offered", v: 1, id, title, tldr: `Why ${id}`, brief: `Do ${id}.` });
-const list = (completed, total) => Array.from({ length: total }, (_, i) => ({
-  content: `Step ${i + 1}`, status: i < completed ? "completed" : i === completed ? "in_progress" : "pending",
-}));
+const list = (completed, total) =>
+  Array.from({ length: total }, (_, i) => ({
+    content: `Step ${i + 1}`,
+    status: i < completed ? "completed" : i === completed ? "in_progress" : "pending",
+  }));
 
 async function setUp() {
   const store = new CountingStore();
   await store.create("c", [
     { type: "session", v: 1, chatId: "c", workspace: "/w", agent: "top-level", settings: { permission: "ask" } },
-    { type: "turn_started" }, offer("s1", "First"), { type: "turn_ended" },
-    { type: "turn_started" }, offer("s2", "Second"), { type: "turn_ended" },
-    { type: "turn_started" }, offer("s3", "Third"), { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s1", "First"),
+    { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s2", "Second"),
+    { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s3", "Third"),
+    { type: "turn_ended" },
     // A started settlement whose chat is not in the store: it gets no progress.
-    { type: "turn_started" }, offer("s4", "Fourth"), { type: "turn_ended" },
+    { type: "turn_started" },
+    offer("s4", "Fourth"),
+    { type: "turn_ended" },
     { type: "suggestion_settled", v: 1, id: "s4", outcome: "started", chatId: "elsewhere" },
   ]);
   const service = new SuggestionService({ store });
@@ -54,12 +64,15 @@ test("list(chatId, { progress: true }): started offers carry their chat's comple
   const { service, first, second } = await setUp();
   const { open, settled } = await service.list("c", { progress: true });
   assert.deepEqual(open, []);
-  assert.deepEqual(settled.map(({ id, outcome, chatId, progress }) => ({ id, outcome, chatId, progress })), [
-    { id: "s1", outcome: "started", chatId: first, progress: { completed: 3, total: 5 } },
-    { id: "s2", outcome: "started", chatId: second, progress: { completed: 0, total: 0 } },
-    { id: "s3", outcome: "drafted", chatId: undefined, progress: undefined },
-    { id: "s4", outcome: "started", chatId: "elsewhere", progress: undefined },
-  ]);
+  assert.deepEqual(
+    settled.map(({ id, outcome, chatId, progress }) => ({ id, outcome, chatId, progress })),
+    [
+      { id: "s1", outcome: "started", chatId: first, progress: { completed: 3, total: 5 } },
+      { id: "s2", outcome: "started", chatId: second, progress: { completed: 0, total: 0 } },
+      { id: "s3", outcome: "drafted", chatId: undefined, progress: undefined },
+      { id: "s4", outcome: "started", chatId: "elsewhere", progress: undefined },
+    ],
+  );
   assert.equal("progress" in settled[3], false, "a missing chat: no progress at all");
   // Without the option the answer is as before: no progress anywhere.
   const plain = await service.list("c");
@@ -71,21 +84,33 @@ test("progress reads through the warm-state cache: chats it holds cost a catch-u
   const { store, service, first, second } = await setUp();
   await service.list("c", { progress: true });
   store.take();
-  const lengths = { c: (await store.read("c")).length, [first]: (await store.read(first)).length, [second]: (await store.read(second)).length };
+  const lengths = {
+    c: (await store.read("c")).length,
+    [first]: (await store.read(first)).length,
+    [second]: (await store.read(second)).length,
+  };
   store.take();
 
   await service.list("c", { progress: true });
-  assert.deepEqual(store.take(), [
-    ["read", "elsewhere"], // not in the store, so not in the cache: asked again each time
-    ["readFrom", "c", lengths.c], ["readFrom", first, lengths[first]], ["readFrom", second, lengths[second]],
-  ].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))));
+  assert.deepEqual(
+    store.take(),
+    [
+      ["read", "elsewhere"], // not in the store, so not in the cache: asked again each time
+      ["readFrom", "c", lengths.c],
+      ["readFrom", first, lengths[first]],
+      ["readFrom", second, lengths[second]],
+    ].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+  );
 
   // Another writer moves the started chat on; the next list reads only that entry.
   await store.append(first, [{ type: "todo_update", v: 1, todos: list(5, 5) }]);
   store.take();
   const { settled } = await service.list("c", { progress: true });
   assert.deepEqual(settled[0].progress, { completed: 5, total: 5 });
-  assert.deepEqual(store.take().filter(([, chatId]) => chatId === first), [["readFrom", first, lengths[first]]]);
+  assert.deepEqual(
+    store.take().filter(([, chatId]) => chatId === first),
+    [["readFrom", first, lengths[first]]],
+  );
 });
 
 test("a cold cache reads each started chat whole once, then only what is new", async () => {
@@ -93,15 +118,31 @@ test("a cold cache reads each started chat whole once, then only what is new", a
   const service = new SuggestionService({ store, cache: new ChatStateCache(store) });
   store.take();
   await service.list("c", { progress: true });
-  const whole = store.take().filter(([kind]) => kind === "read").map(([, chatId]) => chatId).sort();
+  const whole = store
+    .take()
+    .filter(([kind]) => kind === "read")
+    .map(([, chatId]) => chatId)
+    .sort();
   assert.deepEqual(whole, ["c", "elsewhere", first, second].sort());
   await service.list("c", { progress: true });
-  assert.deepEqual(store.take().filter(([kind, chatId]) => kind === "read" && chatId !== "elsewhere"), []);
+  assert.deepEqual(
+    store.take().filter(([kind, chatId]) => kind === "read" && chatId !== "elsewhere"),
+    [],
+  );
 });
 
 test("list's options are checked: an unknown option or a progress that is not a boolean throws", async () => {
   const { service } = await setUp();
-  await assert.rejects(service.list("c", { progres: true }), { name: "TypeError", message: "oda-tasks: invalid arguments of service.list: unknown option `progres`" });
-  await assert.rejects(service.list("c", { progress: "yes" }), { name: "TypeError", message: 'oda-tasks: invalid arguments of service.list: `progress` must be a boolean (got "yes")' });
-  await assert.rejects(service.list("c", 1), { name: "TypeError", message: "oda-tasks: invalid arguments of service.list: options must be an object (got number)" });
+  await assert.rejects(service.list("c", { progres: true }), {
+    name: "TypeError",
+    message: "oda-tasks: invalid arguments of service.list: unknown option `progres`",
+  });
+  await assert.rejects(service.list("c", { progress: "yes" }), {
+    name: "TypeError",
+    message: 'oda-tasks: invalid arguments of service.list: `progress` must be a boolean (got "yes")',
+  });
+  await assert.rejects(service.list("c", 1), {
+    name: "TypeError",
+    message: "oda-tasks: invalid arguments of service.list: options must be an object (got number)",
+  });
 });

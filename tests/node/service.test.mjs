@@ -98,7 +98,10 @@ test("open-limit: restore with 3 open fails with limit 3; with 2 open it succeed
   assert.deepEqual(await store.read("c"), before);
   await service.draft("c", "s3");
   await service.restore("c", "s1");
-  assert.deepEqual((await service.list("c")).open.map((s) => s.id), ["s4", "s2", "s1"]);
+  assert.deepEqual(
+    (await service.list("c")).open.map((s) => s.id),
+    ["s4", "s2", "s1"],
+  );
 });
 
 test("workspace-missing: no workspace, a scheduled task's folder, and no workspace reported first", async () => {
@@ -157,7 +160,10 @@ test("SuggestionError carries only the payload field of its code", async () => {
 
 test("start creates the chat in the same workspace, titled after the suggestion, brief first, attributed to the suggestion", async () => {
   const store = new MemoryStore();
-  await makeChat(store, "c", { workspace: "/repo/app", settings: { preset: "coder", model: "m-large", permission: "auto", sandbox: "x", approval: "y" } });
+  await makeChat(store, "c", {
+    workspace: "/repo/app",
+    settings: { preset: "coder", model: "m-large", permission: "auto", sandbox: "x", approval: "y" },
+  });
   await offer(store, "c", "Add retries", "In upload.ts, retry three times.");
   const service = new SuggestionService({ store });
   const before = await store.read("c");
@@ -187,7 +193,10 @@ test("start creates the chat in the same workspace, titled after the suggestion,
   assert.equal(after.at(-1).chatId, "c.s1");
   const list = await service.list("c");
   assert.deepEqual(list.open, []);
-  assert.deepEqual(list.settled.map((x) => [x.id, x.outcome, x.chatId, x.title]), [["s1", "started", "c.s1", "Add retries"]]);
+  assert.deepEqual(
+    list.settled.map((x) => [x.id, x.outcome, x.chatId, x.title]),
+    [["s1", "started", "c.s1", "Add retries"]],
+  );
 });
 
 test("with no preset the started chat copies sandbox and approval; model and permission either way", async () => {
@@ -230,7 +239,10 @@ test("20 concurrent starts in one process: one attempt, one chat, one started se
   assert.equal(count(await inner.read("c"), isStarted), 1);
   const log = await inner.read("c.s1");
   assert.equal(count(log, isBrief), 1);
-  assert.equal(count(log, (e) => e.type === "session"), 1);
+  assert.equal(
+    count(log, (e) => e.type === "session"),
+    1,
+  );
   // Each caller gets its own result object.
   results[0].chatId = "changed";
   assert.equal(results[1].chatId, "c.s1");
@@ -249,7 +261,13 @@ test("20 concurrent starts from 20 services sharing a store still make one chat,
 test("a failed start is not cached: the next call decides again", async () => {
   const { store, service } = await setup(1);
   await service.dismiss("c", "s1");
-  await rejectsWith(service.start("c", "s1"), { code: "task-suggestion/not-open", message: 'suggestion "s1" is dismissed', payload: "dismissed", id: "s1", outcome: "dismissed" });
+  await rejectsWith(service.start("c", "s1"), {
+    code: "task-suggestion/not-open",
+    message: 'suggestion "s1" is dismissed',
+    payload: "dismissed",
+    id: "s1",
+    outcome: "dismissed",
+  });
   await service.restore("c", "s1");
   assert.deepEqual(await service.start("c", "s1"), { chatId: "c.s1" });
   assert.equal(count(await store.read("c.s1"), isBrief), 1);
@@ -273,7 +291,11 @@ test("draft, dismiss and restore resolve to nothing and each write one settlemen
   const log = await store.read("c");
   assert.deepEqual(
     log.slice(len).map((e) => [e.type, e.id, e.outcome]),
-    [["suggestion_settled", "s1", "drafted"], ["suggestion_settled", "s2", "dismissed"], ["suggestion_settled", "s2", "restored"]],
+    [
+      ["suggestion_settled", "s1", "drafted"],
+      ["suggestion_settled", "s2", "dismissed"],
+      ["suggestion_settled", "s2", "restored"],
+    ],
   );
 });
 
@@ -315,7 +337,14 @@ test("draft, dismiss and restore retry after another writer appended first", asy
   await service.restore("c", "s1");
   assert.equal(store.conflicts, 9);
   const settled = (await inner.read("c")).filter((e) => e.type === "suggestion_settled");
-  assert.deepEqual(settled.map((e) => [e.id, e.outcome]), [["s1", "dismissed"], ["s2", "drafted"], ["s1", "restored"]]);
+  assert.deepEqual(
+    settled.map((e) => [e.id, e.outcome]),
+    [
+      ["s1", "dismissed"],
+      ["s2", "drafted"],
+      ["s1", "restored"],
+    ],
+  );
 });
 
 test("start retries after another writer appended to the offering chat or to the new chat", async () => {
@@ -337,14 +366,26 @@ test("start retries after another writer appended to the offering chat or to the
 
 test("a restored offer is listed among the open ones by when it was offered", async () => {
   const { service } = await setup(3);
-  assert.deepEqual((await service.list("c")).open.map((s) => s.id), ["s3", "s2", "s1"]);
+  assert.deepEqual(
+    (await service.list("c")).open.map((s) => s.id),
+    ["s3", "s2", "s1"],
+  );
   await service.dismiss("c", "s2");
   const mid = await service.list("c");
-  assert.deepEqual(mid.open.map((s) => s.id), ["s3", "s1"]);
-  assert.deepEqual(mid.settled.map((s) => [s.id, s.outcome]), [["s2", "dismissed"]]);
+  assert.deepEqual(
+    mid.open.map((s) => s.id),
+    ["s3", "s1"],
+  );
+  assert.deepEqual(
+    mid.settled.map((s) => [s.id, s.outcome]),
+    [["s2", "dismissed"]],
+  );
   await service.restore("c", "s2");
   const after = await service.list("c");
-  assert.deepEqual(after.open.map((s) => s.id), ["s3", "s2", "s1"]);
+  assert.deepEqual(
+    after.open.map((s) => s.id),
+    ["s3", "s2", "s1"],
+  );
   assert.deepEqual(after.settled, []);
   assert.deepEqual(Object.keys(after).sort(), ["open", "settled"]);
   assert.deepEqual(Object.keys(after.open[0]).sort(), ["brief", "id", "title", "tldr"]);
@@ -382,9 +423,7 @@ test("crash after the started settlement, before the brief: start writes the bri
   const offering = await store.read("c");
   assert.equal(count(await store.read(plan.chatId), isBrief), 0);
 
-  const results = await Promise.all(
-    Array.from({ length: 8 }, () => new SuggestionService({ store }).start("c", "s1")),
-  );
+  const results = await Promise.all(Array.from({ length: 8 }, () => new SuggestionService({ store }).start("c", "s1")));
   assert.deepEqual(new Set(results.map((r) => r.chatId)), new Set([plan.chatId]));
   const started = await store.read(plan.chatId);
   assert.deepEqual(started, [plan.session, plan.brief]);
@@ -442,11 +481,17 @@ test("the dismissal window: dismissed while the chat is created, it stays dismis
   const created = await inner.read("c.s1");
   assert.ok(created, "the chat was created before the dismissal was seen");
   assert.equal(count(created, isBrief), 0, "no brief");
-  assert.equal(count(created, (e) => e.type === "message"), 0);
+  assert.equal(
+    count(created, (e) => e.type === "message"),
+    0,
+  );
   assert.equal(count(await inner.read("c"), isStarted), 0);
   const list = await service.list("c");
   assert.deepEqual(list.open, []);
-  assert.deepEqual(list.settled.map((s) => [s.id, s.outcome]), [["s1", "dismissed"]]);
+  assert.deepEqual(
+    list.settled.map((s) => [s.id, s.outcome]),
+    [["s1", "dismissed"]],
+  );
   store.gate = null;
   await rejectsWith(service.start("c", "s1"), dismissed);
   await rejectsWith(new SuggestionService({ store: inner }).start("c", "s1"), dismissed);
@@ -455,7 +500,10 @@ test("the dismissal window: dismissed while the chat is created, it stays dismis
   await service.restore("c", "s1");
   assert.deepEqual(await service.start("c", "s1"), { chatId: "c.s1" });
   assert.equal(count(await inner.read("c"), isStarted), 1);
-  assert.deepEqual((await inner.read("c.s1")).map((e) => e.type), ["session", "message"]);
+  assert.deepEqual(
+    (await inner.read("c.s1")).map((e) => e.type),
+    ["session", "message"],
+  );
 });
 
 // --- permissions and the goal check -----------------------------------------------

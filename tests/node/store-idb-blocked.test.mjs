@@ -54,12 +54,18 @@ test("a read queued behind a deletion another tab blocks answers store/blocked w
   assert.equal(blocked.error?.code, "store/blocked", JSON.stringify(blocked));
   assert.equal(blocked.error.name, "StoreError");
   assert.equal(blocked.error.chatId, "c");
-  assert.equal(blocked.error.message, 'IndexedDB "chats-del" did not open within 400 ms: another tab holds it open while it is being deleted or upgraded; ' +
-    "close the app's other tabs (or have that connection close on its versionchange event), then try again");
+  assert.equal(
+    blocked.error.message,
+    'IndexedDB "chats-del" did not open within 400 ms: another tab holds it open while it is being deleted or upgraded; ' +
+      "close the app's other tabs (or have that connection close on its versionchange event), then try again",
+  );
   assert.ok(blocked.ms >= 350 && blocked.ms < 5000, `bounded: ${blocked.ms} ms`);
   await a.evaluate(() => window.rawClose());
   assert.equal(await b.evaluate(() => window.pending.delete), "deleted");
-  assert.deepEqual((await b.evaluate(() => window.storeCall("chats-del", { openTimeout: 400 }, "create", "c", [{ type: "session" }]))).value, true);
+  assert.deepEqual(
+    (await b.evaluate(() => window.storeCall("chats-del", { openTimeout: 400 }, "create", "c", [{ type: "session" }]))).value,
+    true,
+  );
   assert.deepEqual((await b.evaluate(() => window.storeCall("chats-del", {}, "read", "c"))).value, [{ type: "session" }]);
   assert.deepEqual(errors, []);
 });
@@ -75,8 +81,11 @@ test("a write queued behind an upgrade another tab blocks answers store/blocked;
   assert.equal(await b.evaluate(() => window.pending.upgrade), "upgraded");
   const newer = await b.evaluate(() => window.storeCall("chats-up", {}, "read", "c"));
   assert.equal(newer.error?.code, "store/incompatible", JSON.stringify(newer));
-  assert.equal(newer.error.message, 'IndexedDB "chats-up" is at version 2, newer than the version 1 this store writes (object stores "chats", "entries"): ' +
-    "a newer oda-tasks or another app made it; use that version of the package, or give IndexedDbStore another name");
+  assert.equal(
+    newer.error.message,
+    'IndexedDB "chats-up" is at version 2, newer than the version 1 this store writes (object stores "chats", "entries"): ' +
+      "a newer oda-tasks or another app made it; use that version of the package, or give IndexedDbStore another name",
+  );
   assert.deepEqual(errors, []);
 });
 
@@ -84,11 +93,18 @@ test("a database of the same name made by another app is store/incompatible on e
   const { a, b, errors } = await twoTabs(t);
   await a.evaluate(() => window.rawOpen("notes-app", 1, ["notes"]));
   await a.evaluate(() => window.rawClose());
-  for (const [method, ...args] of [["read", "c"], ["create", "c", [{ type: "session" }]], ["append", "c", [{ type: "turn_started" }]]]) {
+  for (const [method, ...args] of [
+    ["read", "c"],
+    ["create", "c", [{ type: "session" }]],
+    ["append", "c", [{ type: "turn_started" }]],
+  ]) {
     const r = await b.evaluate(([m, a]) => window.storeCall("notes-app", {}, m, ...a), [method, args]);
     assert.equal(r.error?.code, "store/incompatible", `${method}: ${JSON.stringify(r)}`);
-    assert.equal(r.error.message, 'IndexedDB "notes-app" was not made by this store: it holds the object stores "notes", not "chats" and "entries" ' +
-      "(another app uses that name); give IndexedDbStore another name");
+    assert.equal(
+      r.error.message,
+      'IndexedDB "notes-app" was not made by this store: it holds the object stores "notes", not "chats" and "entries" ' +
+        "(another app uses that name); give IndexedDbStore another name",
+    );
   }
   const stores = await a.evaluate(async () => {
     await window.rawOpen("notes-app", 1);
@@ -104,6 +120,9 @@ test("a newer version made in this tab: store/incompatible at once, not a bare V
   await a.evaluate(() => window.rawClose());
   const r = await a.evaluate(() => window.storeCall("chats-v3", {}, "readFrom", "c", 0));
   assert.equal(r.error?.code, "store/incompatible", JSON.stringify(r));
-  assert.match(r.error.message, /^IndexedDB "chats-v3" is at version 3, newer than the version 1 this store writes \(object stores "chats", "entries", "extra"\)/);
+  assert.match(
+    r.error.message,
+    /^IndexedDB "chats-v3" is at version 3, newer than the version 1 this store writes \(object stores "chats", "entries", "extra"\)/,
+  );
   assert.deepEqual(errors, []);
 });

@@ -64,8 +64,10 @@ class TabStore {
     this.id = ++ids;
   }
   async #call(method, args) {
-    const r = await this.tab.evaluate(([id, name, method, args]) => window.call(id, name, method, args),
-      [this.id, this.name, method, args.map(encode)]);
+    const r = await this.tab.evaluate(
+      ([id, name, method, args]) => window.call(id, name, method, args),
+      [this.id, this.name, method, args.map(encode)],
+    );
     if (r.error) throw rebuild(r.error);
     return r.value;
   }
@@ -169,10 +171,13 @@ test("IndexedDbStore in Chromium: a tab closed in the middle of a large append l
     await doomed.waitForFunction(() => window.ready === true);
     const before = (await new TabStore(reader, name).read("c")).length;
     // Started, not awaited: the tab goes away while the append is under way.
-    await doomed.evaluate(([name, round]) => {
-      const entries = Array.from({ length: 20_000 }, (_, i) => ({ type: "bulk", round, i, pad: "x".repeat(50) }));
-      void window.storeFor("doomed", name).append("c", entries);
-    }, [name, round]);
+    await doomed.evaluate(
+      ([name, round]) => {
+        const entries = Array.from({ length: 20_000 }, (_, i) => ({ type: "bulk", round, i, pad: "x".repeat(50) }));
+        void window.storeFor("doomed", name).append("c", entries);
+      },
+      [name, round],
+    );
     await doomed.close();
     const store = new TabStore(reader, name);
     const log = await store.read("c");

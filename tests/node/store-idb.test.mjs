@@ -28,7 +28,10 @@ function fakeLocks() {
           active--;
         }
       });
-      tails.set(name, run.catch(() => {}));
+      tails.set(
+        name,
+        run.catch(() => {}),
+      );
       return run;
     },
   };
@@ -79,11 +82,25 @@ test("IndexedDbStore: the layout is chats (id → { length, epoch }) and entries
       });
     assert.deepEqual(await all("chats", "getAllKeys"), ["c", "d"]);
     const records = await all("chats", "getAll");
-    assert.deepEqual(records.map((r) => r.length), [3, 1]);
+    assert.deepEqual(
+      records.map((r) => r.length),
+      [3, 1],
+    );
     for (const r of records) assert.match(r.epoch, /^[0-9a-f]{24}$/, "each chat has a random epoch, set when it is created");
     assert.notEqual(records[0].epoch, records[1].epoch);
-    assert.deepEqual(records.map((r) => Object.keys(r).sort()), [["epoch", "length"], ["epoch", "length"]]);
-    assert.deepEqual(await all("entries", "getAllKeys"), [["c", 0], ["c", 1], ["c", 2], ["d", 0]]);
+    assert.deepEqual(
+      records.map((r) => Object.keys(r).sort()),
+      [
+        ["epoch", "length"],
+        ["epoch", "length"],
+      ],
+    );
+    assert.deepEqual(await all("entries", "getAllKeys"), [
+      ["c", 0],
+      ["c", 1],
+      ["c", 2],
+      ["d", 0],
+    ]);
     assert.deepEqual(await all("entries", "getAll"), [{ type: "session" }, { type: "a" }, { type: "b" }, { type: "other" }]);
   } finally {
     db.close();
@@ -109,9 +126,7 @@ test("IndexedDbStore: two stores on one database (two tabs) append atomically", 
   const noLock = { request: (_name, callback) => callback() };
   const tabs = [0, 1].map(() => new IndexedDbStore("tabs", { indexedDB, IDBKeyRange, locks: noLock }));
   await tabs[0].create("c", []);
-  const results = await Promise.allSettled(
-    Array.from({ length: 20 }, (_, i) => tabs[i % 2].append("c", [{ type: "x", i }], 0)),
-  );
+  const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => tabs[i % 2].append("c", [{ type: "x", i }], 0)));
   assert.equal(results.filter((r) => r.status === "fulfilled").length, 1);
   assert.equal((await tabs[1].read("c")).length, 1);
   tabs.forEach((t) => t.close());

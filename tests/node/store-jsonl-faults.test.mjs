@@ -56,7 +56,10 @@ function parseJsonl(text) {
       return null;
     }
   };
-  const entries = lines.map(read).filter(Boolean).map((r) => r.entry);
+  const entries = lines
+    .map(read)
+    .filter(Boolean)
+    .map((r) => r.entry);
   const tail = read(last);
   if (tail) entries.push(tail.entry);
   return { entries, torn: tail === null ? last : null };
@@ -90,8 +93,15 @@ async function rejectsWith(promise, code, message) {
 test("a file that starts with a UTF-8 BOM keeps its first line, so a helper chat stays a helper", () =>
   inTempDir(async (dir) => {
     const file = path.join(dir, "c.jsonl");
-    const helper = { type: "session", v: 1, chatId: "c", workspace: "/w", scheduledTaskFolder: false, agent: "helper",
-      settings: { permission: "auto" } };
+    const helper = {
+      type: "session",
+      v: 1,
+      chatId: "c",
+      workspace: "/w",
+      scheduledTaskFolder: false,
+      agent: "helper",
+      settings: { permission: "auto" },
+    };
     const bytes = Buffer.concat([BOM, Buffer.from(`${J(helper)}\n${J({ type: "turn_started" })}\n`)]);
     fs.writeFileSync(file, bytes);
     const store = new JsonlStore(dir);
@@ -153,7 +163,11 @@ test("a complete last line without \\n is an entry, kept, and ended before the n
       assert.equal(fs.readFileSync(file, "utf8"), text, "read changes no byte");
       assert.deepEqual(parseJsonl(text), { entries, torn }, "the reference rules agree");
       const core = coreReads(Buffer.from(text));
-      assert.deepEqual([core.length, core.tornBytes], [entries.length, Buffer.byteLength(torn ?? "")], "the core's reader (the CLI) agrees");
+      assert.deepEqual(
+        [core.length, core.tornBytes],
+        [entries.length, Buffer.byteLength(torn ?? "")],
+        "the core's reader (the CLI) agrees",
+      );
       assert.equal(await store.append(id, [c], entries.length), entries.length + 1);
       assert.equal(fs.readFileSync(file, "utf8"), `${text}\n${J(c)}\n`, "the newline first, nothing cut");
       assert.deepEqual(await store.read(id), [...entries, c], "a torn tail stays behind as an unreadable line");
@@ -171,8 +185,12 @@ test("invalid UTF-8: a line that is not UTF-8 is left out (never read as U+FFFD)
       Buffer.from([0xc0, 0xaf]), // an overlong "/"
     ].map((bytes) => Buffer.concat([Buffer.from('{"type":"bad","t":"'), bytes, Buffer.from('"}')]));
     const replaced = { type: "ok", t: "\uFFFD" }; // a real U+FFFD is data like any other
-    const bytes = Buffer.concat([Buffer.from(`${J(a)}\n`), ...invalid.map((line) => Buffer.concat([line, Buffer.from("\n")])),
-      Buffer.from(`${J(replaced)}\n`), invalid[0]]);
+    const bytes = Buffer.concat([
+      Buffer.from(`${J(a)}\n`),
+      ...invalid.map((line) => Buffer.concat([line, Buffer.from("\n")])),
+      Buffer.from(`${J(replaced)}\n`),
+      invalid[0],
+    ]);
     fs.writeFileSync(file, bytes);
     assert.deepEqual(await store.read("c"), [a, replaced]);
     assert.deepEqual(await new JsonlStore(dir, { readChunkBytes: 3 }).read("c"), [a, replaced]);
@@ -184,7 +202,12 @@ test("invalid UTF-8: a line that is not UTF-8 is left out (never read as U+FFFD)
 test("empty and blank files: no entries, and the first append lands after what is there", () =>
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
-    for (const [id, text] of [["empty", ""], ["newlines", "\n\n\r\n"], ["blank", "\n  \n\t"], ["nbsp", "\u00a0"]]) {
+    for (const [id, text] of [
+      ["empty", ""],
+      ["newlines", "\n\n\r\n"],
+      ["blank", "\n  \n\t"],
+      ["nbsp", "\u00a0"],
+    ]) {
       const file = path.join(dir, `${id}.jsonl`);
       fs.writeFileSync(file, text);
       assert.deepEqual(await store.read(id), [], id);
@@ -347,7 +370,15 @@ test("a directory, FIFO, socket, dangling or looping symlink at a chat's path is
     const odd = {
       dir: [(p) => fs.mkdirSync(p), "a directory"],
       fifo: [(p) => execFileSync("mkfifo", [p]), "a FIFO"],
-      socket: [async (p) => servers.push(await new Promise((r) => { const s = net.createServer().listen(p, () => r(s)); })), "a socket"],
+      socket: [
+        async (p) =>
+          servers.push(
+            await new Promise((r) => {
+              const s = net.createServer().listen(p, () => r(s));
+            }),
+          ),
+        "a socket",
+      ],
       dangling: [(p) => fs.symlinkSync(path.join(dir, "nowhere"), p), "a symbolic link to nothing"],
       loop: [(p) => fs.symlinkSync(p, p), "a symbolic link loop"],
       "to-dir": [(p) => (fs.mkdirSync(`${p}.target`), fs.symlinkSync(`${p}.target`, p)), "a directory"],
@@ -375,7 +406,8 @@ test("a directory, FIFO, socket, dangling or looping symlink at a chat's path is
     } finally {
       for (const s of servers) s.close();
     }
-  }));
+  }),
+);
 
 test("read-only file and read-only directory: reads work, writes are store/read-only and change nothing", () =>
   inTempDir(async (dir) => {
@@ -399,8 +431,11 @@ test("read-only file and read-only directory: reads work, writes are store/read-
     const one = run(fileRo);
     assert.deepEqual(one.read, { value: [a, b] });
     assert.deepEqual(one.readFrom, { value: [b] });
-    assert.deepEqual(one.append, { code: "store/read-only", name: "StoreError",
-      message: `chat "c" cannot be written: the file ${path.join(fileRo, "c.jsonl")} is read-only here (EACCES)` });
+    assert.deepEqual(one.append, {
+      code: "store/read-only",
+      name: "StoreError",
+      message: `chat "c" cannot be written: the file ${path.join(fileRo, "c.jsonl")} is read-only here (EACCES)`,
+    });
     assert.deepEqual(one.create, { value: true });
     assert.equal(fs.readFileSync(path.join(fileRo, "c.jsonl"), "utf8"), content);
     // The directory is read-only: no lock can be taken, reads go ahead without one.
@@ -412,8 +447,11 @@ test("read-only file and read-only directory: reads work, writes are store/read-
       const two = run(dirRo);
       assert.deepEqual(two.read, { value: [a, b] });
       assert.deepEqual(two.readFrom, { value: [b] });
-      const refused = (id) => ({ code: "store/read-only", name: "StoreError",
-        message: `chat "${id}" cannot be written: the directory ${dirRo} is read-only here (EACCES)` });
+      const refused = (id) => ({
+        code: "store/read-only",
+        name: "StoreError",
+        message: `chat "${id}" cannot be written: the directory ${dirRo} is read-only here (EACCES)`,
+      });
       assert.deepEqual(two.append, refused("c"));
       assert.deepEqual(two.create, refused("d"));
       assert.equal(fs.readFileSync(path.join(dirRo, "c.jsonl"), "utf8"), content);
@@ -429,49 +467,66 @@ test("read-only file and read-only directory: reads work, writes are store/read-
 const HOST = hostKey();
 const TOKEN = "0123456789abcdef";
 
-test("a lock that shows no sign of life is reported after the wait, naming what to remove; nothing is written", { timeout: 60_000 }, async () => {
+test("a lock that shows no sign of life is reported after the wait, naming what to remove; nothing is written", {
+  timeout: 60_000,
+}, async () => {
   const sleeper = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
   try {
     const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
     await once(dead, "exit");
     const cases = {
-      stray: [(lock) => (fs.mkdirSync(lock), fs.writeFileSync(path.join(lock, ".DS_Store"), "")),
-        'it holds ".DS_Store", which is not a lock owner'],
-      "stray-beside-a-dead-owner": [(lock) => {
-        plantOwner(lock, dead.pid, TOKEN);
-        fs.writeFileSync(path.join(lock, "Thumbs.db"), "");
-      }, 'it holds "Thumbs.db", which is not a lock owner'],
-      "impossible-pid": [(lock) => fs.mkdirSync(path.join(lock, `99999999999-${HOST}-${TOKEN}`), { recursive: true }),
-        `its owner entry "99999999999-${HOST}-${TOKEN}" names pid 99999999999, which no process can have`],
-      "pid-zero": [(lock) => fs.mkdirSync(path.join(lock, `0-${HOST}-${TOKEN}`), { recursive: true }),
-        `its owner entry "0-${HOST}-${TOKEN}" names pid 0, which no process can have`],
-      "reused-pid": [(lock) => fs.mkdirSync(path.join(lock, `${sleeper.pid}-${HOST}-${TOKEN}`), { recursive: true }),
-        `its owner, process ${sleeper.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid)`],
-      "other-host": [(lock) => fs.mkdirSync(path.join(lock, `${process.pid}-000000000000-${TOKEN}`), { recursive: true }),
-        `its owner, process ${process.pid} on another host or in another PID namespace (000000000000), has not touched it for the whole wait`],
+      stray: [
+        (lock) => (fs.mkdirSync(lock), fs.writeFileSync(path.join(lock, ".DS_Store"), "")),
+        'it holds ".DS_Store", which is not a lock owner',
+      ],
+      "stray-beside-a-dead-owner": [
+        (lock) => {
+          plantOwner(lock, dead.pid, TOKEN);
+          fs.writeFileSync(path.join(lock, "Thumbs.db"), "");
+        },
+        'it holds "Thumbs.db", which is not a lock owner',
+      ],
+      "impossible-pid": [
+        (lock) => fs.mkdirSync(path.join(lock, `99999999999-${HOST}-${TOKEN}`), { recursive: true }),
+        `its owner entry "99999999999-${HOST}-${TOKEN}" names pid 99999999999, which no process can have`,
+      ],
+      "pid-zero": [
+        (lock) => fs.mkdirSync(path.join(lock, `0-${HOST}-${TOKEN}`), { recursive: true }),
+        `its owner entry "0-${HOST}-${TOKEN}" names pid 0, which no process can have`,
+      ],
+      "reused-pid": [
+        (lock) => fs.mkdirSync(path.join(lock, `${sleeper.pid}-${HOST}-${TOKEN}`), { recursive: true }),
+        `its owner, process ${sleeper.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid)`,
+      ],
+      "other-host": [
+        (lock) => fs.mkdirSync(path.join(lock, `${process.pid}-000000000000-${TOKEN}`), { recursive: true }),
+        `its owner, process ${process.pid} on another host or in another PID namespace (000000000000), has not touched it for the whole wait`,
+      ],
       file: [(lock) => fs.writeFileSync(lock, "not a lock"), "it is a regular file, not a lock directory"],
       symlink: [(lock) => fs.symlinkSync("/nonexistent", lock), "it is a symbolic link, not a lock directory"],
       fifo: [(lock) => execFileSync("mkfifo", [lock]), "it is a FIFO, not a lock directory"],
     };
-    await Promise.all(Object.entries(cases).map(([name, [plant, why]]) =>
-      inTempDir(async (dir) => {
-        const file = path.join(dir, "c.jsonl");
-        fs.writeFileSync(file, `${J(a)}\n`);
-        const lock = path.join(dir, "c.jsonl.lock");
-        plant(lock);
-        const store = new JsonlStore(dir, { lockWait: 300 });
-        const message = `chat "c" stays locked: ${why}; remove ${lock} if no process is using it`;
-        await rejectsWith(store.read("c"), "store/locked", message);
-        await rejectsWith(store.append("c", [b], 1), "store/locked", message);
-        await rejectsWith(store.readFrom("c", 0), "store/locked", message);
-        assert.equal(fs.readFileSync(file, "utf8"), `${J(a)}\n`, `${name}: nothing written`);
-        assert.ok(fs.lstatSync(lock), `${name}: the lock is left alone`);
-        if (name === "stray-beside-a-dead-owner") assert.deepEqual(fs.readdirSync(lock), ["Thumbs.db"], "the dead owner was broken");
-        fs.rmSync(lock, { recursive: true, force: true });
-        assert.equal(await store.append("c", [b], 1), 2, `${name}: once it is removed the chat works`);
-        assert.deepEqual(fs.readdirSync(dir).sort(), ["c.jsonl"]);
-      }),
-    ));
+    await Promise.all(
+      Object.entries(cases).map(([name, [plant, why]]) =>
+        inTempDir(async (dir) => {
+          const file = path.join(dir, "c.jsonl");
+          fs.writeFileSync(file, `${J(a)}\n`);
+          const lock = path.join(dir, "c.jsonl.lock");
+          plant(lock);
+          const store = new JsonlStore(dir, { lockWait: 300 });
+          const message = `chat "c" stays locked: ${why}; remove ${lock} if no process is using it`;
+          await rejectsWith(store.read("c"), "store/locked", message);
+          await rejectsWith(store.append("c", [b], 1), "store/locked", message);
+          await rejectsWith(store.readFrom("c", 0), "store/locked", message);
+          assert.equal(fs.readFileSync(file, "utf8"), `${J(a)}\n`, `${name}: nothing written`);
+          assert.ok(fs.lstatSync(lock), `${name}: the lock is left alone`);
+          if (name === "stray-beside-a-dead-owner") assert.deepEqual(fs.readdirSync(lock), ["Thumbs.db"], "the dead owner was broken");
+          fs.rmSync(lock, { recursive: true, force: true });
+          assert.equal(await store.append("c", [b], 1), 2, `${name}: once it is removed the chat works`);
+          assert.deepEqual(fs.readdirSync(dir).sort(), ["c.jsonl"]);
+        }),
+      ),
+    );
   } finally {
     sleeper.kill("SIGKILL");
   }
@@ -503,8 +558,11 @@ test("a live holder is waited for however long it works (its heartbeat), a stopp
     const stopped = await hold();
     try {
       stopped.kill("SIGSTOP");
-      await rejectsWith(store.append("c", [c], 2), "store/locked",
-        `chat "c" stays locked: its owner, process ${stopped.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid); remove ${lock} if no process is using it`);
+      await rejectsWith(
+        store.append("c", [c], 2),
+        "store/locked",
+        `chat "c" stays locked: its owner, process ${stopped.pid} on this host, is alive but has not touched it for the whole wait (a stalled process, or a reused pid); remove ${lock} if no process is using it`,
+      );
       stopped.kill("SIGCONT");
       stopped.send("release");
       await once(stopped, "message");
@@ -512,7 +570,8 @@ test("a live holder is waited for however long it works (its heartbeat), a stopp
     } finally {
       stopped.kill("SIGKILL");
     }
-  }));
+  }),
+);
 
 // ---------------------------------------------------------------------------
 // Crashes and sizes.
@@ -553,7 +612,8 @@ test("a writer SIGKILLed again and again: every acknowledged append is there aft
       assert.equal(await new JsonlStore(dir).append("c", [{ type: "round", round }], log.length), log.length + 1);
     }
     assert.ok(acked.size >= 12);
-  }));
+  }),
+);
 
 test("a chat file over 512 MiB takes appends and reads (in chunks, never one string)", { timeout: 180_000 }, () =>
   inTempDir(async (dir) => {
@@ -568,7 +628,8 @@ test("a chat file over 512 MiB takes appends and reads (in chunks, never one str
     assert.equal(await new JsonlStore(dir).append("c", [d], lines), lines + 1);
     assert.deepEqual(await new JsonlStore(dir).readFrom("c", lines), [d]);
     assert.deepEqual(await new JsonlStore(dir).readFrom("c", lines + 1), []);
-  }));
+  }),
+);
 
 // ---------------------------------------------------------------------------
 // One lock holder in every deployment, warm states that notice a replaced
@@ -604,75 +665,87 @@ function inOwnPidNamespace(...args) {
   return { child, next: () => (lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((r) => waiting.push(r))) };
 }
 
-test("two processes in separate PID namespaces (one pod's containers) never hold a chat's lock at once, nor sweep each other's temp files", { skip: unshareWorks ? false : "needs unshare --pid --fork --mount-proc (root)", timeout: 60_000 }, () =>
-  inTempDir(async (dir) => {
-    await new JsonlStore(dir).create("c", [a]);
-    const holder = inOwnPidNamespace("hold", dir, "c", "2500");
-    try {
-      const held = await holder.next();
-      assert.equal(held.event, "held");
-      const writer = inOwnPidNamespace("append", dir, "c", "1");
-      const appended = await writer.next();
-      assert.equal(held.pid, 1, "the holder is pid 1 in its namespace");
-      assert.equal(appended.pid, 1, "so is the writer in its own: the holder's pid is the writer's own");
-      const tempKept = fs.existsSync(held.temp);
-      const released = await holder.next();
-      assert.deepEqual(
-        { intruded: released.intruded, appendedAfterRelease: appended.at >= released.at, tempKept },
-        { intruded: false, appendedAfterRelease: true, tempKept: true },
-        "nobody wrote the chat while its holder held the lock, and the holder's temp file was not swept from the other namespace",
-      );
-      assert.equal(appended.length, 2);
-      assert.deepEqual(await new JsonlStore(dir).read("c"), [a, { type: "from-another-namespace" }]);
-    } finally {
-      holder.child.stdin.end();
-      await once(holder.child, "exit");
-    }
-    assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"]);
-  }));
+test(
+  "two processes in separate PID namespaces (one pod's containers) never hold a chat's lock at once, nor sweep each other's temp files",
+  { skip: unshareWorks ? false : "needs unshare --pid --fork --mount-proc (root)", timeout: 60_000 },
+  () =>
+    inTempDir(async (dir) => {
+      await new JsonlStore(dir).create("c", [a]);
+      const holder = inOwnPidNamespace("hold", dir, "c", "2500");
+      try {
+        const held = await holder.next();
+        assert.equal(held.event, "held");
+        const writer = inOwnPidNamespace("append", dir, "c", "1");
+        const appended = await writer.next();
+        assert.equal(held.pid, 1, "the holder is pid 1 in its namespace");
+        assert.equal(appended.pid, 1, "so is the writer in its own: the holder's pid is the writer's own");
+        const tempKept = fs.existsSync(held.temp);
+        const released = await holder.next();
+        assert.deepEqual(
+          { intruded: released.intruded, appendedAfterRelease: appended.at >= released.at, tempKept },
+          { intruded: false, appendedAfterRelease: true, tempKept: true },
+          "nobody wrote the chat while its holder held the lock, and the holder's temp file was not swept from the other namespace",
+        );
+        assert.equal(appended.length, 2);
+        assert.deepEqual(await new JsonlStore(dir).read("c"), [a, { type: "from-another-namespace" }]);
+      } finally {
+        holder.child.stdin.end();
+        await once(holder.child, "exit");
+      }
+      assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"]);
+    }),
+);
 
-test("a holder whose event loop is blocked far past the lock wait is waited for, not reported: its heartbeat runs on a thread", { timeout: 60_000 }, () =>
-  inTempDir(async (dir) => {
-    const store = new JsonlStore(dir, { lockWait: 1000 });
-    await store.create("c", [a]);
-    const lock = path.join(dir, "c.jsonl.lock");
-    const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    try {
-      await once(holder, "message");
-      holder.send({ block: 4000 }); // a long synchronous replay: four times the wait
-      const released = once(holder, "message").then(() => Date.now());
-      await sleep(100);
-      const length = await store.append("c", [b], 1);
-      assert.equal(length, 2);
-      assert.ok(Date.now() >= (await released) - 50, "appended once the busy holder was done");
-    } finally {
-      holder.kill("SIGKILL");
-    }
-  }));
+test(
+  "a holder whose event loop is blocked far past the lock wait is waited for, not reported: its heartbeat runs on a thread",
+  { timeout: 60_000 },
+  () =>
+    inTempDir(async (dir) => {
+      const store = new JsonlStore(dir, { lockWait: 1000 });
+      await store.create("c", [a]);
+      const lock = path.join(dir, "c.jsonl.lock");
+      const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      try {
+        await once(holder, "message");
+        holder.send({ block: 4000 }); // a long synchronous replay: four times the wait
+        const released = once(holder, "message").then(() => Date.now());
+        await sleep(100);
+        const length = await store.append("c", [b], 1);
+        assert.equal(length, 2);
+        assert.ok(Date.now() >= (await released) - 50, "appended once the busy holder was done");
+      } finally {
+        holder.kill("SIGKILL");
+      }
+    }),
+);
 
-test("a pid that looks dead is broken only once its entry went untouched for STALE_MS; a fresh one is waited for", { timeout: 30_000 }, () =>
-  inTempDir(async (dir) => {
-    const store = new JsonlStore(dir, { lockWait: 200 });
-    await store.create("c", [a]);
-    const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
-    await once(dead, "exit");
-    const lock = path.join(dir, "c.jsonl.lock");
-    const owner = path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`);
-    fs.mkdirSync(owner, { recursive: true }); // touched just now: its pid is gone, but not for long enough
-    const started = Date.now();
-    assert.equal(await store.append("c", [b], 1), 2, "broken once stale, though the wait is shorter (it never counts as stuck)");
-    assert.ok(Date.now() - started >= 1900, `not broken before it went untouched for STALE_MS (took ${Date.now() - started} ms)`);
-    // A dead process's temp file is swept only when it is old, too.
-    const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
-    fs.writeFileSync(temp, "{}\n");
-    const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
-    await sweep(dir);
-    assert.ok(fs.existsSync(temp), "a fresh temp file stays");
-    const then = new Date(Date.now() - 60_000);
-    fs.utimesSync(temp, then, then);
-    await sweep(dir);
-    assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
-  }));
+test(
+  "a pid that looks dead is broken only once its entry went untouched for STALE_MS; a fresh one is waited for",
+  { timeout: 30_000 },
+  () =>
+    inTempDir(async (dir) => {
+      const store = new JsonlStore(dir, { lockWait: 200 });
+      await store.create("c", [a]);
+      const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+      await once(dead, "exit");
+      const lock = path.join(dir, "c.jsonl.lock");
+      const owner = path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`);
+      fs.mkdirSync(owner, { recursive: true }); // touched just now: its pid is gone, but not for long enough
+      const started = Date.now();
+      assert.equal(await store.append("c", [b], 1), 2, "broken once stale, though the wait is shorter (it never counts as stuck)");
+      assert.ok(Date.now() - started >= 1900, `not broken before it went untouched for STALE_MS (took ${Date.now() - started} ms)`);
+      // A dead process's temp file is swept only when it is old, too.
+      const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
+      fs.writeFileSync(temp, "{}\n");
+      const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
+      await sweep(dir);
+      assert.ok(fs.existsSync(temp), "a fresh temp file stays");
+      const then = new Date(Date.now() - 60_000);
+      fs.utimesSync(temp, then, then);
+      await sweep(dir);
+      assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
+    }),
+);
 
 test("a warm state notices its file was renamed over or rewritten in place (rsync, a restore) and reads it again", () =>
   inTempDir(async (dir) => {
@@ -724,7 +797,10 @@ test("another program appends while the store writes: the store says where its e
       undo();
     }
     const log = await store.read("c");
-    assert.deepEqual(log.map((e) => e.type), ["session", "turn_started", "todo_update", "turn_ended", "todo_update"]);
+    assert.deepEqual(
+      log.map((e) => e.type),
+      ["session", "turn_started", "todo_update", "turn_ended", "todo_update"],
+    );
     const expected = await freshDecision(store, "c", SUGGEST);
     assert.equal(expected.ok, false, "outside a turn, a fresh read refuses");
     assert.deepEqual(await runTool(store, "c", SUGGEST), expected, "and so does the warm state");
@@ -735,7 +811,7 @@ test("another program appends while the store writes: the store says where its e
     } finally {
       undo();
     }
-    assert.deepEqual((await store.readFrom("c", 5)), [HELLO, b]);
+    assert.deepEqual(await store.readFrom("c", 5), [HELLO, b]);
     assert.equal(await store.append("c", [c], 7), 8, "the count it remembers is the file's");
   }));
 
@@ -780,7 +856,10 @@ test("a line nested 6,000 deep from another program is skipped and reported; run
     const offered = await runTool(store, "c", SUGGEST);
     assert.equal(offered.ok, true, JSON.stringify(offered));
     const { open } = await new SuggestionService({ store }).list("c");
-    assert.deepEqual(open.map((s) => s.title), ["Follow up"]);
+    assert.deepEqual(
+      open.map((s) => s.title),
+      ["Follow up"],
+    );
     assert.deepEqual(await store.readTextFrom("c", 2), [deep, ...(await store.readTextFrom("c", 3))], "the deep line is kept as it is");
   }));
 

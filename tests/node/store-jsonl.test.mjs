@@ -55,7 +55,7 @@ test("JsonlStore: the bytes on disk are one JSON entry per line, in order", () =
   inTempDir(async (dir) => {
     const store = new JsonlStore(dir);
     const entries = [
-      { type: "session", title: "line\nbreak and \"quotes\"", workspace: null },
+      { type: "session", title: 'line\nbreak and "quotes"', workspace: null },
       { type: "message", role: "user", text: "é ✓ 😀 \u2028 \u2029 \t end" },
       { type: "todo_update", v: 1, todos: [{ content: "a", status: "pending" }] },
     ];
@@ -79,14 +79,26 @@ test("JsonlStore: the constructor creates a missing directory", () =>
 
 test("JsonlStore: options are checked: unknown names and bad numbers are oda-tasks: errors", () =>
   inTempDir(async (dir) => {
-    assert.throws(() => new JsonlStore(dir, { lockwait: 10 }), { name: "TypeError", message: "oda-tasks: invalid arguments of JsonlStore: unknown option `lockwait`" });
-    for (const [bad, shown] of [[0, "0"], [-1, "-1"], [1.5, "1.5"], [NaN, "NaN"], ["100", '"100"'], [null, "null"]]) {
+    assert.throws(() => new JsonlStore(dir, { lockwait: 10 }), {
+      name: "TypeError",
+      message: "oda-tasks: invalid arguments of JsonlStore: unknown option `lockwait`",
+    });
+    for (const [bad, shown] of [
+      [0, "0"],
+      [-1, "-1"],
+      [1.5, "1.5"],
+      [NaN, "NaN"],
+      ["100", '"100"'],
+      [null, "null"],
+    ]) {
       assert.throws(() => new JsonlStore(dir, { lockWait: bad }), {
         name: "TypeError",
         message: `oda-tasks: invalid arguments of JsonlStore: \`lockWait\` must be a whole number >= 1 (got ${shown})`,
       });
     }
-    assert.throws(() => new JsonlStore(dir, 5), { message: "oda-tasks: invalid arguments of JsonlStore: options must be an object (got number)" });
+    assert.throws(() => new JsonlStore(dir, 5), {
+      message: "oda-tasks: invalid arguments of JsonlStore: options must be an object (got number)",
+    });
     assert.equal(new JsonlStore(dir, null).dir, new JsonlStore(dir).dir, "null is no options, as for every call");
     assert.equal(await new JsonlStore(dir, { lockWait: 1, readChunkBytes: 1 }).create("c", []), true);
   }));
@@ -109,13 +121,13 @@ test("JsonlStore: file names are ASCII in one case, so no two ids share a file o
     const store = new JsonlStore(dir);
     const named = {
       "chat-1.s1": "chat-1.s1.jsonl",
-      "Chat": "%43hat.jsonl",
+      Chat: "%43hat.jsonl",
       "caf\u00e9": "caf%C3%A9.jsonl",
       "cafe\u0301": "cafe%CC%81.jsonl",
       "a b%~": "a%20b%25%7E.jsonl",
-      "con": "%63on.jsonl",
+      con: "%63on.jsonl",
       "nul.s1": "%6Eul.s1.jsonl",
-      "console": "console.jsonl",
+      console: "console.jsonl",
       ".hidden": ".hidden.jsonl",
     };
     for (const [id, name] of Object.entries(named)) {
@@ -130,7 +142,29 @@ test("JsonlStore: file names are ASCII in one case, so no two ids share a file o
     assert.ok(Buffer.byteLength(name + ".lock") <= 255);
     assert.notEqual(store.file(long), store.file(long.slice(0, -1) + "e"));
     // Many random ids: pairwise distinct names even with case and normalization folded.
-    const alphabet = ["a", "A", "z", "Z", "0", ".", "-", "_", "%", "~", " ", "\u00e9", "e\u0301", "\u00c9", "\u00df", "S", "s", "\u212a", "k", "\u{1F600}", "\u65e5"];
+    const alphabet = [
+      "a",
+      "A",
+      "z",
+      "Z",
+      "0",
+      ".",
+      "-",
+      "_",
+      "%",
+      "~",
+      " ",
+      "\u00e9",
+      "e\u0301",
+      "\u00c9",
+      "\u00df",
+      "S",
+      "s",
+      "\u212a",
+      "k",
+      "\u{1F600}",
+      "\u65e5",
+    ];
     const seen = new Map();
     let state = 7;
     const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31);
@@ -173,7 +207,14 @@ test("JsonlStore: an append after a torn line ends it first, without a read; a f
     const store = new JsonlStore(dir);
     // The torn entry never counted: expectedLength 2 holds.
     assert.equal(await store.append("c", [{ type: "b" }, { type: "c" }], 2), 4);
-    assert.deepEqual(lines(file), ['{"type":"session"}', '{"type":"a"}', '{"type":"torn","text":"cut he', '{"type":"b"}', '{"type":"c"}', ""]);
+    assert.deepEqual(lines(file), [
+      '{"type":"session"}',
+      '{"type":"a"}',
+      '{"type":"torn","text":"cut he',
+      '{"type":"b"}',
+      '{"type":"c"}',
+      "",
+    ]);
     assert.deepEqual(await new JsonlStore(dir).read("c"), [{ type: "session" }, { type: "a" }, { type: "b" }, { type: "c" }]);
     fs.writeFileSync(path.join(dir, "d.jsonl"), '{"type":"sess');
     assert.deepEqual(await store.read("d"), []);
@@ -191,7 +232,11 @@ test("JsonlStore: concurrent reads from different indexes share one look at the 
     // append may still be on its way to the lock under load), but all of them one look.
     const appended = store.append("c", [{ type: "late" }], 10);
     const [whole, from3, fromEnd, past, again] = await Promise.allSettled([
-      store.read("c"), store.readFrom("c", 3), store.readFrom("c", 11), store.readFrom("c", 12), store.read("c"),
+      store.read("c"),
+      store.readFrom("c", 3),
+      store.readFrom("c", 11),
+      store.readFrom("c", 12),
+      store.read("c"),
     ]);
     assert.equal(await appended, 11);
     const full = [...log, { type: "late" }];
@@ -296,8 +341,12 @@ test("JsonlStore across 4 processes: 100 concurrent conditional appends land exa
     for (let w = 0; w < 4; w++) for (let i = 0; i < 25; i++) assert.ok(keys.includes(`${w}:${i}`));
     assert.deepEqual(await new JsonlStore(dir).read("c"), log);
     assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "no lock or temp file left behind");
-    assert.ok(conflicts.flat().some((n) => n > 0), "the workers did contend");
-  }));
+    assert.ok(
+      conflicts.flat().some((n) => n > 0),
+      "the workers did contend",
+    );
+  }),
+);
 
 test("JsonlStore across 4 processes: of 100 concurrent creates of one chat exactly one wins", { timeout: 60_000 }, () =>
   inTempDir(async (dir) => {
@@ -306,7 +355,8 @@ test("JsonlStore across 4 processes: of 100 concurrent creates of one chat exact
     assert.equal(wins.length, 1);
     assert.deepEqual(wellFormed(path.join(dir, "c.jsonl")), [{ type: "session", by: wins[0] }]);
     assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "no temp file left behind");
-  }));
+  }),
+);
 
 test("JsonlStore: a process killed mid-append leaves a log that others keep using", { timeout: 30_000 }, () =>
   inTempDir(async (dir) => {
@@ -335,11 +385,15 @@ test("JsonlStore: a process killed mid-append leaves a log that others keep usin
         return false;
       }
     });
-    assert.deepEqual(readable.map((line) => JSON.parse(line)), [...log, { type: "after" }]);
+    assert.deepEqual(
+      readable.map((line) => JSON.parse(line)),
+      [...log, { type: "after" }],
+    );
     assert.ok(text.split("\n").length - 1 - readable.length <= 1, "at most the one line the kill cut off");
     assert.deepEqual(await new JsonlStore(dir).read("c"), [...log, { type: "after" }]);
     // Its temp files go once they are STALE_MS old (a live owner keeps its own fresh).
     await new Promise((r) => setTimeout(r, STALE_MS + 100));
     await sweep(dir);
     assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "the dead process's lock and temp files are gone");
-  }));
+  }),
+);

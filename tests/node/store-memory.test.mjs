@@ -33,8 +33,14 @@ test("storeContract refuses options it does not know or cannot use, before regis
   for (const [options, message] of [
     [{ test: collect }, "oda-tasks: invalid arguments of storeContract: `makeStore` must be a function (got undefined)"],
     [{ makeStore: () => new MemoryStore() }, "oda-tasks: invalid arguments of storeContract: `test` must be a function (got undefined)"],
-    [{ makeStore: () => new MemoryStore(), test: collect, reopen: true }, "oda-tasks: invalid arguments of storeContract: `reopen` must be a function (got true)"],
-    [{ makeStore: () => new MemoryStore(), test: collect, only: true }, "oda-tasks: invalid arguments of storeContract: unknown option `only`"],
+    [
+      { makeStore: () => new MemoryStore(), test: collect, reopen: true },
+      "oda-tasks: invalid arguments of storeContract: `reopen` must be a function (got true)",
+    ],
+    [
+      { makeStore: () => new MemoryStore(), test: collect, only: true },
+      "oda-tasks: invalid arguments of storeContract: unknown option `only`",
+    ],
   ]) {
     assert.throws(() => storeContract(options), { name: "TypeError", message });
   }

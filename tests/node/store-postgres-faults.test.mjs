@@ -137,8 +137,11 @@ test("faults: an append chosen as a deadlock's victim rolled back: tried again, 
       await other.query("SET LOCAL deadlock_timeout = '60s'"); // the append's side detects the deadlock, not this one
       await other.query(`INSERT INTO oda_tasks_entries (chat_id, seq, entry) VALUES ('c', 2, '{}')`);
       const appended = store.append("c", [{ type: "x" }, { type: "y" }], 1);
-      await until("the append waits", async () =>
-        (await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [app])).length === 1);
+      await until(
+        "the append waits",
+        async () =>
+          (await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [app])).length === 1,
+      );
       // ...and then that transaction waits for the chat's row: a deadlock; the append's transaction is the one rolled back.
       await other.query("UPDATE oda_tasks_chats SET length = length WHERE chat_id = 'c'");
       await other.query("ROLLBACK");
@@ -230,7 +233,11 @@ async function assertWholeAppends(db, chatId, acks) {
   const endOf = new Map();
   for (let i = 1; i < log.length; i += 3) {
     const k = log[i].k;
-    assert.deepEqual(log.slice(i, i + 3), [0, 1, 2].map((part) => ({ type: "part", k, part })), `the append at ${i} is whole`);
+    assert.deepEqual(
+      log.slice(i, i + 3),
+      [0, 1, 2].map((part) => ({ type: "part", k, part })),
+      `the append at ${i} is whole`,
+    );
     assert.ok(!endOf.has(k), `append ${k} is there once`);
     endOf.set(k, i + 3);
   }
@@ -267,7 +274,10 @@ test("faults: SIGKILL while an append is half-written in its transaction: every 
       }
     }
     await until("the child's append waits mid-transaction", async () => {
-      const rows = await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND xact_start IS NOT NULL", [app]);
+      const rows = await db.sql(
+        "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND xact_start IS NOT NULL",
+        [app],
+      );
       return rows.length === 1;
     });
     // Everything before the waiting append is committed; it started at target - 1.
@@ -276,8 +286,10 @@ test("faults: SIGKILL while an append is half-written in its transaction: every 
     run.child.kill("SIGKILL");
     assert.deepEqual(await run.exited, { code: null, signal: "SIGKILL" });
     await blocker.query("ROLLBACK");
-    await until("the killed process's connection is gone", async () =>
-      (await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1", [app])).length === 0);
+    await until(
+      "the killed process's connection is gone",
+      async () => (await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1", [app])).length === 0,
+    );
     const log = await assertWholeAppends(db, "k", run.acks);
     assert.equal(log.length, target - 1, "the log ends before the append that was cut");
     // The chat is not left locked: the next append goes through.
@@ -315,10 +327,19 @@ function within(ms, what, promise) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-const topSession = (chatId) => ({ type: "session", chatId, workspace: "/w", scheduledTaskFolder: false, agent: "top-level", settings: { permission: "auto" } });
+const topSession = (chatId) => ({
+  type: "session",
+  chatId,
+  workspace: "/w",
+  scheduledTaskFolder: false,
+  agent: "top-level",
+  settings: { permission: "auto" },
+});
 const todoCall = { name: "todo_write", input: { todos: [{ content: "Ship", status: "in_progress" }] } };
 
-test("another session holds a chat's row (FOR UPDATE, idle in transaction): writes to it fail with store/locked after lockTimeout; with a pool of two, other chats go on", { timeout: 60_000 }, async () => {
+test("another session holds a chat's row (FOR UPDATE, idle in transaction): writes to it fail with store/locked after lockTimeout; with a pool of two, other chats go on", {
+  timeout: 60_000,
+}, async () => {
   const db = await fresh();
   const { runTool } = await import("oda-tasks");
   const holder = await db.pool().connect();
@@ -328,7 +349,8 @@ test("another session holds a chat's row (FOR UPDATE, idle in transaction): writ
     await store.create("b", [topSession("b"), { type: "turn_started" }]);
     await holder.query("BEGIN");
     await holder.query("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE"); // then idle in transaction
-    const locked = 'chat "a": another database session held a lock this write needs (the chat\'s row, or a table) for the whole lock timeout (400 ms); nothing was written';
+    const locked =
+      'chat "a": another database session held a lock this write needs (the chat\'s row, or a table) for the whole lock timeout (400 ms); nothing was written';
     const onA = [runTool(store, "a", todoCall), runTool(store, "a", todoCall), store.append("a", [{ type: "x" }], 2)];
     const onB = runTool(store, "b", todoCall);
     const settled = await within(15_000, "calls while chat a's row is held", Promise.allSettled([...onA, onB]));
@@ -350,7 +372,9 @@ test("another session holds a chat's row (FOR UPDATE, idle in transaction): writ
   }
 });
 
-test("a statement held past statementTimeout (a table lock, lockTimeout longer) fails with store/unavailable; the options are checked", { timeout: 60_000 }, async () => {
+test("a statement held past statementTimeout (a table lock, lockTimeout longer) fails with store/unavailable; the options are checked", {
+  timeout: 60_000,
+}, async () => {
   const db = await fresh();
   const holder = await db.pool().connect();
   try {
@@ -358,14 +382,30 @@ test("a statement held past statementTimeout (a table lock, lockTimeout longer) 
     await store.create("a", [topSession("a")]);
     await holder.query("BEGIN");
     await holder.query("LOCK TABLE oda_tasks_chats IN ACCESS EXCLUSIVE MODE");
-    const results = await within(15_000, "calls while the table is locked", Promise.allSettled([store.read("a"), store.append("a", [{ type: "x" }], 1)]));
-    assert.deepEqual(results.map((r) => [r.status, r.reason?.code]), [["rejected", "store/unavailable"], ["rejected", "store/unavailable"]]);
-    assert.equal(results[0].reason.message, 'the database did not finish the read for chat "a" within the statement timeout (300 ms); nothing was written');
+    const results = await within(
+      15_000,
+      "calls while the table is locked",
+      Promise.allSettled([store.read("a"), store.append("a", [{ type: "x" }], 1)]),
+    );
+    assert.deepEqual(
+      results.map((r) => [r.status, r.reason?.code]),
+      [
+        ["rejected", "store/unavailable"],
+        ["rejected", "store/unavailable"],
+      ],
+    );
+    assert.equal(
+      results[0].reason.message,
+      'the database did not finish the read for chat "a" within the statement timeout (300 ms); nothing was written',
+    );
     await holder.query("ROLLBACK");
     assert.equal(await store.append("a", [{ type: "x" }], 1), 2);
     for (const [options, message] of [
       [{ lockTimeout: 0 }, "oda-tasks: invalid arguments of PostgresStore: `lockTimeout` must be a whole number >= 1 (got 0)"],
-      [{ statementTimeout: "1s" }, 'oda-tasks: invalid arguments of PostgresStore: `statementTimeout` must be a whole number >= 1 (got "1s")'],
+      [
+        { statementTimeout: "1s" },
+        'oda-tasks: invalid arguments of PostgresStore: `statementTimeout` must be a whole number >= 1 (got "1s")',
+      ],
       [{ lock_timeout: 5 }, "oda-tasks: invalid arguments of PostgresStore: unknown option `lock_timeout`"],
     ]) {
       assert.throws(() => new PostgresStore(db.pool(), options), { name: "TypeError", message });

@@ -83,13 +83,19 @@ test("PostgresStore: migrate() creates the named tables once; concurrent migrati
   try {
     const stores = Array.from({ length: 4 }, () => db.store());
     const applied = await Promise.all(stores.map((s) => s.migrate()));
-    assert.deepEqual(applied.filter((a) => a.length > 0), [[1]], "exactly one migration applies version 1");
-    assert.deepEqual(await stores[0].migrate(), [], "idempotent");
-    const tables = await db.sql(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
-      [db.schema.name],
+    assert.deepEqual(
+      applied.filter((a) => a.length > 0),
+      [[1]],
+      "exactly one migration applies version 1",
     );
-    assert.deepEqual(tables.map((t) => t.table_name), Object.values(POSTGRES_TABLES).sort());
+    assert.deepEqual(await stores[0].migrate(), [], "idempotent");
+    const tables = await db.sql("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [
+      db.schema.name,
+    ]);
+    assert.deepEqual(
+      tables.map((t) => t.table_name),
+      Object.values(POSTGRES_TABLES).sort(),
+    );
     assert.deepEqual(POSTGRES_TABLES, {
       chats: "oda_tasks_chats",
       entries: "oda_tasks_entries",
@@ -153,7 +159,7 @@ test("PostgresStore: an entry reads back deep-equal to its JSON copy, stored as 
     const store = db.store();
     const entries = [
       { type: "message", text: "nul \u0000 and lone surrogates \ud800 \udc00 kept as escapes", z: 1, a: 2 },
-      { type: "message", text: "é ✓ 😀 \u2028\u2029 \t \n \"quoted\" \\ back", nested: { b: [1, { c: null }], a: true } },
+      { type: "message", text: 'é ✓ 😀 \u2028\u2029 \t \n "quoted" \\ back', nested: { b: [1, { c: null }], a: true } },
       // biome-ignore lint/correctness/noPrecisionLoss: 2^53 + 1 on purpose: it must come back as JSON.parse reads it
       { type: "numbers", big: 1.7976931348623157e308, tiny: 5e-324, negZero: -0, int: 9007199254740993, frac: 0.1 },
       { type: "odd", when: new Date(0), gone: undefined, list: [undefined, () => 1, NaN, Infinity] },
@@ -164,10 +170,18 @@ test("PostgresStore: an entry reads back deep-equal to its JSON copy, stored as 
     const copy = JSON.parse(JSON.stringify(entries));
     const read = await db.store().read("c");
     assert.deepEqual(read, copy);
-    assert.deepEqual(read.map((e) => Object.keys(e)), copy.map((e) => Object.keys(e)), "keys keep their order");
+    assert.deepEqual(
+      read.map((e) => Object.keys(e)),
+      copy.map((e) => Object.keys(e)),
+      "keys keep their order",
+    );
     assert.equal(read[0].text, entries[0].text, "lone surrogates survive");
     const rows = await db.sql("SELECT seq::int AS seq, entry::text AS text FROM oda_tasks_entries WHERE chat_id = 'c' ORDER BY seq");
-    assert.deepEqual(rows, entries.map((e, seq) => ({ seq, text: JSON.stringify(e) })), "the stored text is JSON.stringify's");
+    assert.deepEqual(
+      rows,
+      entries.map((e, seq) => ({ seq, text: JSON.stringify(e) })),
+      "the stored text is JSON.stringify's",
+    );
     assert.deepEqual(await db.sql("SELECT chat_id, length::int AS length FROM oda_tasks_chats"), [{ chat_id: "c", length: 5 }]);
   } finally {
     await db.done();
@@ -181,10 +195,17 @@ test("PostgresStore: rows edited by hand so they contradict the chat's length: s
     await store.create("c", [{ type: "a" }, { type: "b" }]);
     await db.sql(`INSERT INTO oda_tasks_entries (chat_id, seq, entry) VALUES ('c', 2, '{"type":"stray"}')`);
     await rejectsWith(store.append("c", [{ type: "x" }, { type: "y" }], 2), "store/corrupt");
-    assert.deepEqual(await db.sql("SELECT length::int AS length FROM oda_tasks_chats WHERE chat_id = 'c'"), [{ length: 2 }], "nothing written");
+    assert.deepEqual(
+      await db.sql("SELECT length::int AS length FROM oda_tasks_chats WHERE chat_id = 'c'"),
+      [{ length: 2 }],
+      "nothing written",
+    );
     await rejectsWith(store.read("c"), "store/corrupt");
     await db.sql("DELETE FROM oda_tasks_entries WHERE chat_id = 'c' AND seq >= 1");
-    await assert.rejects(store.read("c"), { code: "store/corrupt", message: 'chat "c" is damaged in the database: its length is 2 but entries 0..1 are not all there' });
+    await assert.rejects(store.read("c"), {
+      code: "store/corrupt",
+      message: 'chat "c" is damaged in the database: its length is 2 but entries 0..1 are not all there',
+    });
     await rejectsWith(store.readFrom("c", 1), "store/corrupt");
     assert.deepEqual(await store.readFrom("c", 2), [], "nothing is missing from 2 on");
   } finally {
@@ -200,7 +221,16 @@ test("PostgresStore: 8 app servers appending at the same expected length: one wi
     let length = 1;
     for (let round = 0; round < 15; round++) {
       const results = await Promise.allSettled(
-        stores.map((s, i) => s.append("c", [{ type: "a", round, i }, { type: "b", round, i }], length)),
+        stores.map((s, i) =>
+          s.append(
+            "c",
+            [
+              { type: "a", round, i },
+              { type: "b", round, i },
+            ],
+            length,
+          ),
+        ),
       );
       const won = results.filter((r) => r.status === "fulfilled");
       assert.equal(won.length, 1, `round ${round}: one winner`);
@@ -213,7 +243,18 @@ test("PostgresStore: 8 app servers appending at the same expected length: one wi
       length += 2;
     }
     // Unconditional appends from every server all land, each pair together.
-    await Promise.all(stores.map((s, i) => Promise.all([0, 1, 2].map((k) => s.append("c", [{ type: "u", i, k }, { type: "v", i, k }])))));
+    await Promise.all(
+      stores.map((s, i) =>
+        Promise.all(
+          [0, 1, 2].map((k) =>
+            s.append("c", [
+              { type: "u", i, k },
+              { type: "v", i, k },
+            ]),
+          ),
+        ),
+      ),
+    );
     length += 8 * 3 * 2;
     const log = await stores[3].read("c");
     assert.equal(log.length, length);
@@ -251,7 +292,10 @@ test("PostgresStore: never holds more connections than the pool allows", async (
     const results = await Promise.allSettled(ops);
     sampling = false;
     await sampler;
-    assert.deepEqual(results.filter((r) => r.status === "rejected").map((r) => String(r.reason)), []);
+    assert.deepEqual(
+      results.filter((r) => r.status === "rejected").map((r) => String(r.reason)),
+      [],
+    );
     assert.ok(peak >= 1 && peak <= 2, `at most 2 connections (saw ${peak})`);
     assert.equal((await store.read("c")).length, 1 + 20);
   } finally {
@@ -317,10 +361,16 @@ test("harness: a test process that dies with its server up leaves no server and 
 
 test("PostgresStore: misuse of the constructor and of append is refused clearly", async () => {
   for (const bad of [undefined, null, 42, {}, { connect: 1 }]) {
-    assert.throws(() => new PostgresStore(bad), { name: "TypeError", message: "oda-tasks: PostgresStore needs a pg.Pool or a connection string" });
+    assert.throws(() => new PostgresStore(bad), {
+      name: "TypeError",
+      message: "oda-tasks: PostgresStore needs a pg.Pool or a connection string",
+    });
   }
   for (const attempts of [0, 1.5, -1, "3"]) {
-    assert.throws(() => new PostgresStore(server.pool(), { attempts }), /^TypeError: oda-tasks: invalid arguments of PostgresStore: `attempts` must be a whole number >= 1 \(got /);
+    assert.throws(
+      () => new PostgresStore(server.pool(), { attempts }),
+      /^TypeError: oda-tasks: invalid arguments of PostgresStore: `attempts` must be a whole number >= 1 \(got /,
+    );
   }
   const db = await fresh();
   try {

@@ -32,10 +32,12 @@ function d1Over(db, fail) {
     async batch(statements) {
       const before = fail("batch-before");
       if (before) throw before;
-      const run = db.transaction(() => statements.map(({ sql, values }) => {
-        const statement = db.prepare(sql);
-        return { results: statement.reader ? statement.all(...values) : (statement.run(...values), []) };
-      }));
+      const run = db.transaction(() =>
+        statements.map(({ sql, values }) => {
+          const statement = db.prepare(sql);
+          return { results: statement.reader ? statement.all(...values) : (statement.run(...values), []) };
+        }),
+      );
       const results = run();
       const after = fail("batch-after"); // committed, then the answer is lost
       if (after) throw after;
@@ -47,17 +49,28 @@ function d1Over(db, fail) {
 function fresh() {
   const dir = mkdtempSync(join(tmpdir(), "oda-sqlite-d1-"));
   const db = open(join(dir, "d1.db"));
-  return { db, done: () => { db.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    db,
+    done: () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 const overloaded = () => new Error("D1_ERROR: D1 DB is overloaded. Too many requests queued.");
 const lost = () => new Error("D1_ERROR: Network connection lost.");
 
-test(`SqliteStore over a D1 binding (${name} underneath): overloaded answers are tried again, then store/unavailable`, { skip: name !== "better-sqlite3" }, async () => {
+test(`SqliteStore over a D1 binding (${name} underneath): overloaded answers are tried again, then store/unavailable`, {
+  skip: name !== "better-sqlite3",
+}, async () => {
   const { db, done } = fresh();
   try {
     let failures = 0;
-    const store = new SqliteStore(d1Over(db, (kind) => (kind === "batch-before" && failures-- > 0 ? overloaded() : null)), { attempts: 3 });
+    const store = new SqliteStore(
+      d1Over(db, (kind) => (kind === "batch-before" && failures-- > 0 ? overloaded() : null)),
+      { attempts: 3 },
+    );
     await store.migrate();
     failures = 2;
     assert.equal(await store.create("c", [{ type: "session" }]), true, "the third try goes through");
@@ -65,7 +78,10 @@ test(`SqliteStore over a D1 binding (${name} underneath): overloaded answers are
     await assert.rejects(store.append("c", [{ type: "x" }], 1), (e) => {
       assert.ok(e instanceof StoreError);
       assert.equal(e.code, "store/unavailable");
-      assert.equal(e.message, 'the database is unavailable for chat "c" after 3 attempts; nothing was written (D1_ERROR: D1 DB is overloaded. Too many requests queued.)');
+      assert.equal(
+        e.message,
+        'the database is unavailable for chat "c" after 3 attempts; nothing was written (D1_ERROR: D1 DB is overloaded. Too many requests queued.)',
+      );
       return true;
     });
     assert.deepEqual(await store.read("c"), [{ type: "session" }]);
@@ -74,11 +90,19 @@ test(`SqliteStore over a D1 binding (${name} underneath): overloaded answers are
   }
 });
 
-test(`SqliteStore over a D1 binding (${name} underneath): a lost answer is retried for a read, store/outcome-unknown for a write, never sent twice`, { skip: name !== "better-sqlite3" }, async () => {
+test(`SqliteStore over a D1 binding (${name} underneath): a lost answer is retried for a read, store/outcome-unknown for a write, never sent twice`, {
+  skip: name !== "better-sqlite3",
+}, async () => {
   const { db, done } = fresh();
   try {
     let next = null;
-    const store = new SqliteStore(d1Over(db, (kind) => (kind === next ? ((next = null), lost()) : null)));
+    const store = new SqliteStore(
+      d1Over(db, (kind) => {
+        if (kind !== next) return null;
+        next = null;
+        return lost();
+      }),
+    );
     await store.migrate();
     await store.create("c", [{ type: "session" }]);
     next = "all";
@@ -86,7 +110,10 @@ test(`SqliteStore over a D1 binding (${name} underneath): a lost answer is retri
     next = "batch-after";
     await assert.rejects(store.append("c", [{ type: "x" }], 1), (e) => {
       assert.equal(e.code, "store/outcome-unknown");
-      assert.equal(e.message, 'chat "c": the connection was lost while the write ran, so it may or may not be recorded; read the chat to see');
+      assert.equal(
+        e.message,
+        'chat "c": the connection was lost while the write ran, so it may or may not be recorded; read the chat to see',
+      );
       return true;
     });
     assert.deepEqual(await store.read("c"), [{ type: "session" }, { type: "x" }], "it was recorded once");

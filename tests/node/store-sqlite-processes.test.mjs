@@ -63,7 +63,11 @@ async function fresh(open) {
   return {
     file,
     store,
-    chats: () => db.prepare("SELECT chat_id FROM oda_tasks_chats ORDER BY chat_id").all().map((r) => r.chat_id),
+    chats: () =>
+      db
+        .prepare("SELECT chat_id FROM oda_tasks_chats ORDER BY chat_id")
+        .all()
+        .map((r) => r.chat_id),
     done: () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
@@ -79,18 +83,27 @@ for (const [name, open] of Object.entries(drivers)) {
     try {
       const { store } = db;
       await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
-      const r = await runTool(store, "offer-chat", { name: "suggest_task", input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." } });
+      const r = await runTool(store, "offer-chat", {
+        name: "suggest_task",
+        input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
+      });
       assert.equal(r.ok, true);
       const results = await race([name, db.file, "start", "offer-chat", "s1", String(CALLS)]);
       assert.equal(results.length, PROCESSES * CALLS);
-      assert.deepEqual(results.filter((x) => "error" in x), []);
+      assert.deepEqual(
+        results.filter((x) => "error" in x),
+        [],
+      );
       assert.deepEqual(new Set(results.map((x) => x.chatId)), new Set(["offer-chat.s1"]));
       assert.deepEqual(db.chats(), ["offer-chat", "offer-chat.s1"], "exactly one new chat");
       const offering = await store.read("offer-chat");
       const started = offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started");
       assert.equal(started.length, 1, "one started settlement");
       const log = await store.read("offer-chat.s1");
-      assert.deepEqual(log.map((e) => e.type), ["session", "message"]);
+      assert.deepEqual(
+        log.map((e) => e.type),
+        ["session", "message"],
+      );
       assert.equal(log[1].text, "Retry uploads.", "one brief");
     } finally {
       db.done();
@@ -102,7 +115,10 @@ for (const [name, open] of Object.entries(drivers)) {
     try {
       await db.store.create("c", [{ type: "session" }]);
       const results = await race([name, db.file, "append", "c", "-", "10"]);
-      assert.deepEqual(results.filter((x) => "error" in x), []);
+      assert.deepEqual(
+        results.filter((x) => "error" in x),
+        [],
+      );
       const log = await db.store.read("c");
       assert.equal(log.length, 1 + 2 * PROCESSES * 10);
       const seen = new Set();
@@ -112,7 +128,10 @@ for (const [name, open] of Object.entries(drivers)) {
         seen.add(`${log[k].pid}/${log[k].i}`);
       }
       assert.equal(seen.size, PROCESSES * 10);
-      assert.ok(results.some((x) => x.tries > 1), "the processes did contend");
+      assert.ok(
+        results.some((x) => x.tries > 1),
+        "the processes did contend",
+      );
     } finally {
       db.done();
     }
@@ -129,7 +148,12 @@ for (const [name, open] of Object.entries(drivers)) {
         await new Promise((resolve) => setTimeout(resolve, 150 + round * 70));
         writer.proc.kill("SIGKILL");
         await assert.rejects(writer.done, (e) => e.signal === "SIGKILL");
-        const acked = writer.out().split("\n").slice(1).filter((line) => /^\d+ \d+$/.test(line)).map((line) => line.split(" ").map(Number));
+        const acked = writer
+          .out()
+          .split("\n")
+          .slice(1)
+          .filter((line) => /^\d+ \d+$/.test(line))
+          .map((line) => line.split(" ").map(Number));
         assert.ok(acked.length > 0, "the writer acknowledged some appends");
         const log = await new SqliteStore(open(db.file)).read("k"); // a new connection, as after a restart
         for (const [i, length] of acked) {

@@ -66,7 +66,10 @@ for (const [name, open] of Object.entries(drivers)) {
       new SqliteStore(given, { busyTimeout: 1234 });
       assert.equal(given.prepare("PRAGMA synchronous").all()[0].synchronous, 2, "FULL: a commit is on disk when acknowledged");
       assert.equal(given.prepare("PRAGMA busy_timeout").all()[0].timeout, 1234);
-      const versions = sql.prepare("SELECT version, name FROM oda_tasks_schema_migrations").all().map((r) => ({ ...r }));
+      const versions = sql
+        .prepare("SELECT version, name FROM oda_tasks_schema_migrations")
+        .all()
+        .map((r) => ({ ...r }));
       assert.deepEqual(versions, [{ version: 1, name: "001_init" }]);
     } finally {
       db.done();
@@ -96,7 +99,10 @@ for (const [name, open] of Object.entries(drivers)) {
       await store.append("c", [Object.defineProperty({ type: "x" }, RAW_TEXT, { value: text })], 1);
       assert.deepEqual(await store.readTextFrom("c", 0), ['{"type":"session","v":1.50}', text]);
       const stored = db.connect().prepare("SELECT entry FROM oda_tasks_entries WHERE chat_id = ? ORDER BY seq").all("c");
-      assert.deepEqual(stored.map((r) => r.entry), ['{"type":"session","v":1.50}', text]);
+      assert.deepEqual(
+        stored.map((r) => r.entry),
+        ['{"type":"session","v":1.50}', text],
+      );
     } finally {
       db.done();
     }
@@ -152,7 +158,10 @@ for (const [name, open] of Object.entries(drivers)) {
           const started = performance.now();
           await assert.rejects(write(), (e) => {
             assert.equal(e.code, "store/locked", e.message);
-            assert.match(e.message, /^another connection held the database's write lock for the whole busy timeout \(300 ms\), so the write for chat "[cd]" was refused; nothing was written$/);
+            assert.match(
+              e.message,
+              /^another connection held the database's write lock for the whole busy timeout \(300 ms\), so the write for chat "[cd]" was refused; nothing was written$/,
+            );
             return true;
           });
           const waited = performance.now() - started;
@@ -185,7 +194,10 @@ for (const [name, open] of Object.entries(drivers)) {
         assert.throws(() => new SqliteStore(conn, options), { name: "TypeError", message });
       }
       for (const bad of [null, "chats.db", {}, { prepare() {} }]) {
-        assert.throws(() => new SqliteStore(bad), { name: "TypeError", message: /^oda-tasks: SqliteStore needs a node:sqlite DatabaseSync/ });
+        assert.throws(() => new SqliteStore(bad), {
+          name: "TypeError",
+          message: /^oda-tasks: SqliteStore needs a node:sqlite DatabaseSync/,
+        });
       }
       const inherited = Object.create({ busyTimeout: 0 });
       assert.doesNotThrow(() => new SqliteStore(conn, inherited), "Object.prototype's options are not the app's");

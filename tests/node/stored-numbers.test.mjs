@@ -36,7 +36,10 @@ test("replaying the parsed entries of a log with 1e400 gives what its bytes give
   const fromEntries = replayTodos(parsed);
   assert.deepEqual(fromBytes(), [{ content: "a", status: "pending" }], "the bytes: the 1e400 update skipped, the next one read");
   assert.deepEqual(fromEntries.todos, fromBytes());
-  assert.deepEqual(fromEntries.skipped.map((s) => s.index), [2]);
+  assert.deepEqual(
+    fromEntries.skipped.map((s) => s.index),
+    [2],
+  );
   const state = ChatState.fromLog(parsed);
   try {
     assert.deepEqual(state.replayTodos().todos, fromBytes());
@@ -62,14 +65,22 @@ test("JsonlStore: a stored line with 1e400 replays the same through read(), read
   // The warm state runTool decides on reads the same log.
   const r = await runTool(store, "c", { name: "todo_write", input: { todos: [{ content: "next", status: "in_progress" }] } });
   assert.equal(r.output, "Updated todo list: 0 pending, 1 in progress, 0 completed");
-  assert.deepEqual(replayTodos(await store.read("c")).cards.at(-1).changes.removed.map((x) => x.content), ["a"]);
+  assert.deepEqual(
+    replayTodos(await store.read("c"))
+      .cards.at(-1)
+      .changes.removed.map((x) => x.content),
+    ["a"],
+  );
 });
 
 test("IndexedDbStore keeps Infinity in its structured clones: readTextFrom hands it over as 1e400, so it fails closed too", async () => {
   const store = new IndexedDbStore(`numbers-${Date.now()}`, { indexedDB, IDBKeyRange, locks: null });
   await store.create("c", [session, { type: "turn_started" }]);
   // Another writer of the same database (an older app) stored Infinity.
-  const db = await new Promise((resolve) => { const r = indexedDB.open(store.name, 1); r.onsuccess = () => resolve(r.result); });
+  const db = await new Promise((resolve) => {
+    const r = indexedDB.open(store.name, 1);
+    r.onsuccess = () => resolve(r.result);
+  });
   await new Promise((resolve) => {
     const tx = db.transaction(["chats", "entries"], "readwrite");
     tx.objectStore("entries").put({ type: "todo_update", v: Infinity, todos: [{ content: "x", status: "pending" }] }, ["c", 2]);
@@ -88,9 +99,17 @@ test("a store asked to write an entry holding Infinity or NaN refuses it with a 
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   for (const store of [new MemoryStore(), new JsonlStore(dir)]) {
     await createChat(store, "c", { workspace: "/w" });
-    for (const entry of [{ type: "app", score: Infinity }, { type: "app", nested: [{ x: NaN }] }]) {
-      await assert.rejects(store.append("c", [entry]), (e) => e instanceof TypeError && !(e instanceof StoreError) &&
-        /^oda-tasks: (the )?entry 0 is not JSON data \(it holds Infinity or NaN, which JSON would store as null\)$/.test(e.message));
+    for (const entry of [
+      { type: "app", score: Infinity },
+      { type: "app", nested: [{ x: NaN }] },
+    ]) {
+      await assert.rejects(
+        store.append("c", [entry]),
+        (e) =>
+          e instanceof TypeError &&
+          !(e instanceof StoreError) &&
+          /^oda-tasks: (the )?entry 0 is not JSON data \(it holds Infinity or NaN, which JSON would store as null\)$/.test(e.message),
+      );
     }
     assert.equal((await store.read("c")).length, 1);
   }

@@ -24,14 +24,26 @@ test("every SPEC section 3 message, byte for byte", () => {
 });
 
 test("input shape errors name the item and the field", () => {
-  assert.equal(todoWrite([], { todos: [{ content: "a", status: "pending", id: 1 }] }).error,
-    "Error: invalid todo at index 0: unknown field `id` (an item is only `content` and `status`)");
-  assert.equal(todoWrite([], { todos: [{ content: "a", status: "pending" }, { content: "b", status: "blocked" }] }).error,
-    'Error: invalid todo at index 1: `status` must be "pending", "in_progress" or "completed" (got "blocked")');
+  assert.equal(
+    todoWrite([], { todos: [{ content: "a", status: "pending", id: 1 }] }).error,
+    "Error: invalid todo at index 0: unknown field `id` (an item is only `content` and `status`)",
+  );
+  assert.equal(
+    todoWrite([], {
+      todos: [
+        { content: "a", status: "pending" },
+        { content: "b", status: "blocked" },
+      ],
+    }).error,
+    'Error: invalid todo at index 1: `status` must be "pending", "in_progress" or "completed" (got "blocked")',
+  );
   assert.equal(todoWrite([], {}).error, "Error: invalid todos: `todos` must be an array (got nothing)");
   assert.equal(todoWrite([], { todos: null }).error, "Error: invalid todos: `todos` must be an array (got null)");
   assert.equal(todoWrite([], "todos").error, "Error: invalid todos: input must be an object with a `todos` array");
-  assert.equal(todoWrite([], { todos: [], priority: 1 }).error, "Error: invalid todos: unknown field `priority` (the input is only `todos`)");
+  assert.equal(
+    todoWrite([], { todos: [], priority: 1 }).error,
+    "Error: invalid todos: unknown field `priority` (the input is only `todos`)",
+  );
   assert.equal(todoWrite([], { todos: [[]] }).error, "Error: invalid todo at index 0: an item must be an object (got an array)");
 });
 
@@ -58,8 +70,12 @@ test("a refusal leaves the log and the input deep-equal to before", () => {
 test("trimming and unicode: the entry holds the trimmed text as sent", () => {
   const r = todoWrite([], list(["\u3000 Écrire les tests 🧪\n", "pending"], ["日本語", "completed"]));
   assert.deepEqual(r.entry, {
-    type: "todo_update", v: 1,
-    todos: [{ content: "Écrire les tests 🧪", status: "pending" }, { content: "日本語", status: "completed" }],
+    type: "todo_update",
+    v: 1,
+    todos: [
+      { content: "Écrire les tests 🧪", status: "pending" },
+      { content: "日本語", status: "completed" },
+    ],
   });
   // Entries are plain JSON objects, not Maps.
   assert.equal(Object.getPrototypeOf(r.entry), Object.prototype);
@@ -76,9 +92,18 @@ test("options.oneActive defaults to true and can be turned off", () => {
 });
 
 test("host misuse throws an Error; model mistakes never do", () => {
-  assert.throws(() => todoWrite("not a log", list()), (e) => e instanceof Error && /the log must be an array/.test(e.message));
-  assert.throws(() => todoWrite([], list(), { oneActive: "yes" }), (e) => e instanceof Error && /`oneActive` must be a boolean/.test(e.message));
-  assert.throws(() => todoWrite([], list(), { oneActiv: false }), (e) => e instanceof Error && /unknown field `oneActiv`/.test(e.message));
+  assert.throws(
+    () => todoWrite("not a log", list()),
+    (e) => e instanceof Error && /the log must be an array/.test(e.message),
+  );
+  assert.throws(
+    () => todoWrite([], list(), { oneActive: "yes" }),
+    (e) => e instanceof Error && /`oneActive` must be a boolean/.test(e.message),
+  );
+  assert.throws(
+    () => todoWrite([], list(), { oneActiv: false }),
+    (e) => e instanceof Error && /unknown field `oneActiv`/.test(e.message),
+  );
   for (const input of [undefined, null, 1, "x", [], { todos: [1, null, "x"] }, { todos: [{ content: { a: 1 }, status: [] }] }]) {
     assert.equal(todoWrite([], input).ok, false);
   }
@@ -93,7 +118,10 @@ test("replay: the latest recorded update is the list, also after reopening", () 
   // "Reopen": what a store gives back is the JSON text parsed again.
   const reopened = JSON.parse(JSON.stringify(log));
   const replay = replayTodos(reopened);
-  assert.deepEqual(replay.todos, [{ content: "b", status: "in_progress" }, { content: "c", status: "pending" }]);
+  assert.deepEqual(replay.todos, [
+    { content: "b", status: "in_progress" },
+    { content: "c", status: "pending" },
+  ]);
   assert.equal(replay.cards.length, 2);
   assert.deepEqual(replay.cards[1].changes, {
     added: [{ content: "c", status: "pending", position: 1 }],
@@ -118,13 +146,28 @@ test("replay: plan runs, stays finished, clears at the next turn", () => {
 test("replay: foreign entries are ignored, unusable ones reported, recorded lists kept as recorded", () => {
   const log = [
     { type: "tool_call", name: "bash" },
-    { type: "todo_update", todos: [{ content: "x", status: "in_progress" }, { content: "y", status: "in_progress" }] },
+    {
+      type: "todo_update",
+      todos: [
+        { content: "x", status: "in_progress" },
+        { content: "y", status: "in_progress" },
+      ],
+    },
     { type: "todo_update", todos: "broken" },
     42,
   ];
   const r = replayTodos(log);
-  assert.deepEqual(r.todos, [{ content: "x", status: "in_progress" }, { content: "y", status: "in_progress" }]);
-  assert.deepEqual(r.skipped.map((s) => [s.index, s.type]), [[2, "todo_update"], [3, null]]);
+  assert.deepEqual(r.todos, [
+    { content: "x", status: "in_progress" },
+    { content: "y", status: "in_progress" },
+  ]);
+  assert.deepEqual(
+    r.skipped.map((s) => [s.index, s.type]),
+    [
+      [2, "todo_update"],
+      [3, null],
+    ],
+  );
 });
 
 test("todoWriteTool is a function-calling definition matching what the core accepts", () => {

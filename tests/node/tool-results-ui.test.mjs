@@ -19,23 +19,34 @@ test("todo_write with ui: the core's text and the card of the recorded update, i
   assert.deepEqual(first, {
     text: "Updated todo list: 1 pending, 1 in progress, 0 completed",
     card: {
-      index: 2, turn: 1, todos: todos(["Write tests", "in_progress"], ["Ship", "pending"]).todos,
+      index: 2,
+      turn: 1,
+      todos: todos(["Write tests", "in_progress"], ["Ship", "pending"]).todos,
       counts: { pending: 1, inProgress: 1, completed: 0 },
       changes: {
-        added: [{ content: "Write tests", status: "in_progress", position: 0 }, { content: "Ship", status: "pending", position: 1 }],
-        removed: [], statusChanged: [], moved: [],
+        added: [
+          { content: "Write tests", status: "in_progress", position: 0 },
+          { content: "Ship", status: "pending", position: 1 },
+        ],
+        removed: [],
+        statusChanged: [],
+        moved: [],
       },
     },
   });
   assert.deepEqual(second, {
     text: "Updated todo list: 0 pending, 1 in progress, 1 completed",
     card: {
-      index: 3, turn: 1, todos: todos(["Ship", "in_progress"], ["Write tests", "completed"]).todos,
+      index: 3,
+      turn: 1,
+      todos: todos(["Ship", "in_progress"], ["Write tests", "completed"]).todos,
       counts: { pending: 0, inProgress: 1, completed: 1 },
       changes: {
-        added: [], removed: [],
+        added: [],
+        removed: [],
         statusChanged: [
-          { content: "Ship", from: "pending", to: "in_progress" }, { content: "Write tests", from: "in_progress", to: "completed" },
+          { content: "Ship", from: "pending", to: "in_progress" },
+          { content: "Write tests", from: "in_progress", to: "completed" },
         ],
         moved: [{ content: "Ship", from: 1, to: 0 }],
       },
@@ -64,8 +75,9 @@ test("a refusal with ui is the exact text alone, and records nothing; the plain 
   assert.deepEqual(await ui.suggest_task(suggestion), { text: "suggest_task: requires an open model turn" });
   assert.deepEqual(await ui.todo_write({ todos: "no" }), { text: await plain.todo_write({ todos: "no" }) });
   assert.equal((await store.read("c")).length, 1);
-  assert.deepEqual(await toolHandlers({ store: new MemoryStore(), chatId: "none", ui: true }).todo_write(todos(["a", "pending"])),
-    { text: await toolHandlers({ store: new MemoryStore(), chatId: "none" }).todo_write(todos(["a", "pending"])) });
+  assert.deepEqual(await toolHandlers({ store: new MemoryStore(), chatId: "none", ui: true }).todo_write(todos(["a", "pending"])), {
+    text: await toolHandlers({ store: new MemoryStore(), chatId: "none" }).todo_write(todos(["a", "pending"])),
+  });
 });
 
 test("the card is decided on the log the entry lands on: after a lost race, its index and changes are the new ones", async () => {
@@ -101,5 +113,8 @@ test("ChatState#nextCard: the card an update makes appended now, with or without
 });
 
 test("toolHandlers: ui must be a boolean, checked before anything runs", () => {
-  assert.throws(() => toolHandlers({ store: new MemoryStore(), chatId: "c", ui: "yes" }), /^TypeError: oda-tasks: invalid arguments of toolHandlers: `ui` must be a boolean/);
+  assert.throws(
+    () => toolHandlers({ store: new MemoryStore(), chatId: "c", ui: "yes" }),
+    /^TypeError: oda-tasks: invalid arguments of toolHandlers: `ui` must be a boolean/,
+  );
 });

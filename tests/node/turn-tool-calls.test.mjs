@@ -18,8 +18,11 @@ if (!existsSync(node22)) {
 const env = Object.fromEntries(Object.entries({ ...process.env, NO_COLOR: "1" }).filter(([k]) => k !== "NODE_TEST_CONTEXT"));
 
 test("aiTurn with generateText and streamText, aborted or throwing while a todo_write is recorded: the turn ends after it; a late call is refused", () => {
-  const r = spawnSync(node22, ["--test", "--test-reporter=spec", join(root, "tests/node/children/turn-tool-calls-suite.mjs")],
-    { cwd: root, encoding: "utf8", env });
+  const r = spawnSync(node22, ["--test", "--test-reporter=spec", join(root, "tests/node/children/turn-tool-calls-suite.mjs")], {
+    cwd: root,
+    encoding: "utf8",
+    env,
+  });
   assert.equal(r.status, 0, `${r.stdout.slice(-6000)}\n${r.stderr.slice(-3000)}`);
   assert.match(r.stdout, /ℹ pass 6\b/);
   assert.match(r.stdout, /ℹ fail 0\b/);

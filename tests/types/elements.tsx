@@ -4,14 +4,26 @@ import type { OdaSuggestionsElement, OdaTodoCardElement } from "oda-tasks/elemen
 import type { OdaSuggestionsEventMap, SuggestionList, TodoCard, TodoPlan } from "oda-tasks/elements/react";
 import type { ChatState, SuggestionService } from "oda-tasks";
 
-export function Chat({ cards, plan, list, service, chatId }: {
-  cards: TodoCard[]; plan: TodoPlan; list: SuggestionList; service: SuggestionService; chatId: string;
+export function Chat({
+  cards,
+  plan,
+  list,
+  service,
+  chatId,
+}: {
+  cards: TodoCard[];
+  plan: TodoPlan;
+  list: SuggestionList;
+  service: SuggestionService;
+  chatId: string;
 }) {
   const ref = useRef<OdaSuggestionsElement>(null);
   const card = useRef<OdaTodoCardElement>(null);
   return (
     <main>
-      {cards.map((c, n) => <oda-todo-card key={c.index} ref={n === 0 ? card : undefined} card={c} position={n + 1} total={cards.length} />)}
+      {cards.map((c, n) => (
+        <oda-todo-card key={c.index} ref={n === 0 ? card : undefined} card={c} position={n + 1} total={cards.length} />
+      ))}
       <oda-plan plan={plan} cardCount={cards.length} heading-level={3} className="plan" />
       <oda-suggestions
         ref={ref}
@@ -20,7 +32,10 @@ export function Chat({ cards, plan, list, service, chatId }: {
         onoda-draft={(e) => void service.draft(chatId, e.detail.id)}
         onoda-dismiss={(e) => void service.dismiss(chatId, e.detail.id)}
         onoda-restore={(e) => void service.restore(chatId, e.detail.id)}
-        onoda-open-chat={(e) => { const started: string = e.detail.chatId; void started; }}
+        onoda-open-chat={(e) => {
+          const started: string = e.detail.chatId;
+          void started;
+        }}
       />
       {/* @ts-expect-error a card is a TodoCard, not text */}
       <oda-todo-card card="Update to-do list" />
@@ -40,7 +55,10 @@ export function feed(state: ChatState, list: Awaited<ReturnType<SuggestionServic
   el.list = list;
   const listener = (e: OdaSuggestionsEventMap["oda-dismiss"]) => e.detail.id;
   el.addEventListener("oda-dismiss", listener);
-  el.addEventListener("oda-open-chat", (e) => { const chatId: string = e.detail.chatId; void chatId; });
+  el.addEventListener("oda-open-chat", (e) => {
+    const chatId: string = e.detail.chatId;
+    void chatId;
+  });
   const card = document.createElement("oda-todo-card");
   card.card = state.replayTodos().cards[0] ?? null;
   // @ts-expect-error position is a number

@@ -1,11 +1,30 @@
 // Type tests for the lifecycle, the reminder, toolHandlers and the schema typings.
 import {
-  beginTurn, createChat, endTurn, looseInputSchema, MemoryStore, openaiTools, reminderDue, todoListText, todoReminder,
-  todoWriteTool, toolHandlers, ChatState, type ChatSession, type ListState, type ToolInputSchema,
+  beginTurn,
+  createChat,
+  endTurn,
+  looseInputSchema,
+  MemoryStore,
+  openaiTools,
+  reminderDue,
+  todoListText,
+  todoReminder,
+  todoWriteTool,
+  toolHandlers,
+  ChatState,
+  type ChatSession,
+  type ListState,
+  type ToolInputSchema,
 } from "oda-tasks";
 
 const store = new MemoryStore();
-const session: ChatSession = { title: "t", workspace: null, scheduledTaskFolder: false, agent: "helper", settings: { model: "m", sandbox: { net: false } } };
+const session: ChatSession = {
+  title: "t",
+  workspace: null,
+  scheduledTaskFolder: false,
+  agent: "helper",
+  settings: { model: "m", sandbox: { net: false } },
+};
 export const created: Promise<boolean> = createChat(store, "c", session);
 export const turn: Promise<number> = beginTurn(store, "c");
 export const ended: Promise<boolean> = endTurn(store, "c");

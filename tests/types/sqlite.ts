@@ -8,7 +8,12 @@ import { storeContract, HOSTILE_CHAT_IDS } from "oda-tasks/testing";
 declare const file: SqliteConnection;
 declare const d1: D1Like;
 declare const storage: DurableObjectStorageLike;
-const stores: Store[] = [new SqliteStore(file), new SqliteStore(d1, { busyTimeout: 100, attempts: 3 }), new SqliteStore(storage), new SqliteStore(storage.sql)];
+const stores: Store[] = [
+  new SqliteStore(file),
+  new SqliteStore(d1, { busyTimeout: 100, attempts: 3 }),
+  new SqliteStore(storage),
+  new SqliteStore(storage.sql),
+];
 export const applied: Promise<number[]> = new SqliteStore(file).migrate();
 // @ts-expect-error lockTimeout is PostgreSQL's option
 void new SqliteStore(file, { lockTimeout: 5 });

@@ -1,11 +1,32 @@
 // Type tests for the public API: `tsc --noEmit -p tests/types` must pass.
 // Each `@ts-expect-error` line must fail to type-check, or tsc reports it.
 import {
-  ChatState, checkGoal, clampPermission, init, planStart, replaySuggestions, replayTodos, settleSuggestion, startedChat,
-  suggestTask, suggestTaskTool, todoWrite, todoWriteTool,
+  ChatState,
+  checkGoal,
+  clampPermission,
+  init,
+  planStart,
+  replaySuggestions,
+  replayTodos,
+  settleSuggestion,
+  startedChat,
+  suggestTask,
+  suggestTaskTool,
+  todoWrite,
+  todoWriteTool,
 } from "oda-tasks";
 import type {
-  JsonlReport, TodoReplay, Log, LogEntry, PlanState, SuggestionSettledEntry, TodoCard, TodoItem, TodoStatus, TodoUpdateEntry, ToolDefinition,
+  JsonlReport,
+  TodoReplay,
+  Log,
+  LogEntry,
+  PlanState,
+  SuggestionSettledEntry,
+  TodoCard,
+  TodoItem,
+  TodoStatus,
+  TodoUpdateEntry,
+  ToolDefinition,
 } from "oda-tasks";
 
 // No `any` anywhere in the exported functions' parameters or results.
@@ -14,8 +35,14 @@ type AnyIn<T extends readonly unknown[]> = true extends { [I in keyof T]: IsAny<
 type Api = typeof import("oda-tasks");
 type WithAny = {
   [K in keyof Api]: Api[K] extends (...args: infer P) => infer R
-    ? AnyIn<P> extends true ? K : IsAny<R> extends true ? K : never
-    : IsAny<Api[K]> extends true ? K : never;
+    ? AnyIn<P> extends true
+      ? K
+      : IsAny<R> extends true
+        ? K
+        : never
+    : IsAny<Api[K]> extends true
+      ? K
+      : never;
 }[keyof Api];
 const noAny: [WithAny] extends [never] ? true : false = true;
 void noAny;
@@ -124,7 +151,11 @@ try {
   await service.restore("c", "s1");
 } catch (e) {
   if (e instanceof SuggestionError) {
-    const code: "task-suggestion/not-found" | "task-suggestion/not-open" | "task-suggestion/open-limit" | "task-suggestion/workspace-missing" = e.code;
+    const code:
+      | "task-suggestion/not-found"
+      | "task-suggestion/not-open"
+      | "task-suggestion/open-limit"
+      | "task-suggestion/workspace-missing" = e.code;
     void code, e.payload, e.limit;
   } else if (e instanceof ConflictError) {
     void e.expectedLength;

@@ -83,7 +83,11 @@ const REMINDER_OPTION_RULES = { always: BOOLEAN, everyTurns: wholeNumber(1), cac
  * const system = reminder === null ? prompt : `${prompt}\n\n${reminder}`;
  */
 export async function todoReminder(store: Store, chatId: string, options?: ReminderOptions | null): Promise<string | null> {
-  const { always = false, everyTurns = DEFAULT_REMINDER_TURNS, cache } = readOptions<ReminderOptions>("todoReminder", options, REMINDER_OPTION_RULES);
+  const {
+    always = false,
+    everyTurns = DEFAULT_REMINDER_TURNS,
+    cache,
+  } = readOptions<ReminderOptions>("todoReminder", options, REMINDER_OPTION_RULES);
   const states = cache ?? sharedCache(store);
   if (states.store !== store) throw new TypeError("oda-tasks: invalid arguments of todoReminder: the cache belongs to another store");
   const lease = await states.lease(chatId);

@@ -7,9 +7,7 @@ import { ANY, BOOLEAN, readOptions, wholeNumber, type OptionRules } from "../cor
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
 import type { ChatState } from "../core/chat-state.js";
-import type {
-  Suggestion, SuggestionOfferedEntry, SuggestTaskResult, TodoCard, TodoUpdateEntry, TodoWriteResult,
-} from "../core/types.js";
+import type { Suggestion, SuggestionOfferedEntry, SuggestTaskResult, TodoCard, TodoUpdateEntry, TodoWriteResult } from "../core/types.js";
 
 export { isConflict } from "../stores/store.js";
 
@@ -75,12 +73,7 @@ export const RUN_OPTION_RULES: OptionRules<RunToolOptions> = { oneActive: BOOLEA
  * const r = await runTool(store, "chat-1", { name: "suggest_task", input: block.input });
  * r.ok ? r.output : r.error;
  */
-export async function runTool(
-  store: Store,
-  chatId: string,
-  call: ToolCall,
-  options?: RunToolOptions | null,
-): Promise<ToolResult> {
+export async function runTool(store: Store, chatId: string, call: ToolCall, options?: RunToolOptions | null): Promise<ToolResult> {
   const { ui: _ui, ...result } = await recordCall(store, chatId, call, options, false);
   return result;
 }
@@ -104,12 +97,7 @@ export interface UiToolResult {
  * Internal: {@link runTool} whose answer also carries what the UI draws
  * (`ui`: the card of a recorded update or the recorded offer).
  */
-export async function runToolForUi(
-  store: Store,
-  chatId: string,
-  call: ToolCall,
-  options?: RunToolOptions | null,
-): Promise<UiToolResult> {
+export async function runToolForUi(store: Store, chatId: string, call: ToolCall, options?: RunToolOptions | null): Promise<UiToolResult> {
   const r = await recordCall(store, chatId, call, options, true);
   return { text: r.ok ? r.output : r.error, ...r.ui };
 }
@@ -161,9 +149,7 @@ function decider(call: ToolCall, options: RunToolOptions): Decide {
     case "suggest_task":
       return (state) => (state === null ? suggestTask(null, input, limit) : state.suggestTask(input, limit));
     default:
-      throw new TypeError(
-        `oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got ${JSON.stringify(String(name))})`,
-      );
+      throw new TypeError(`oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got ${JSON.stringify(String(name))})`);
   }
 }
 

@@ -255,11 +255,13 @@ export class SuggestionService {
       lease.release();
     }
     if (progress) {
-      await Promise.all(answer.settled.map(async (offer) => {
-        if (offer.outcome !== "started" || offer.chatId === undefined) return;
-        const found = await this.#progress(offer.chatId);
-        if (found !== null) offer.progress = found;
-      }));
+      await Promise.all(
+        answer.settled.map(async (offer) => {
+          if (offer.outcome !== "started" || offer.chatId === undefined) return;
+          const found = await this.#progress(offer.chatId);
+          if (found !== null) offer.progress = found;
+        }),
+      );
     }
     return answer;
   }

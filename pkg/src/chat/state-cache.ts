@@ -2,7 +2,6 @@
 // brought up to date by reading only the entries it has not seen.
 import { ChatState } from "../core/chat-state.js";
 import { BOOLEAN, readOptions, wholeNumber } from "../core/options.js";
-import { entryFromText } from "../core/entry-text.js";
 import type { LogEntry } from "../core/types.js";
 import { readFrom, type Store } from "../stores/store.js";
 
@@ -78,7 +77,8 @@ export class ChatStateCache {
   constructor(store: Store, options: ChatStateCacheOptions = {}) {
     if (store === null || typeof store !== "object") throw new TypeError("oda-tasks: a ChatStateCache needs a store");
     const { size = DEFAULT_CACHE_SIZE, cards = false } = readOptions<ChatStateCacheOptions>("ChatStateCache", options, {
-      size: wholeNumber(1), cards: BOOLEAN,
+      size: wholeNumber(1),
+      cards: BOOLEAN,
     });
     this.store = store;
     this.size = size;

@@ -123,7 +123,10 @@ export class ChatState {
 
   private constructor(options: ChatStateOptions | undefined) {
     assertReady();
-    const { cards = true, maxLineBytes } = readOptions<ChatStateOptions>("ChatState", options, { cards: BOOLEAN, maxLineBytes: wholeNumber(1) });
+    const { cards = true, maxLineBytes } = readOptions<ChatStateOptions>("ChatState", options, {
+      cards: BOOLEAN,
+      maxLineBytes: wholeNumber(1),
+    });
     this.#core = new ChatStateCore(cards);
     if (maxLineBytes !== undefined) this.#core.limitJsonlLines(maxLineBytes);
   }
@@ -234,7 +237,8 @@ export class ChatState {
    */
   view(options: { cards: number }): ChatView {
     const { cards } = readOptions<{ cards: number }>("view", options, { cards: wholeNumber(0) });
-    if (cards === undefined) throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
+    if (cards === undefined)
+      throw new TypeError("oda-tasks: invalid arguments of view: `cards` must be a whole number >= 0 (got undefined)");
     const core = ChatState.#live(this, "view");
     return (realmIntact() ? core.viewValue(cards) : parseJson(core.view(cards))) as ChatView;
   }
@@ -265,7 +269,9 @@ export class ChatState {
     if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: ingestJsonl needs a Uint8Array chunk");
     const core = ChatState.#live(this, "ingestJsonl");
     if (detached(chunk.buffer)) {
-      throw new TypeError("oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy");
+      throw new TypeError(
+        "oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy",
+      );
     }
     if (chunk.length > 0) core.ingestJsonl(chunk);
   }
@@ -409,8 +415,7 @@ export class ChatState {
    * state.free();
    */
   free(): void {
-    const self: unknown = this;
-    if (typeof self !== "object" || self === null || !(#core in self)) ChatState.#live(self, "free");
+    if (typeof this !== "object" || this === null || !(#core in this)) ChatState.#live(this, "free");
     const core = this.#core;
     this.#core = undefined;
     core?.free();

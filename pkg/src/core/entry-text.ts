@@ -124,7 +124,8 @@ export function entryFromText(text: string): Record<string, unknown> {
 }
 
 function checkLine(text: string): void {
-  if (text.includes("\n") || text.includes("\r")) throw new TypeError("oda-tasks: the entry's JSON text is not one line (is JSON.stringify wrapped?); nothing was written");
+  if (text.includes("\n") || text.includes("\r"))
+    throw new TypeError("oda-tasks: the entry's JSON text is not one line (is JSON.stringify wrapped?); nothing was written");
   let value: unknown;
   try {
     value = parse(text);

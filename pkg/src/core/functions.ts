@@ -6,8 +6,22 @@ import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } fro
 import { hostParams, logArray } from "./convert.js";
 import { assertReady } from "./ready.js";
 import type {
-  GoalAction, GoalCheck, JsonlReport, Log, LogEntry, SettleAction, SettleDecision, StartDecision, StartedChatState, StartRequest,
-  SuggestionReplay, SuggestTaskResult, TodoReplay, TodoWriteOptions, TodoWriteResult, ToolCallOptions,
+  GoalAction,
+  GoalCheck,
+  JsonlReport,
+  Log,
+  LogEntry,
+  SettleAction,
+  SettleDecision,
+  StartDecision,
+  StartedChatState,
+  StartRequest,
+  SuggestionReplay,
+  SuggestTaskResult,
+  TodoReplay,
+  TodoWriteOptions,
+  TodoWriteResult,
+  ToolCallOptions,
 } from "./types.js";
 
 export type * from "./types.js";
@@ -96,13 +110,7 @@ export function settleSuggestion(log: Log, id: string, action: SettleAction): Se
  * const p = planStart(log, "chat-1", "s1", { permission: "auto" });
  * if (p.ok && p.kind === "create") await store.create(p.chatId, [p.session]);
  */
-export function planStart(
-  log: Log,
-  chatId: string,
-  id: string,
-  request?: StartRequest,
-  permissions?: readonly string[],
-): StartDecision {
+export function planStart(log: Log, chatId: string, id: string, request?: StartRequest, permissions?: readonly string[]): StartDecision {
   return withState(log, false, (state) => state.planStart(chatId, id, request, permissions));
 }
 

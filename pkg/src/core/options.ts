@@ -37,7 +37,13 @@ export const BOOLEAN: OptionRule = { expected: "a boolean", check: (v) => typeof
  * readOptions("aiTurn", { remind: "sometimes" }, { remind: oneOf("due", "always", "never") }); // throws
  */
 export function oneOf(...values: readonly string[]): OptionRule {
-  return { expected: values.map((v) => JSON.stringify(v)).join(", ").replace(/, ([^,]*)$/, " or $1"), check: (v) => values.includes(v as string) };
+  return {
+    expected: values
+      .map((v) => JSON.stringify(v))
+      .join(", ")
+      .replace(/, ([^,]*)$/, " or $1"),
+    check: (v) => values.includes(v as string),
+  };
 }
 
 /**

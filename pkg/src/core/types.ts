@@ -23,14 +23,19 @@ export type TodoStatus = "pending" | "in_progress" | "completed";
  * @example
  * const item: TodoItem = { content: "Write tests", status: "pending" };
  */
-export interface TodoItem { content: string; status: TodoStatus }
+export interface TodoItem {
+  content: string;
+  status: TodoStatus;
+}
 /**
  * What the model sends to `todo_write`: the whole list.
  *
  * @example
  * todoWrite(log, { todos: [{ content: "Write tests", status: "in_progress" }] } satisfies TodoWriteInput);
  */
-export interface TodoWriteInput { todos: TodoItem[] }
+export interface TodoWriteInput {
+  todos: TodoItem[];
+}
 /**
  * Host options of a model's tool call.
  *
@@ -62,8 +67,11 @@ export interface TodoWriteOptions extends ToolCallOptions {
  * const settings: SessionSettings = { model: "gpt-5", permission: "ask" };
  */
 export interface SessionSettings {
-  preset?: string; model?: string; permission?: string;
-  sandbox?: JsonValue; approval?: JsonValue;
+  preset?: string;
+  model?: string;
+  permission?: string;
+  sandbox?: JsonValue;
+  approval?: JsonValue;
 }
 /**
  * The offering chat and suggestion a started chat comes from.
@@ -71,7 +79,10 @@ export interface SessionSettings {
  * @example
  * const origin: Origin = { chatId: "chat-1", suggestionId: "s1" };
  */
-export interface Origin { chatId: string; suggestionId: string }
+export interface Origin {
+  chatId: string;
+  suggestionId: string;
+}
 
 /**
  * The chat itself; the first entry of a log.
@@ -80,9 +91,15 @@ export interface Origin { chatId: string; suggestionId: string }
  * await store.create("chat-1", [{ type: "session", chatId: "chat-1", title: "Upload retries" }]);
  */
 export interface SessionEntry {
-  type: "session"; v?: number; chatId?: string | null; title?: string;
-  workspace?: string | null; scheduledTaskFolder?: boolean;
-  agent?: "top-level" | "helper"; settings?: SessionSettings; origin?: Origin;
+  type: "session";
+  v?: number;
+  chatId?: string | null;
+  title?: string;
+  workspace?: string | null;
+  scheduledTaskFolder?: boolean;
+  agent?: "top-level" | "helper";
+  settings?: SessionSettings;
+  origin?: Origin;
 }
 /**
  * The host's mark that a turn of the agent began: the plan and the reminder count turns by it.
@@ -90,14 +107,18 @@ export interface SessionEntry {
  * @example
  * await store.append("chat-1", [{ type: "turn_started" }]);
  */
-export interface TurnStartedEntry { type: "turn_started" }
+export interface TurnStartedEntry {
+  type: "turn_started";
+}
 /**
  * The host's mark that the running turn ended: its plan stays shown as finished.
  *
  * @example
  * await store.append("chat-1", [{ type: "turn_ended" }]);
  */
-export interface TurnEndedEntry { type: "turn_ended" }
+export interface TurnEndedEntry {
+  type: "turn_ended";
+}
 /**
  * One recorded `todo_write` update: the whole list.
  *
@@ -105,7 +126,11 @@ export interface TurnEndedEntry { type: "turn_ended" }
  * const r = todoWrite(log, input);
  * if (r.ok) log.push(r.entry); // r.entry.type === "todo_update"
  */
-export interface TodoUpdateEntry { type: "todo_update"; v: number; todos: TodoItem[] }
+export interface TodoUpdateEntry {
+  type: "todo_update";
+  v: number;
+  todos: TodoItem[];
+}
 /**
  * One recorded `suggest_task` offer.
  *
@@ -114,7 +139,12 @@ export interface TodoUpdateEntry { type: "todo_update"; v: number; todos: TodoIt
  * if (r.ok) log.push(r.entry); // r.entry.type === "suggestion_offered"
  */
 export interface SuggestionOfferedEntry {
-  type: "suggestion_offered"; v: number; id: string; title: string; tldr: string; brief: string;
+  type: "suggestion_offered";
+  v: number;
+  id: string;
+  title: string;
+  tldr: string;
+  brief: string;
 }
 /**
  * How an offer was settled; `restored` puts a dismissed offer back among the open ones.
@@ -131,7 +161,11 @@ export type SuggestionOutcome = "started" | "drafted" | "dismissed" | "restored"
  * if (d.ok && d.entry) log.push(d.entry); // d.entry.outcome === "dismissed"
  */
 export interface SuggestionSettledEntry {
-  type: "suggestion_settled"; v: number; id: string; outcome: SuggestionOutcome; chatId?: string;
+  type: "suggestion_settled";
+  v: number;
+  id: string;
+  outcome: SuggestionOutcome;
+  chatId?: string;
 }
 /**
  * Who a message is attributed to when it is not the person.
@@ -140,21 +174,34 @@ export interface SuggestionSettledEntry {
  * const p = planStart(log, "chat-1", "s1");
  * if (p.ok) p.brief.source; // { kind: "suggestion", chatId: "chat-1", suggestionId: "s1" }
  */
-export interface MessageSource { kind: "suggestion"; chatId: string; suggestionId: string }
+export interface MessageSource {
+  kind: "suggestion";
+  chatId: string;
+  suggestionId: string;
+}
 /**
  * A chat message. A `user` message without `source` is the person's own.
  *
  * @example
  * await store.append("chat-1", [{ type: "message", role: "user", text: "Fix the upload bug" }]);
  */
-export interface MessageEntry { type: "message"; v?: number; role: string; text?: string; source?: MessageSource }
+export interface MessageEntry {
+  type: "message";
+  v?: number;
+  role: string;
+  text?: string;
+  source?: MessageSource;
+}
 /**
  * An entry the app writes for itself; replay ignores it.
  *
  * @example
  * await store.append("chat-1", [{ type: "app_note", text: "exported" }]);
  */
-export interface ForeignEntry { type: string; [field: string]: unknown }
+export interface ForeignEntry {
+  type: string;
+  [field: string]: unknown;
+}
 /**
  * The entries the core reads and writes (the stored log format).
  *
@@ -162,8 +209,13 @@ export interface ForeignEntry { type: string; [field: string]: unknown }
  * const entry: CoreEntry = { type: "turn_started" };
  */
 export type CoreEntry =
-  | SessionEntry | TurnStartedEntry | TurnEndedEntry | TodoUpdateEntry
-  | SuggestionOfferedEntry | SuggestionSettledEntry | MessageEntry;
+  | SessionEntry
+  | TurnStartedEntry
+  | TurnEndedEntry
+  | TodoUpdateEntry
+  | SuggestionOfferedEntry
+  | SuggestionSettledEntry
+  | MessageEntry;
 /**
  * Any entry of a log: one the core reads, or the app's own.
  *
@@ -186,7 +238,11 @@ export type Log = readonly LogEntry[];
  * const r = todoWrite(log, input);
  * if (r.ok) { log.push(r.entry); reply(r.output); }
  */
-export interface Accepted<E> { ok: true; entry: E; output: string }
+export interface Accepted<E> {
+  ok: true;
+  entry: E;
+  output: string;
+}
 /**
  * A call the core refused: show the model `error`; nothing is recorded.
  *
@@ -194,7 +250,10 @@ export interface Accepted<E> { ok: true; entry: E; output: string }
  * const r = todoWrite(log, { todos: "none" });
  * if (!r.ok) reply(r.error);
  */
-export interface Refused { ok: false; error: string }
+export interface Refused {
+  ok: false;
+  error: string;
+}
 /**
  * What {@link todoWrite} answers: the update to record, or the refusal.
  *
@@ -216,35 +275,55 @@ export type SuggestTaskResult = Accepted<SuggestionOfferedEntry> | Refused;
  * @example
  * for (const s of replayTodos(log).skipped) console.warn(`entry ${s.index}: ${s.reason}`);
  */
-export interface Skipped { index: number; type: string | null; reason: string }
+export interface Skipped {
+  index: number;
+  type: string | null;
+  reason: string;
+}
 /**
  * How many items of a list are in each state.
  *
  * @example
  * const { pending, inProgress, completed } = card.counts;
  */
-export interface TodoCounts { pending: number; inProgress: number; completed: number }
+export interface TodoCounts {
+  pending: number;
+  inProgress: number;
+  completed: number;
+}
 /**
  * An item added (its position in the new list) or removed (its position in the previous list).
  *
  * @example
  * for (const { content, position } of card.changes.added) show(position, content);
  */
-export interface TodoPlaced { content: string; status: TodoStatus; position: number }
+export interface TodoPlaced {
+  content: string;
+  status: TodoStatus;
+  position: number;
+}
 /**
  * An item kept whose state changed.
  *
  * @example
  * for (const { content, from, to } of card.changes.statusChanged) show(`${content}: ${from} → ${to}`);
  */
-export interface TodoStatusChange { content: string; from: TodoStatus; to: TodoStatus }
+export interface TodoStatusChange {
+  content: string;
+  from: TodoStatus;
+  to: TodoStatus;
+}
 /**
  * An item kept whose place changed, from its position in the previous list to its position in the new one.
  *
  * @example
  * for (const { content, from, to } of card.changes.moved) show(content, from, to);
  */
-export interface TodoMove { content: string; from: number; to: number }
+export interface TodoMove {
+  content: string;
+  from: number;
+  to: number;
+}
 /**
  * What an update changed against the previous list (items match by text).
  *
@@ -252,7 +331,10 @@ export interface TodoMove { content: string; from: number; to: number }
  * const { added, removed, statusChanged, moved } = card.changes;
  */
 export interface TodoChanges {
-  added: TodoPlaced[]; removed: TodoPlaced[]; statusChanged: TodoStatusChange[]; moved: TodoMove[];
+  added: TodoPlaced[];
+  removed: TodoPlaced[];
+  statusChanged: TodoStatusChange[];
+  moved: TodoMove[];
 }
 /**
  * One "Update to-do list" card. `index`: the entry's position in the log.
@@ -261,7 +343,11 @@ export interface TodoChanges {
  * const { cards } = replayTodos(log);
  */
 export interface TodoCard {
-  index: number; turn: number | null; todos: TodoItem[]; counts: TodoCounts; changes: TodoChanges;
+  index: number;
+  turn: number | null;
+  todos: TodoItem[];
+  counts: TodoCounts;
+  changes: TodoChanges;
 }
 /**
  * `running` while the recording turn runs, `finished` after it ends, `none` once the next turn starts.
@@ -276,7 +362,11 @@ export type PlanState = "none" | "running" | "finished";
  * @example
  * const { state, todos, turn } = replayTodos(log).plan;
  */
-export interface TodoPlan { state: PlanState; todos: TodoItem[]; turn: number | null }
+export interface TodoPlan {
+  state: PlanState;
+  todos: TodoItem[];
+  turn: number | null;
+}
 /**
  * Where a chat's list and turns stand (`ChatState#listState`).
  *
@@ -299,7 +389,12 @@ export interface ListState {
  * @example
  * const { todos, cards, plan, skipped } = replayTodos(log);
  */
-export interface TodoReplay { todos: TodoItem[]; cards: TodoCard[]; plan: TodoPlan; skipped: Skipped[] }
+export interface TodoReplay {
+  todos: TodoItem[];
+  cards: TodoCard[];
+  plan: TodoPlan;
+  skipped: Skipped[];
+}
 
 /**
  * A chat's first screen: the list, the plan, the suggestions, the last cards ({@link ChatState.view}).
@@ -325,14 +420,23 @@ export interface ChatView {
  * @example
  * suggestTask(log, { title: "Add retries", tldr: "Flaky uploads", brief: "In upload.ts ..." } satisfies SuggestTaskInput);
  */
-export interface SuggestTaskInput { title: string; tldr: string; brief: string }
+export interface SuggestTaskInput {
+  title: string;
+  tldr: string;
+  brief: string;
+}
 /**
  * An open offer, as the person sees it.
  *
  * @example
  * const [newest] = replaySuggestions(log).open;
  */
-export interface Suggestion { id: string; title: string; tldr: string; brief: string }
+export interface Suggestion {
+  id: string;
+  title: string;
+  tldr: string;
+  brief: string;
+}
 /**
  * An offer that was started, drafted or dismissed.
  *
@@ -350,7 +454,11 @@ export interface SettledSuggestion extends Suggestion {
  * @example
  * const { open, settled, skipped } = replaySuggestions(log);
  */
-export interface SuggestionReplay { open: Suggestion[]; settled: SettledSuggestion[]; skipped: Skipped[] }
+export interface SuggestionReplay {
+  open: Suggestion[];
+  settled: SettledSuggestion[];
+  skipped: Skipped[];
+}
 
 /**
  * A JSONL line that is not an entry (not JSON, not UTF-8), with why.
@@ -358,14 +466,20 @@ export interface SuggestionReplay { open: Suggestion[]; settled: SettledSuggesti
  * @example
  * for (const { line, reason } of readJsonl(bytes).unreadable) console.warn(`line ${line}: ${reason}`);
  */
-export interface UnreadableLine { line: number; reason: string }
+export interface UnreadableLine {
+  line: number;
+  reason: string;
+}
 /**
  * What reading JSONL bytes found besides entries. `tornBytes`: an incomplete last line, left out.
  *
  * @example
  * const { unreadable, tornBytes } = readJsonl(bytes);
  */
-export interface JsonlReport { unreadable: UnreadableLine[]; tornBytes: number }
+export interface JsonlReport {
+  unreadable: UnreadableLine[];
+  tornBytes: number;
+}
 
 /**
  * Why a service operation on an offer was refused: the `code` of a {@link SuggestionError}.
@@ -374,8 +488,10 @@ export interface JsonlReport { unreadable: UnreadableLine[]; tornBytes: number }
  * if (e instanceof SuggestionError && e.code === "task-suggestion/open-limit") show(e.limit);
  */
 export type SuggestionErrorCode =
-  | "task-suggestion/not-found" | "task-suggestion/not-open"
-  | "task-suggestion/open-limit" | "task-suggestion/workspace-missing";
+  | "task-suggestion/not-found"
+  | "task-suggestion/not-open"
+  | "task-suggestion/open-limit"
+  | "task-suggestion/workspace-missing";
 /**
  * A refused service operation: `code`, the exact `message`, and its payload.
  *
@@ -385,7 +501,14 @@ export type SuggestionErrorCode =
  */
 export type ServiceFailure =
   | { ok: false; code: "task-suggestion/not-found"; message: string; payload: string; id: string }
-  | { ok: false; code: "task-suggestion/not-open"; message: string; payload: "started" | "drafted" | "dismissed"; id: string; outcome: "started" | "drafted" | "dismissed" }
+  | {
+      ok: false;
+      code: "task-suggestion/not-open";
+      message: string;
+      payload: "started" | "drafted" | "dismissed";
+      id: string;
+      outcome: "started" | "drafted" | "dismissed";
+    }
   | { ok: false; code: "task-suggestion/open-limit"; message: string; payload: number; limit: number }
   | { ok: false; code: "task-suggestion/workspace-missing"; message: string; payload: string; chatId: string };
 /**
@@ -408,7 +531,10 @@ export type SettleDecision = { ok: true; entry: SuggestionSettledEntry | null } 
  * @example
  * planStart(log, "chat-1", "s1", { model: "gpt-5", permission: "auto" });
  */
-export interface StartRequest { model?: string; permission?: string }
+export interface StartRequest {
+  model?: string;
+  permission?: string;
+}
 /**
  * What {@link planStart} answers: `create` the chat (session, settlement, brief), or it is already
  * `started` (write the brief if {@link startedChat} says `needs_brief`), or a service failure.
@@ -470,4 +596,8 @@ export type ToolInputSchema = JsonSchema & {
  * @example
  * const tools: ToolDefinition[] = [todoWriteTool, suggestTaskTool];
  */
-export interface ToolDefinition<N extends string = string> { name: N; description: string; inputSchema: ToolInputSchema }
+export interface ToolDefinition<N extends string = string> {
+  name: N;
+  description: string;
+  inputSchema: ToolInputSchema;
+}

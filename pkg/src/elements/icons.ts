@@ -8,8 +8,22 @@
  * const name: IconName = "completed";
  */
 export type IconName =
-  | "pending" | "in_progress" | "completed" | "added" | "removed" | "changed" | "moved"
-  | "running" | "finished" | "none" | "card" | "suggestion" | "started" | "drafted" | "dismissed" | "restored";
+  | "pending"
+  | "in_progress"
+  | "completed"
+  | "added"
+  | "removed"
+  | "changed"
+  | "moved"
+  | "running"
+  | "finished"
+  | "none"
+  | "card"
+  | "suggestion"
+  | "started"
+  | "drafted"
+  | "dismissed"
+  | "restored";
 
 const ring = "M8 2a6 6 0 1 1 0 12A6 6 0 0 1 8 2z";
 
@@ -21,7 +35,10 @@ const ring = "M8 2a6 6 0 1 1 0 12A6 6 0 0 1 8 2z";
  */
 export const ICONS: Record<IconName, readonly (readonly [string, boolean])[]> = {
   pending: [[ring, false]],
-  in_progress: [[ring, false], ["M8 2a6 6 0 0 1 0 12z", true]],
+  in_progress: [
+    [ring, false],
+    ["M8 2a6 6 0 0 1 0 12z", true],
+  ],
   completed: [["M8 1a7 7 0 1 1 0 14A7 7 0 0 1 8 1zm3.4 4.2-4.5 4.7-2.3-2.3-1 1 3.3 3.3 5.5-5.7z", true]],
   added: [["M8 3v10M3 8h10", false]],
   removed: [["M3 8h10", false]],

@@ -66,12 +66,19 @@ export async function act(src: string, action: "start" | "draft" | "dismiss" | "
   let answer: ActionAnswer;
   try {
     const response = await fetch(`${url}/suggestions/${encodeURIComponent(id)}/${action}`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: "{}", credentials: "same-origin",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+      credentials: "same-origin",
     });
     const body = (await response.json().catch(() => null)) as { chatId?: string; error?: { code?: string; message?: string } } | null;
     answer = response.ok
       ? { ok: true, ...(typeof body?.chatId === "string" ? { chatId: body.chatId } : {}) }
-      : { ok: false, code: String(body?.error?.code ?? `http/${response.status}`), message: String(body?.error?.message ?? response.statusText) };
+      : {
+          ok: false,
+          code: String(body?.error?.code ?? `http/${response.status}`),
+          message: String(body?.error?.message ?? response.statusText),
+        };
   } catch {
     answer = { ok: false, code: "http/network", message: "the server could not be reached" };
   }

@@ -60,26 +60,48 @@ export class OdaPlanElement extends FollowingElement {
       // The live region is made once and stays, so that its changes are announced.
       this.#body = h("div", { class: "body" });
       this.#live = h("p", { class: "vh", part: "announcement", role: "status", "aria-live": "polite" });
-      this.root.replaceChildren(h("section", { class: "panel", part: "plan", "aria-labelledby": "heading" },
-        h(`h${level}`, { id: "heading", class: "heading", part: "heading", text: "Plan" }), this.#body, this.#live));
+      this.root.replaceChildren(
+        h(
+          "section",
+          { class: "panel", part: "plan", "aria-labelledby": "heading" },
+          h(`h${level}`, { id: "heading", class: "heading", part: "heading", text: "Plan" }),
+          this.#body,
+          this.#live,
+        ),
+      );
     }
     const p = this.#plan ?? { state: "none", todos: [], turn: null };
     const done = p.todos.filter((t) => t.status === "completed").length;
-    const state = p.state === "running" ? `Running · turn ${p.turn ?? "–"}`
-      : p.state === "finished" ? `Finished · turn ${p.turn ?? "–"}`
-      : this.#cardCount > 0 ? "Cleared: a new turn started" : "No plan yet";
+    const state =
+      p.state === "running"
+        ? `Running · turn ${p.turn ?? "–"}`
+        : p.state === "finished"
+          ? `Finished · turn ${p.turn ?? "–"}`
+          : this.#cardCount > 0
+            ? "Cleared: a new turn started"
+            : "No plan yet";
     const counts = `${done} of ${p.todos.length} completed`;
     const shown = p.state !== "none";
-    this.#body.replaceChildren(...[
-      h("p", { class: `state ${p.state}`, part: "state", "data-state": p.state }, icon(p.state), h("span", { text: state })),
-      shown ? h("p", { class: "counts", part: "counts", text: counts }) : null,
-      shown && p.todos.length ? bar(done / p.todos.length) : null,
-      shown ? h("ul", { class: "todos", part: "list", "aria-label": "Plan items" }, p.todos.map((t) => todoItem(t))) : null,
-    ].filter((n): n is HTMLElement => n !== null));
+    this.#body.replaceChildren(
+      ...[
+        h("p", { class: `state ${p.state}`, part: "state", "data-state": p.state }, icon(p.state), h("span", { text: state })),
+        shown ? h("p", { class: "counts", part: "counts", text: counts }) : null,
+        shown && p.todos.length ? bar(done / p.todos.length) : null,
+        shown
+          ? h(
+              "ul",
+              { class: "todos", part: "list", "aria-label": "Plan items" },
+              p.todos.map((t) => todoItem(t)),
+            )
+          : null,
+      ].filter((n): n is HTMLElement => n !== null),
+    );
     const active = p.todos.find((t) => t.status === "in_progress");
-    const said = p.state === "none" ? `Plan: ${state}.`
-      : `Plan ${p.state === "running" ? "running" : "finished"}${p.turn !== null ? `, turn ${p.turn}` : ""}: ${counts}` +
-        (active ? `; ${STATUS.in_progress.toLowerCase()}: ${active.content}.` : ".");
+    const said =
+      p.state === "none"
+        ? `Plan: ${state}.`
+        : `Plan ${p.state === "running" ? "running" : "finished"}${p.turn !== null ? `, turn ${p.turn}` : ""}: ${counts}` +
+          (active ? `; ${STATUS.in_progress.toLowerCase()}: ${active.content}.` : ".");
     if (this.#live.textContent !== said) this.#live.textContent = said;
   }
 }

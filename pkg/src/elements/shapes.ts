@@ -6,7 +6,8 @@ const OUTCOMES = ["started", "drafted", "dismissed"];
 
 type Problem = string | null;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const kind = (v: unknown): string => (v === null || v === undefined ? String(v) : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `a ${typeof v}`);
+const kind = (v: unknown): string =>
+  v === null || v === undefined ? String(v) : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `a ${typeof v}`;
 const first = (...problems: (() => Problem)[]): Problem => {
   for (const p of problems) {
     const found = p();
@@ -37,7 +38,11 @@ function list(v: unknown, at: string, each: (item: Record<string, unknown>, at: 
   }
   return null;
 }
-const todo = (t: Record<string, unknown>, at: string): Problem => first(() => text(t.content, `${at}.content`), () => status(t.status, `${at}.status`));
+const todo = (t: Record<string, unknown>, at: string): Problem =>
+  first(
+    () => text(t.content, `${at}.content`),
+    () => status(t.status, `${at}.status`),
+  );
 
 /**
  * Why `value` is not a card of `view().cards` (or `cards(from, to)`), or `null` when it is one.
@@ -55,10 +60,22 @@ export function todoCardProblem(value: unknown): Problem {
     () => (isObject(changes) ? null : `\`changes\` must be an object (got ${kind(changes)})`),
     () => list((changes as Record<string, unknown>).added, "`changes.added`", todo),
     () => list((changes as Record<string, unknown>).removed, "`changes.removed`", (r, at) => text(r.content, `${at}.content`)),
-    () => list((changes as Record<string, unknown>).statusChanged, "`changes.statusChanged`", (s, at) =>
-      first(() => text(s.content, `${at}.content`), () => status(s.from, `${at}.from`), () => status(s.to, `${at}.to`))),
-    () => list((changes as Record<string, unknown>).moved, "`changes.moved`", (m, at) =>
-      first(() => text(m.content, `${at}.content`), () => count(m.from, `${at}.from`), () => count(m.to, `${at}.to`))),
+    () =>
+      list((changes as Record<string, unknown>).statusChanged, "`changes.statusChanged`", (s, at) =>
+        first(
+          () => text(s.content, `${at}.content`),
+          () => status(s.from, `${at}.from`),
+          () => status(s.to, `${at}.to`),
+        ),
+      ),
+    () =>
+      list((changes as Record<string, unknown>).moved, "`changes.moved`", (m, at) =>
+        first(
+          () => text(m.content, `${at}.content`),
+          () => count(m.from, `${at}.from`),
+          () => count(m.to, `${at}.to`),
+        ),
+      ),
     () => (isObject(counts) ? null : `\`counts\` must be an object (got ${kind(counts)})`),
     () => count((counts as Record<string, unknown>).pending, "`counts.pending`"),
     () => count((counts as Record<string, unknown>).inProgress, "`counts.inProgress`"),
@@ -84,7 +101,12 @@ export function todoPlanProblem(value: unknown): Problem {
 }
 
 const suggestion = (s: Record<string, unknown>, at: string): Problem =>
-  first(() => text(s.id, `${at}.id`), () => text(s.title, `${at}.title`), () => text(s.tldr, `${at}.tldr`), () => text(s.brief, `${at}.brief`));
+  first(
+    () => text(s.id, `${at}.id`),
+    () => text(s.title, `${at}.title`),
+    () => text(s.tldr, `${at}.tldr`),
+    () => text(s.brief, `${at}.brief`),
+  );
 
 /**
  * Why `value` is not a `service.list()` answer (`{ open, settled }`), or `null` when it is one.
@@ -97,15 +119,23 @@ export function suggestionListProblem(value: unknown): Problem {
   const l = value as Record<string, unknown>;
   return first(
     () => list(l.open, "`open`", suggestion),
-    () => list(l.settled, "`settled`", (s, at) => first(
-      () => suggestion(s, at),
-      () => (OUTCOMES.includes(s.outcome as string) ? null : `${at}.outcome must be "started", "drafted" or "dismissed"`),
-      () => (s.chatId === undefined ? null : text(s.chatId, `${at}.chatId`)),
-      () => (s.progress === undefined ? null : isObject(s.progress)
-        ? first(() => count((s.progress as Record<string, unknown>).completed, `${at}.progress.completed`),
-          () => count((s.progress as Record<string, unknown>).total, `${at}.progress.total`))
-        : `${at}.progress must be an object (got ${kind(s.progress)})`),
-    )),
+    () =>
+      list(l.settled, "`settled`", (s, at) =>
+        first(
+          () => suggestion(s, at),
+          () => (OUTCOMES.includes(s.outcome as string) ? null : `${at}.outcome must be "started", "drafted" or "dismissed"`),
+          () => (s.chatId === undefined ? null : text(s.chatId, `${at}.chatId`)),
+          () =>
+            s.progress === undefined
+              ? null
+              : isObject(s.progress)
+                ? first(
+                    () => count((s.progress as Record<string, unknown>).completed, `${at}.progress.completed`),
+                    () => count((s.progress as Record<string, unknown>).total, `${at}.progress.total`),
+                  )
+                : `${at}.progress must be an object (got ${kind(s.progress)})`,
+        ),
+      ),
   );
 }
 
@@ -116,7 +146,13 @@ export function suggestionListProblem(value: unknown): Problem {
  * @example
  * this.#card = accepted("oda-todo-card", "card", "a card of view().cards", value, todoCardProblem);
  */
-export function accepted<T>(element: string, property: string, expected: string, value: unknown, problem: (v: unknown) => Problem): T | null {
+export function accepted<T>(
+  element: string,
+  property: string,
+  expected: string,
+  value: unknown,
+  problem: (v: unknown) => Problem,
+): T | null {
   if (value === null || value === undefined) return null;
   const why = problem(value);
   if (why !== null) throw new TypeError(`oda-tasks: <${element}>.${property} must be ${expected}, or null: ${why}`);

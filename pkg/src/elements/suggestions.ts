@@ -82,8 +82,18 @@ export class OdaSuggestionsElement extends FollowingElement {
     return this.#list;
   }
   set list(value: SuggestionList | null) {
-    this.#list = accepted<SuggestionList>("oda-suggestions", "list", "a list of service.list() ({ open, settled })", value, suggestionListProblem);
-    keepFocus(this.root, () => this.redraw(), (key) => this.#nextFocus(key));
+    this.#list = accepted<SuggestionList>(
+      "oda-suggestions",
+      "list",
+      "a list of service.list() ({ open, settled })",
+      value,
+      suggestionListProblem,
+    );
+    keepFocus(
+      this.root,
+      () => this.redraw(),
+      (key) => this.#nextFocus(key),
+    );
   }
 
   /** Where the keyboard goes when its button went away: the same offer's next action, else the heading. */
@@ -114,8 +124,11 @@ export class OdaSuggestionsElement extends FollowingElement {
     this.#announce(`${ING[action]} “${s.title}”…`);
     try {
       const answer = await act(src, action, s.id);
-      this.#announce(answer.ok ? `${DONE[action]} “${s.title}”${action === "start" ? " in a new chat" : ""}.`
-        : `Could not ${action} “${s.title}”: ${answer.message}.`);
+      this.#announce(
+        answer.ok
+          ? `${DONE[action]} “${s.title}”${action === "start" ? " in a new chat" : ""}.`
+          : `Could not ${action} “${s.title}”: ${answer.message}.`,
+      );
     } finally {
       this.#pending.delete(key);
     }
@@ -128,8 +141,12 @@ export class OdaSuggestionsElement extends FollowingElement {
   #button(action: Action, s: Suggestion, primary = false): HTMLElement {
     const word = action[0]!.toUpperCase() + action.slice(1);
     return h("button", {
-      type: "button", class: primary ? "primary" : null, part: `button ${action}-button`, "data-key": `${action}:${s.id}`,
-      "aria-label": `${word}: ${s.title}`, text: word,
+      type: "button",
+      class: primary ? "primary" : null,
+      part: `button ${action}-button`,
+      "data-key": `${action}:${s.id}`,
+      "aria-label": `${word}: ${s.title}`,
+      text: word,
       onclick: () => {
         const src = this.src;
         if (this.#fire(`oda-${action}`, { id: s.id }) && src !== null && src !== "") void this.#perform(src, action, s);
@@ -142,19 +159,38 @@ export class OdaSuggestionsElement extends FollowingElement {
     const level = headingLevel(this, 2);
     const open = this.#list?.open ?? [];
     const settled = this.#list?.settled ?? [];
-    const chips = open.map((s) => h("li", { class: "chip", part: "chip", "data-id": s.id, "aria-labelledby": `t-${s.id}` },
-      h(`h${level + 1}`, { class: "chip-title", part: "chip-title", id: `t-${s.id}` }, icon("suggestion"), h("span", { text: s.title })),
-      h("p", { class: "tldr", part: "tldr", text: s.tldr }),
-      h("details", { part: "brief", "data-key": `brief:${s.id}` }, h("summary", { text: "Brief" }), h("p", { class: "brief", text: s.brief })),
-      h("div", { class: "actions", part: "actions" }, this.#button("start", s, true), this.#button("draft", s), this.#button("dismiss", s))));
+    const chips = open.map((s) =>
+      h(
+        "li",
+        { class: "chip", part: "chip", "data-id": s.id, "aria-labelledby": `t-${s.id}` },
+        h(`h${level + 1}`, { class: "chip-title", part: "chip-title", id: `t-${s.id}` }, icon("suggestion"), h("span", { text: s.title })),
+        h("p", { class: "tldr", part: "tldr", text: s.tldr }),
+        h(
+          "details",
+          { part: "brief", "data-key": `brief:${s.id}` },
+          h("summary", { text: "Brief" }),
+          h("p", { class: "brief", text: s.brief }),
+        ),
+        h(
+          "div",
+          { class: "actions", part: "actions" },
+          this.#button("start", s, true),
+          this.#button("draft", s),
+          this.#button("dismiss", s),
+        ),
+      ),
+    );
     const items = settled.map((s) => this.#settledItem(s));
-    const section = h("section", { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
+    const section = h(
+      "section",
+      { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
       h(`h${level}`, { id: "heading", class: "heading", part: "heading", tabindex: "-1", text: "Suggestions" }),
       h("p", { class: "counts", part: "counts", text: `${open.length} open · ${settled.length} settled` }),
       open.length ? h("ul", { class: "chips", part: "open-list", "aria-label": "Open suggestions" }, chips) : null,
       settled.length ? h(`h${level + 1}`, { class: "sub", part: "settled-heading", text: "Settled" }) : null,
       settled.length ? h("ul", { class: "settled", part: "settled-list", "aria-label": "Settled suggestions" }, items) : null,
-      open.length + settled.length === 0 ? h("p", { class: "empty", text: "No suggestions yet." }) : null);
+      open.length + settled.length === 0 ? h("p", { class: "empty", text: "No suggestions yet." }) : null,
+    );
     if (this.#live === null || this.#section === null) {
       // The live region is made once and stays, so that its changes are announced.
       this.#live = h("p", { class: "vh", part: "announcement", role: "status", "aria-live": "polite" });
@@ -167,16 +203,30 @@ export class OdaSuggestionsElement extends FollowingElement {
 
   #settledItem(s: ListedSuggestion): HTMLElement {
     const progress = s.outcome === "started" && s.progress ? s.progress : null;
-    return h("li", { class: `settled-item o-${s.outcome}`, part: `settled settled-${s.outcome}`, "data-id": s.id },
+    return h(
+      "li",
+      { class: `settled-item o-${s.outcome}`, part: `settled settled-${s.outcome}`, "data-id": s.id },
       h("span", { class: "outcome", part: "outcome" }, icon(s.outcome), OUTCOME[s.outcome]),
       h("span", { class: "name", text: s.title }),
       s.outcome === "dismissed" ? this.#button("restore", s) : null,
-      s.outcome === "started" && s.chatId !== undefined ? h("button", {
-        type: "button", part: "button open-button", "data-key": `open:${s.id}`, "aria-label": `Open chat: ${s.title}`, text: "Open chat",
-        onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId: s.chatId! }),
-      }) : null,
-      progress ? h("span", { class: "progress", part: "progress",
-        text: progress.total === 0 ? "No to-do list yet" : `${progress.completed} of ${progress.total} completed` }) : null);
+      s.outcome === "started" && s.chatId !== undefined
+        ? h("button", {
+            type: "button",
+            part: "button open-button",
+            "data-key": `open:${s.id}`,
+            "aria-label": `Open chat: ${s.title}`,
+            text: "Open chat",
+            onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId: s.chatId! }),
+          })
+        : null,
+      progress
+        ? h("span", {
+            class: "progress",
+            part: "progress",
+            text: progress.total === 0 ? "No to-do list yet" : `${progress.completed} of ${progress.total} completed`,
+          })
+        : null,
+    );
   }
 }
 
@@ -184,13 +234,17 @@ export class OdaSuggestionsElement extends FollowingElement {
 export interface OdaSuggestionsElement {
   /** Listens for one of the element's events, typed by name (`oda-start`, `oda-dismiss`, ...). */
   addEventListener<K extends keyof OdaSuggestionsEventMap>(
-    type: K, listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions,
+    type: K,
+    listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
   ): void;
   /** Listens for any other event, as on every element. */
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
   /** Stops listening for one of the element's events. */
   removeEventListener<K extends keyof OdaSuggestionsEventMap>(
-    type: K, listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown, options?: boolean | EventListenerOptions,
+    type: K,
+    listener: (this: OdaSuggestionsElement, event: OdaSuggestionsEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
   ): void;
   /** Stops listening for any other event. */
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;

@@ -60,14 +60,21 @@ export class OdaTodoCardElement extends AnswerElement {
     const addedSet = new Set(added.map((a) => a.content));
     const changed = new Map(statusChanged.map((s) => [s.content, s]));
     const movedBy = new Map(moved.map((m) => [m.content, m]));
-    const summary = [
-      added.length && `${added.length} added`, removed.length && `${removed.length} removed`,
-      statusChanged.length && `${statusChanged.length} state changed`, moved.length && `${moved.length} moved`,
-    ].filter(Boolean).join(", ") || "no change";
+    const summary =
+      [
+        added.length && `${added.length} added`,
+        removed.length && `${removed.length} removed`,
+        statusChanged.length && `${statusChanged.length} state changed`,
+        moved.length && `${moved.length} moved`,
+      ]
+        .filter(Boolean)
+        .join(", ") || "no change";
     const where = [
       this.#position !== null ? `${count(this.#position)}${this.#total !== null ? ` of ${count(this.#total)}` : ""}` : null,
       c.turn !== null ? `turn ${c.turn}` : null,
-    ].filter(Boolean).join(" · ");
+    ]
+      .filter(Boolean)
+      .join(" · ");
     const items = c.todos.map((t) => {
       const marks: HTMLElement[] = [];
       if (addedSet.has(t.content)) marks.push(mark("added", "Added"));
@@ -77,19 +84,52 @@ export class OdaTodoCardElement extends AnswerElement {
       if (m) marks.push(mark("moved", `Moved from ${m.from + 1} to ${m.to + 1}`));
       return todoItem(t, marks);
     });
-    const gone = removed.map((r) => h("li", { class: "todo removed", part: "item item-removed" }, icon("removed"),
-      h("span", { class: "line" }, hidden("Removed: "), h("del", { class: "text", text: r.content }),
-        h("span", { class: "marks", "aria-hidden": "true" }, mark("removed", "Removed")))));
+    const gone = removed.map((r) =>
+      h(
+        "li",
+        { class: "todo removed", part: "item item-removed" },
+        icon("removed"),
+        h(
+          "span",
+          { class: "line" },
+          hidden("Removed: "),
+          h("del", { class: "text", text: r.content }),
+          h("span", { class: "marks", "aria-hidden": "true" }, mark("removed", "Removed")),
+        ),
+      ),
+    );
     const level = headingLevel(this, 3);
-    this.root.replaceChildren(h("article", { class: "card", part: "card", "aria-labelledby": "title" },
-      h("header", { part: "header" },
-        h(`h${level}`, { id: "title", class: "title", part: "title" }, icon("card"), "Update to-do list"),
-        where ? h("span", { class: "position", part: "position", text: where }) : null),
-      h("p", { class: "summary", part: "summary" },
-        h("span", { class: "counts-line", text: `${c.counts.pending} pending · ${c.counts.inProgress} in progress · ${c.counts.completed} completed` }),
-        h("span", { class: "changes", part: "changes", text: summary })),
-      h("ul", { class: "todos", part: "list", "aria-label": `The list sent, ${plural(c.todos.length, "item")}${removed.length ? `, ${removed.length} removed` : ""}` },
-        items, gone)));
+    this.root.replaceChildren(
+      h(
+        "article",
+        { class: "card", part: "card", "aria-labelledby": "title" },
+        h(
+          "header",
+          { part: "header" },
+          h(`h${level}`, { id: "title", class: "title", part: "title" }, icon("card"), "Update to-do list"),
+          where ? h("span", { class: "position", part: "position", text: where }) : null,
+        ),
+        h(
+          "p",
+          { class: "summary", part: "summary" },
+          h("span", {
+            class: "counts-line",
+            text: `${c.counts.pending} pending · ${c.counts.inProgress} in progress · ${c.counts.completed} completed`,
+          }),
+          h("span", { class: "changes", part: "changes", text: summary }),
+        ),
+        h(
+          "ul",
+          {
+            class: "todos",
+            part: "list",
+            "aria-label": `The list sent, ${plural(c.todos.length, "item")}${removed.length ? `, ${removed.length} removed` : ""}`,
+          },
+          items,
+          gone,
+        ),
+      ),
+    );
   }
 }
 
@@ -101,9 +141,18 @@ export class OdaTodoCardElement extends AnswerElement {
  * todoItem({ content: "Write tests", status: "in_progress" });
  */
 export function todoItem(item: TodoItem, marks: HTMLElement[] = []): HTMLElement {
-  return h("li", { class: `todo s-${item.status}`, part: `item item-${item.status}` }, icon(item.status),
-    h("span", { class: "line" }, hidden(`${STATUS[item.status]}: `), h("span", { class: "text", text: item.content }),
-      marks.length ? h("span", { class: "marks" }, marks) : null));
+  return h(
+    "li",
+    { class: `todo s-${item.status}`, part: `item item-${item.status}` },
+    icon(item.status),
+    h(
+      "span",
+      { class: "line" },
+      hidden(`${STATUS[item.status]}: `),
+      h("span", { class: "text", text: item.content }),
+      marks.length ? h("span", { class: "marks" }, marks) : null,
+    ),
+  );
 }
 
 /** A number as the words around it are written: English, with thousands grouped. */

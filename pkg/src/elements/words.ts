@@ -16,7 +16,9 @@ export const STATUS: Record<TodoStatus, string> = { pending: "Pending", in_progr
  * OUTCOME.dismissed; // "Dismissed"
  */
 export const OUTCOME: Record<"started" | "drafted" | "dismissed", string> = {
-  started: "Started", drafted: "Drafted", dismissed: "Dismissed",
+  started: "Started",
+  drafted: "Drafted",
+  dismissed: "Dismissed",
 };
 
 /**

@@ -76,7 +76,12 @@ function kind(stats: Stats): string {
 }
 if (json) {
   // Exact: the replay objects as the API answers them.
-  const out = { todos: state.replayTodos(), suggestions: state.replaySuggestions(), unreadable: report.unreadable, tornBytes: report.tornBytes };
+  const out = {
+    todos: state.replayTodos(),
+    suggestions: state.replaySuggestions(),
+    unreadable: report.unreadable,
+    tornBytes: report.tornBytes,
+  };
   state.free();
   process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   process.exit(0);
@@ -89,7 +94,10 @@ if (json) {
  * write the clipboard or overwrite a line.
  */
 const visible = (text: string): string =>
-  text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 
 const view = state.view({ cards: 0 });
 const mark: Record<TodoStatus, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
@@ -99,12 +107,18 @@ const write = (lines: string[]) => process.stdout.write(lines.join("\n") + "\n")
 
 const out: string[] = [];
 out.push(`Log: ${visible(path)}`);
-out.push(`  ${entries} entries` +
-  (report.unreadable.length ? `, ${report.unreadable.length} unreadable line(s) left out` : "") +
-  (report.tornBytes > 0 ? ", a torn last line left out" : ""));
+out.push(
+  `  ${entries} entries` +
+    (report.unreadable.length ? `, ${report.unreadable.length} unreadable line(s) left out` : "") +
+    (report.tornBytes > 0 ? ", a torn last line left out" : ""),
+);
 const TOO_LONG = "the line is too long to read";
 for (const u of report.unreadable) {
-  out.push(u.reason === TOO_LONG ? `  line ${u.line}: longer than ${MAX_LINE_BYTES} bytes (16 MiB), skipped unread` : `  line ${u.line}: not JSON (${visible(u.reason)})`);
+  out.push(
+    u.reason === TOO_LONG
+      ? `  line ${u.line}: longer than ${MAX_LINE_BYTES} bytes (16 MiB), skipped unread`
+      : `  line ${u.line}: not JSON (${visible(u.reason)})`,
+  );
 }
 for (const s of view.skipped) out.push(`  entry ${s.index}${s.type ? ` (${visible(s.type)})` : ""} skipped: ${visible(s.reason)}`);
 
@@ -121,8 +135,10 @@ for (let from = 0; from < view.cardCount; from += PAGE) {
   const page: string[] = [];
   state.cards(from, from + PAGE).forEach((card, k) => {
     const { added, removed, statusChanged, moved } = card.changes;
-    page.push(`  ${from + k + 1}. Update to-do list — entry ${card.index}${card.turn === null ? "" : `, turn ${card.turn}`}: ` +
-      `${card.counts.pending} pending, ${card.counts.inProgress} in progress, ${card.counts.completed} completed`);
+    page.push(
+      `  ${from + k + 1}. Update to-do list — entry ${card.index}${card.turn === null ? "" : `, turn ${card.turn}`}: ` +
+        `${card.counts.pending} pending, ${card.counts.inProgress} in progress, ${card.counts.completed} completed`,
+    );
     for (const a of added) page.push(`       + ${visible(a.content)} (${a.status})`);
     for (const r of removed) page.push(`       - ${visible(r.content)}`);
     for (const s of statusChanged) page.push(`       ~ ${visible(s.content)}: ${s.from} -> ${s.to}`);

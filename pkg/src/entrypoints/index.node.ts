@@ -30,7 +30,10 @@ export async function init(source?: WasmSource | Promise<WasmSource>): Promise<v
     try {
       bytes = await readFile(path);
     } catch (e) {
-      throw new Error(`oda-tasks: init() could not read the .wasm at ${String(path)} (${e instanceof Error ? e.message : String(e)}); no init() is needed on Node, which loads the core on import`, { cause: e });
+      throw new Error(
+        `oda-tasks: init() could not read the .wasm at ${String(path)} (${e instanceof Error ? e.message : String(e)}); no init() is needed on Node, which loads the core on import`,
+        { cause: e },
+      );
     }
     loadBytes(bytes, `the .wasm at ${String(path)}`);
     return;

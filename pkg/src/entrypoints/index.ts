@@ -24,12 +24,22 @@ export { ChatStateCache, DEFAULT_CACHE_SIZE, sharedCache } from "../chat/state-c
 export type { ChatStateCacheOptions, ChatStateLease } from "../chat/state-cache.js";
 export { MAX_ATTEMPTS } from "../chat/append-loop.js";
 export {
-  MAX_TOOL_ATTEMPTS, isConflict, runTool, type RunToolOptions, type ToolCall, type ToolResult, type UiToolResult,
+  MAX_TOOL_ATTEMPTS,
+  isConflict,
+  runTool,
+  type RunToolOptions,
+  type ToolCall,
+  type ToolResult,
+  type UiToolResult,
 } from "../chat/run.js";
 export * from "../chat/service.js";
 export * from "../integrations/sdk-tools.js";
 export * from "../chat/lifecycle.js";
 export * from "../chat/reminder.js";
 export {
-  toolHandlers, type ChatToolsOptions, type ToolHandlers, type ToolHandlersOptions, type UiToolHandlers,
+  toolHandlers,
+  type ChatToolsOptions,
+  type ToolHandlers,
+  type ToolHandlersOptions,
+  type UiToolHandlers,
 } from "../integrations/tool-handlers.js";

@@ -61,7 +61,7 @@ const GIVEN_FIX =
 const DEFAULT_FIX =
   "A bundler that moved the package's files needs the .wasm's URL: " +
   '`import wasmUrl from "oda-tasks/oda_tasks_bg.wasm?url"` (Vite) or with a file loader (esbuild), ' +
-  "then `await init(wasmUrl)`; with Vite's dev server, `optimizeDeps: { exclude: [\"oda-tasks\"] }` also works; " +
+  'then `await init(wasmUrl)`; with Vite\'s dev server, `optimizeDeps: { exclude: ["oda-tasks"] }` also works; ' +
   'a bundle that copies no assets can import "oda-tasks/inline" instead, which needs no init()';
 
 async function load(source: WasmSource | Promise<WasmSource> | undefined): Promise<void> {
@@ -97,11 +97,16 @@ async function compile(source: WasmSource, fix: string): Promise<WebAssembly.Mod
   }
   if (typeof Response === "function" && response instanceof Response) {
     const name = sourceName(response);
-    if (!response.ok) throw loadError(`could not load the WebAssembly core from ${name}`, `HTTP ${response.status} ${response.statusText}`.trim(), fix);
+    if (!response.ok)
+      throw loadError(`could not load the WebAssembly core from ${name}`, `HTTP ${response.status} ${response.statusText}`.trim(), fix);
     const streaming = typeof WebAssembly.compileStreaming === "function" && response.headers.get("content-type") === "application/wasm";
     const wasmResponse = response;
-    return compiled(name, undefined, async () =>
-      streaming ? WebAssembly.compileStreaming(wasmResponse) : WebAssembly.compile(await wasmResponse.arrayBuffer()), fix);
+    return compiled(
+      name,
+      undefined,
+      async () => (streaming ? WebAssembly.compileStreaming(wasmResponse) : WebAssembly.compile(await wasmResponse.arrayBuffer())),
+      fix,
+    );
   }
   throw new TypeError(
     "oda-tasks: init() takes the core's .wasm as a URL (a string or URL), a Request or Response, its bytes (an ArrayBuffer or a typed array) " +
@@ -120,8 +125,11 @@ async function compiled(name: string, bytes: unknown, make: () => Promise<WebAss
 
 /** Whether a value is bytes the engine can compile: an ArrayBuffer or a view over one. */
 function isBytes(value: unknown): value is ArrayBuffer | ArrayBufferView {
-  return value instanceof ArrayBuffer || ArrayBuffer.isView(value) ||
-    (typeof SharedArrayBuffer === "function" && value instanceof SharedArrayBuffer);
+  return (
+    value instanceof ArrayBuffer ||
+    ArrayBuffer.isView(value) ||
+    (typeof SharedArrayBuffer === "function" && value instanceof SharedArrayBuffer)
+  );
 }
 
 /** "12 bytes" of a buffer or view. */
@@ -160,7 +168,14 @@ function checkInterface(module: WebAssembly.Module, name: string, fix: string): 
   const extra = [...exports.filter((e) => !CORE_EXPORTS.includes(e)), ...imports.filter((i) => !CORE_IMPORTS.includes(i))];
   if (missing.length === 0 && extra.length === 0) return;
   const shown = (list: string[], what: string) =>
-    list.length === 0 ? [] : [`${what} ${list.slice(0, 3).map((d) => `\`${d.split(" ").at(-1)}\``).join(", ")}${list.length > 3 ? ` and ${list.length - 3} more` : ""}`];
+    list.length === 0
+      ? []
+      : [
+          `${what} ${list
+            .slice(0, 3)
+            .map((d) => `\`${d.split(" ").at(-1)}\``)
+            .join(", ")}${list.length > 3 ? ` and ${list.length - 3} more` : ""}`,
+        ];
   const why = exports.length === 0 ? ["it exports nothing"] : [...shown(missing, "it lacks"), ...shown(extra, "it has the unexpected")];
   throw new Error(
     `oda-tasks: refused ${name}: it is not the WebAssembly core of oda-tasks ${CORE_VERSION} (${why.join("; ")}); nothing was loaded. ${fix}`,
@@ -178,7 +193,7 @@ function startFailed(name: string, cause: unknown): Error {
 function loadError(what: string, cause: unknown, fix?: string): Error {
   const message = cause instanceof Error ? cause.message : String(cause);
   const edge = onWorkerd() || /code generation disallowed/i.test(message);
-  return new Error(`oda-tasks: ${what} (${message}). ${edge ? EDGE_FIX : fix ?? "Pass the .wasm's URL, bytes or module."}`, { cause });
+  return new Error(`oda-tasks: ${what} (${message}). ${edge ? EDGE_FIX : (fix ?? "Pass the .wasm's URL, bytes or module.")}`, { cause });
 }
 
 /**
@@ -192,9 +207,10 @@ function loadError(what: string, cause: unknown, fix?: string): Error {
  */
 function defaultLocation(): string {
   // Cloudflare Workers give a module no import.meta.url: nothing is "beside" it there.
-  if (typeof import.meta.url !== "string") throw new Error(`oda-tasks: this runtime gives the package no import.meta.url, so init() cannot find the .wasm. ${EDGE_FIX}`);
+  if (typeof import.meta.url !== "string")
+    throw new Error(`oda-tasks: this runtime gives the package no import.meta.url, so init() cannot find the .wasm. ${EDGE_FIX}`);
   return import.meta.url.includes("/node_modules/.vite/deps/")
-    ? import.meta.url.replace(/\/\.vite\/deps\/[^]*$/, "/oda-tasks/wasm/oda_tasks_bg.wasm")
+    ? import.meta.url.replace(/\/\.vite\/deps\/[\s\S]*$/, "/oda-tasks/wasm/oda_tasks_bg.wasm")
     : new URL("../../wasm/oda_tasks_bg.wasm", import.meta.url).href;
 }
 
@@ -231,7 +247,9 @@ export function loadBytes(bytes: WasmBytes, from: string | undefined): void {
         `(got ${describe(bytes)})`,
     );
   }
-  const name = from ?? (bytes instanceof WebAssembly.Module ? "the WebAssembly.Module given to initSync()" : `the ${byteCount(bytes)} given to initSync()`);
+  const name =
+    from ??
+    (bytes instanceof WebAssembly.Module ? "the WebAssembly.Module given to initSync()" : `the ${byteCount(bytes)} given to initSync()`);
   checkInterface(module, name, GIVEN_FIX);
   try {
     glue.initSync({ module });

@@ -103,10 +103,12 @@ class TurnCalls {
 
   run: Runner = (name, run) => {
     if (this.#closed) {
-      return Promise.reject(new TypeError(
-        `oda-tasks: ${name} was called after its aiTurn's model call settled; it was refused and recorded nothing ` +
-          "(a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
-      ));
+      return Promise.reject(
+        new TypeError(
+          `oda-tasks: ${name} was called after its aiTurn's model call settled; it was refused and recorded nothing ` +
+            "(a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
+        ),
+      );
     }
     const call = run();
     this.#running.add(call);
@@ -139,7 +141,11 @@ class TurnCalls {
 export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => T | PromiseLike<T>): Promise<T> {
   if (typeof call !== "function") throw new TypeError("oda-tasks: invalid arguments of aiTurn: `call` must be a function");
   // Every option is checked here, before the turn's first entry is written.
-  const { remind = "due", everyTurns, ...rest } = readOptions<AiTurnOptions>("aiTurn", options, {
+  const {
+    remind = "due",
+    everyTurns,
+    ...rest
+  } = readOptions<AiTurnOptions>("aiTurn", options, {
     ...RUN_OPTION_RULES,
     store: ANY,
     chatId: ANY,

@@ -114,7 +114,17 @@ export function looseInputSchema(tool: ToolDefinition): LooseInputSchema {
 export type LooseInputSchema = JsonSchema & { type: "object"; properties: { [name: string]: JsonSchema } };
 
 /** Keywords that check an input (and so would refuse it before the core does). */
-const LOOSE_DROPPED = new Set(["type", "enum", "const", "required", "minLength", "maxLength", "minItems", "maxItems", "additionalProperties"]);
+const LOOSE_DROPPED = new Set([
+  "type",
+  "enum",
+  "const",
+  "required",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "additionalProperties",
+]);
 
 /** A deep copy of a tool's top-level schema, checked to be the object schema both SDKs need. */
 function inputSchema(schema: JsonSchema): ToolInputSchema {
@@ -149,9 +159,10 @@ function withoutKeywords(schema: JsonValue, drop: ReadonlySet<string>, finish?: 
     const out: JsonSchema = {};
     for (const [key, inner] of Object.entries(value)) {
       if (drop.has(key)) continue;
-      out[key] = key === "properties" && isObject(inner)
-        ? Object.fromEntries(Object.entries(inner).map(([name, s]) => [name, walk(s)]))
-        : walk(inner);
+      out[key] =
+        key === "properties" && isObject(inner)
+          ? Object.fromEntries(Object.entries(inner).map(([name, s]) => [name, walk(s)]))
+          : walk(inner);
     }
     finish?.(out);
     return out;

@@ -91,16 +91,20 @@ export function toolHandlers(options: ToolHandlersOptions): ToolHandlers | UiToo
   const { ui: asUi = false } = readOptions<{ ui: boolean }>("toolHandlers", { ui }, { ui: BOOLEAN });
   const { store, chatId, ...run } = chatToolsOptions("toolHandlers", rest);
   if (asUi) return uiToolHandlers({ store, chatId, ...run });
-  const handler = (name: "todo_write" | "suggest_task") => async (input: unknown): Promise<string> => {
-    const r = await runTool(store, chatId, { name, input }, run);
-    return r.ok ? r.output : r.error;
-  };
+  const handler =
+    (name: "todo_write" | "suggest_task") =>
+    async (input: unknown): Promise<string> => {
+      const r = await runTool(store, chatId, { name, input }, run);
+      return r.ok ? r.output : r.error;
+    };
   return { todo_write: handler("todo_write"), suggest_task: handler("suggest_task") };
 }
 
 /** Internal: the UI handlers over options already read by {@link chatToolsOptions}. */
 export function uiToolHandlers({ store, chatId, ...run }: ChatToolsOptions): UiToolHandlers {
-  const handler = (name: "todo_write" | "suggest_task") => (input: unknown): Promise<UiToolResult> =>
-    runToolForUi(store, chatId, { name, input }, run);
+  const handler =
+    (name: "todo_write" | "suggest_task") =>
+    (input: unknown): Promise<UiToolResult> =>
+      runToolForUi(store, chatId, { name, input }, run);
   return { todo_write: handler("todo_write"), suggest_task: handler("suggest_task") };
 }

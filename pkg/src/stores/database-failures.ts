@@ -40,7 +40,14 @@ export async function withRetries<T>(
  * @internal
  */
 export function notMigrated(chatId: string, e: unknown): StoreError {
-  return withCause(new StoreError("store/not-migrated", `the oda-tasks tables are missing or old: run await store.migrate() (${asError(e).message})`, chatId), e);
+  return withCause(
+    new StoreError(
+      "store/not-migrated",
+      `the oda-tasks tables are missing or old: run await store.migrate() (${asError(e).message})`,
+      chatId,
+    ),
+    e,
+  );
 }
 
 /**
@@ -50,7 +57,11 @@ export function notMigrated(chatId: string, e: unknown): StoreError {
  */
 export function entryPastLength(chatId: string, e: unknown): StoreError {
   return withCause(
-    new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${asError(e).message})`, chatId),
+    new StoreError(
+      "store/corrupt",
+      `chat "${chatId}" is damaged in the database: an entry already sits past its length (${asError(e).message})`,
+      chatId,
+    ),
     e,
   );
 }
@@ -67,4 +78,3 @@ export function entriesMissing(chatId: string, from: number, length: number): St
     chatId,
   );
 }
-

@@ -32,7 +32,6 @@ interface ChatRecord {
   epoch?: string;
 }
 
-
 /**
  * The part of the Web Locks API the store uses (`navigator.locks`).
  *
@@ -112,7 +111,10 @@ export class IndexedDbStore implements Store {
 
   constructor(name: string, options: IndexedDbStoreOptions = {}) {
     const own = readOptions<IndexedDbStoreOptions>("IndexedDbStore", options, {
-      indexedDB: OBJECT, IDBKeyRange: ANY, locks: LOCKS, openTimeout: wholeNumber(1),
+      indexedDB: OBJECT,
+      IDBKeyRange: ANY,
+      locks: LOCKS,
+      openTimeout: wholeNumber(1),
     });
     const factory = own.indexedDB ?? globalThis.indexedDB;
     const keyRange = own.IDBKeyRange ?? globalThis.IDBKeyRange;
@@ -241,7 +243,10 @@ export class IndexedDbStore implements Store {
   close(): void {
     const db = this.#db;
     this.#db = undefined;
-    void db?.then((d) => d.close(), () => undefined);
+    void db?.then(
+      (d) => d.close(),
+      () => undefined,
+    );
   }
 
   /** The entry keys of one chat from index `from` on: `[chatId, from]` up to `[chatId, Infinity]`. */
@@ -280,13 +285,20 @@ export class IndexedDbStore implements Store {
         clearTimeout(timer);
         reject(failure);
       };
-      const timer = setTimeout(() => fail(new OpenFailure("store/blocked",
-        `IndexedDB "${name}" did not open within ${this.#openTimeout} ms: ` +
-          (blocked
-            ? "another tab holds an older connection open and lets no upgrade through"
-            : "another tab holds it open while it is being deleted or upgraded") +
-          "; close the app's other tabs (or have that connection close on its versionchange event), then try again",
-      )), this.#openTimeout);
+      const timer = setTimeout(
+        () =>
+          fail(
+            new OpenFailure(
+              "store/blocked",
+              `IndexedDB "${name}" did not open within ${this.#openTimeout} ms: ` +
+                (blocked
+                  ? "another tab holds an older connection open and lets no upgrade through"
+                  : "another tab holds it open while it is being deleted or upgraded") +
+                "; close the app's other tabs (or have that connection close on its versionchange event), then try again",
+            ),
+          ),
+        this.#openTimeout,
+      );
       const request = factory.open(name, DB_VERSION);
       request.onupgradeneeded = () => {
         const db = request.result;
@@ -299,9 +311,13 @@ export class IndexedDbStore implements Store {
         const found = Array.from(db.objectStoreNames);
         if (!found.includes(CHATS) || !found.includes(ENTRIES)) {
           db.close();
-          return fail(new OpenFailure("store/incompatible",
-            `IndexedDB "${name}" was not made by this store: it holds the object stores ${storeList(found)}, not "${CHATS}" and "${ENTRIES}" ` +
-              "(another app uses that name); give IndexedDbStore another name"));
+          return fail(
+            new OpenFailure(
+              "store/incompatible",
+              `IndexedDB "${name}" was not made by this store: it holds the object stores ${storeList(found)}, not "${CHATS}" and "${ENTRIES}" ` +
+                "(another app uses that name); give IndexedDbStore another name",
+            ),
+          );
         }
         settled = true;
         clearTimeout(timer);
@@ -319,12 +335,23 @@ export class IndexedDbStore implements Store {
       request.onerror = () => {
         const error = request.error;
         if (error?.name === "VersionError") {
-          newerVersion(factory, name).then((found) => fail(new OpenFailure("store/incompatible",
-            `IndexedDB "${name}" is at version ${found.version}, newer than the version ${DB_VERSION} this store writes ` +
-              `(object stores ${storeList(found.stores)}): a newer oda-tasks or another app made it; use that version of the package, or give IndexedDbStore another name`)));
+          newerVersion(factory, name).then((found) =>
+            fail(
+              new OpenFailure(
+                "store/incompatible",
+                `IndexedDB "${name}" is at version ${found.version}, newer than the version ${DB_VERSION} this store writes ` +
+                  `(object stores ${storeList(found.stores)}): a newer oda-tasks or another app made it; use that version of the package, or give IndexedDbStore another name`,
+              ),
+            ),
+          );
           return;
         }
-        fail(new OpenFailure("store/database", `IndexedDB "${name}" could not be opened (${error?.name ?? "Error"}: ${error?.message ?? "no reason given"})`));
+        fail(
+          new OpenFailure(
+            "store/database",
+            `IndexedDB "${name}" could not be opened (${error?.name ?? "Error"}: ${error?.message ?? "no reason given"})`,
+          ),
+        );
       };
       request.onblocked = () => {
         blocked = true; // waits, up to openTimeout, for older connections to close
@@ -422,5 +449,3 @@ function webLocks(): LockRequester | null {
   const nav = (globalThis as { navigator?: { locks?: LockRequester } }).navigator;
   return nav?.locks ?? null;
 }
-
-

@@ -3,7 +3,6 @@
 import type { LogEntry } from "../core/functions.js";
 import { ConflictError, checkChatId, checkFrom, copyEntries, jsonCopy, missingChat, textsOf, truncated, type Store } from "./store.js";
 
-
 /**
  * A {@link Store} held in a `Map`. Each operation runs synchronously from its
  * check to its write (nothing is awaited in between), so operations on one

@@ -166,7 +166,6 @@ export function checkChatId(chatId: unknown): asserts chatId is string {
   if (/[\uD800-\uDFFF]/u.test(id)) bad("it is not well-formed Unicode (a lone surrogate)");
 }
 
-
 /**
  * A deep copy as JSON data: what every store keeps and hands out.
  *
@@ -220,7 +219,11 @@ export function truncated(chatId: string, from: number, length: number): StoreEr
  * @internal
  */
 export function replaced(chatId: string): StoreError {
-  return new StoreError("store/replaced", `chat "${chatId}" is not the log that was read before (it was replaced or rewritten): read it whole again`, chatId);
+  return new StoreError(
+    "store/replaced",
+    `chat "${chatId}" is not the log that was read before (it was replaced or rewritten): read it whole again`,
+    chatId,
+  );
 }
 
 /**

@@ -32,7 +32,14 @@ async function appendLoop(i) {
   for (let tries = 1; ; tries++) {
     const log = await store.read(chatId);
     try {
-      const length = await store.append(chatId, [{ type: "a", pid: process.pid, i, at: log.length }, { type: "b", pid: process.pid, i }], log.length);
+      const length = await store.append(
+        chatId,
+        [
+          { type: "a", pid: process.pid, i, at: log.length },
+          { type: "b", pid: process.pid, i },
+        ],
+        log.length,
+      );
       return { length, tries };
     } catch (e) {
       if (e?.code !== "store/conflict") throw e;
@@ -54,9 +61,9 @@ async function starts(first, count) {
   return { started: count };
 }
 
-const call = (i) => (mode === "start" ? new SuggestionService({ store }).start(chatId, id).then((r) => ({ chatId: r.chatId })) : appendLoop(i));
-const calls = () =>
-  mode === "starts" ? [starts(...n.split(":").map(Number))] : Array.from({ length: Number(n) }, (_, i) => call(i));
+const call = (i) =>
+  mode === "start" ? new SuggestionService({ store }).start(chatId, id).then((r) => ({ chatId: r.chatId })) : appendLoop(i);
+const calls = () => (mode === "starts" ? [starts(...n.split(":").map(Number))] : Array.from({ length: Number(n) }, (_, i) => call(i)));
 
 process.stdout.write("ready\n");
 await new Promise((resolve) => process.stdin.once("data", resolve));

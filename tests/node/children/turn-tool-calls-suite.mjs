@@ -13,7 +13,12 @@ import { aiTurn } from "oda-tasks/ai";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const stop = (unified) => ({ unified, raw: unified });
-const good = { todos: [{ content: "Write tests", status: "in_progress" }, { content: "Ship", status: "pending" }] };
+const good = {
+  todos: [
+    { content: "Write tests", status: "in_progress" },
+    { content: "Ship", status: "pending" },
+  ],
+};
 const todoCall = { type: "tool-call", toolCallId: "1", toolName: "todo_write", input: JSON.stringify(good) };
 
 /** A MemoryStore whose appends of tool entries wait until `release()`: a todo_write still being recorded. */
@@ -35,24 +40,35 @@ class SlowStore extends MemoryStore {
 function streaming() {
   const parts = [
     [{ type: "stream-start", warnings: [] }, todoCall, { type: "finish", finishReason: stop("tool-calls"), usage }],
-    [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "done" },
-      { type: "text-end", id: "t" }, { type: "finish", finishReason: stop("stop"), usage }],
+    [
+      { type: "stream-start", warnings: [] },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "done" },
+      { type: "text-end", id: "t" },
+      { type: "finish", finishReason: stop("stop"), usage },
+    ],
   ];
   let step = 0;
   return new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(parts[step++]) }) });
 }
 
-const scripted = () => new MockLanguageModelV4({
-  doGenerate: [
-    { content: [todoCall], finishReason: stop("tool-calls"), usage, warnings: [] },
-    { content: [{ type: "text", text: "done" }], finishReason: stop("stop"), usage, warnings: [] },
-  ],
-});
+const scripted = () =>
+  new MockLanguageModelV4({
+    doGenerate: [
+      { content: [todoCall], finishReason: stop("tool-calls"), usage, warnings: [] },
+      { content: [{ type: "text", text: "done" }], finishReason: stop("stop"), usage, warnings: [] },
+    ],
+  });
 
 /** Releases the held append a little after `settled` is known to lag (or at once once aiTurn has settled). */
 async function settle(store, turn) {
   let finished = false;
-  const outcome = turn.then(() => ({ ok: true }), (error) => ({ ok: false, error })).finally(() => (finished = true));
+  const outcome = turn
+    .then(
+      () => ({ ok: true }),
+      (error) => ({ ok: false, error }),
+    )
+    .finally(() => (finished = true));
   await store.started;
   await new Promise((r) => setTimeout(r, 50));
   const endedBeforeTheCall = finished;
@@ -65,7 +81,10 @@ async function settle(store, turn) {
 
 async function expectOneClosedTurn(store) {
   const log = await store.read("c");
-  assert.deepEqual(log.map((e) => e.type), ["session", "turn_started", "todo_update", "turn_ended"]);
+  assert.deepEqual(
+    log.map((e) => e.type),
+    ["session", "turn_started", "todo_update", "turn_ended"],
+  );
   const { plan } = replayTodos(log);
   assert.equal(plan.state, "finished", "no plan left running with no turn open");
 }
@@ -80,7 +99,14 @@ test("streamText aborted while todo_write is being recorded: the turn ends after
   const store = await chat();
   const controller = new AbortController();
   const turn = aiTurn({ store, chatId: "c" }, async ({ tools }) => {
-    const result = streamText({ model: streaming(), tools, prompt: "p", abortSignal: controller.signal, stopWhen: isStepCount(2), onError: () => {} });
+    const result = streamText({
+      model: streaming(),
+      tools,
+      prompt: "p",
+      abortSignal: controller.signal,
+      stopWhen: isStepCount(2),
+      onError: () => {},
+    });
     for await (const chunk of result.fullStream) {
       if (chunk.type === "tool-call") {
         await store.started;
@@ -117,7 +143,14 @@ test("generateText aborted while todo_write is being recorded: the turn ends aft
   const store = await chat();
   const controller = new AbortController();
   const turn = aiTurn({ store, chatId: "c" }, async ({ tools }) => {
-    const run = generateText({ model: scripted(), tools, prompt: "p", abortSignal: controller.signal, stopWhen: isStepCount(2), maxRetries: 0 });
+    const run = generateText({
+      model: scripted(),
+      tools,
+      prompt: "p",
+      abortSignal: controller.signal,
+      stopWhen: isStepCount(2),
+      maxRetries: 0,
+    });
     run.catch(() => {});
     // An app that stops waiting at the abort, as a route handler answering the click does.
     const stopped = new Promise((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason)));
@@ -155,9 +188,14 @@ test("a turn's tool called after its turn ended is refused with a TypeError and 
     return "no model call";
   });
   const before = await store.read("c");
-  await assert.rejects(kept.todo_write.execute(good, { toolCallId: "late", messages: [] }),
-    (e) => e instanceof TypeError && e.message === "oda-tasks: todo_write was called after its aiTurn's model call settled; it was refused and " +
-      "recorded nothing (a turn's tools work while its call runs: await every model call inside the call given to aiTurn)");
+  await assert.rejects(
+    kept.todo_write.execute(good, { toolCallId: "late", messages: [] }),
+    (e) =>
+      e instanceof TypeError &&
+      e.message ===
+        "oda-tasks: todo_write was called after its aiTurn's model call settled; it was refused and " +
+          "recorded nothing (a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
+  );
   const result = await generateText({ model: scripted(), tools: kept, prompt: "p", stopWhen: isStepCount(2) });
   assert.equal(result.steps[0].toolResults.length, 0);
   assert.equal(result.steps[0].content.find((p) => p.type === "tool-error")?.error instanceof TypeError, true);
@@ -167,7 +205,12 @@ test("a turn's tool called after its turn ended is refused with a TypeError and 
 test("a turn whose tool calls all settle inside the call: one turn, the update inside it, the call's result returned", async () => {
   const store = new MemoryStore();
   await createChat(store, "c");
-  const result = await aiTurn({ store, chatId: "c" }, ({ tools }) => generateText({ model: scripted(), tools, prompt: "p", stopWhen: isStepCount(2) }));
+  const result = await aiTurn({ store, chatId: "c" }, ({ tools }) =>
+    generateText({ model: scripted(), tools, prompt: "p", stopWhen: isStepCount(2) }),
+  );
   assert.equal(result.text, "done");
-  assert.deepEqual((await store.read("c")).map((e) => e.type), ["session", "turn_started", "todo_update", "turn_ended"]);
+  assert.deepEqual(
+    (await store.read("c")).map((e) => e.type),
+    ["session", "turn_started", "todo_update", "turn_ended"],
+  );
 });

@@ -84,7 +84,12 @@ function freePort() {
 
 /** Starts a server in its own process group; resolves once it answers; stops it when `t` ends. */
 async function start(t, command, args, base) {
-  const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(command, args, {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   let output = "";
   child.stdout.on("data", (c) => (output += c));
   child.stderr.on("data", (c) => (output += c));
@@ -117,10 +122,21 @@ async function exercise(base) {
   const screen = await (await fetch(api, { headers: auth })).json();
   assert.deepEqual(screen.todos, [{ content: "Ship", status: "in_progress" }]);
   assert.equal(screen.plan.state, "finished");
-  assert.deepEqual(screen.open.map((s) => s.title), ["Add retries"]);
-  const form = await fetch(`${api}/suggestions/s1/start`, { method: "POST", headers: { ...auth, "content-type": "application/x-www-form-urlencoded" }, body: "a=1" });
+  assert.deepEqual(
+    screen.open.map((s) => s.title),
+    ["Add retries"],
+  );
+  const form = await fetch(`${api}/suggestions/s1/start`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+    body: "a=1",
+  });
   assert.equal(form.status, 415);
-  const huge = await fetch(`${api}/suggestions/s1/start`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ model: "x".repeat(100_000) }) });
+  const huge = await fetch(`${api}/suggestions/s1/start`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ model: "x".repeat(100_000) }),
+  });
   assert.equal(huge.status, 413);
   assert.equal((await fetch(`${base}/api/oda/chats/%01`, { headers: auth })).status, 400);
   // The event stream: its first screen, then the stream is aborted.
@@ -139,17 +155,32 @@ async function exercise(base) {
   assert.deepEqual(pushed.todos, screen.todos);
   controller.abort();
   // Start: the new chat; repeated, the same one; the screen then shows it started.
-  const startedResponse = await fetch(`${api}/suggestions/s1/start`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" });
+  const startedResponse = await fetch(`${api}/suggestions/s1/start`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: "{}",
+  });
   assert.equal(startedResponse.status, 200);
   const started = await startedResponse.json();
   assert.equal(started.ok, true);
-  const again = await (await fetch(`${api}/suggestions/s1/start`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" })).json();
+  const again = await (
+    await fetch(`${api}/suggestions/s1/start`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" })
+  ).json();
   assert.deepEqual(again, started);
   const after = await (await fetch(api, { headers: auth })).json();
-  assert.deepEqual(after.settled.map((s) => [s.outcome, s.chatId]), [["started", started.chatId]]);
-  const dismissed = await fetch(`${api}/suggestions/s1/dismiss`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" });
+  assert.deepEqual(
+    after.settled.map((s) => [s.outcome, s.chatId]),
+    [["started", started.chatId]],
+  );
+  const dismissed = await fetch(`${api}/suggestions/s1/dismiss`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: "{}",
+  });
   assert.equal(dismissed.status, 409);
-  assert.deepEqual(await dismissed.json(), { error: { code: "task-suggestion/not-open", message: 'suggestion "s1" is started', payload: "started" } });
+  assert.deepEqual(await dismissed.json(), {
+    error: { code: "task-suggestion/not-open", message: 'suggestion "s1" is started', payload: "started" },
+  });
 }
 
 test("Hono on Node (@hono/node-server)", async (t) => {
@@ -174,11 +205,24 @@ test("Deno.serve with the plain handler (network permission for 127.0.0.1 only)"
 });
 
 test("Hono in a Worker in workerd (esbuild, the workerd condition)", async (t) => {
-  execFileSync(join(dir, "node_modules/.bin/esbuild"), [
-    "worker-http.js", "--bundle", "--format=esm", "--conditions=workerd", "--loader:.wasm=copy", "--asset-names=[name]", "--outdir=dist", "--log-level=warning",
-  ], { cwd: dir });
+  execFileSync(
+    join(dir, "node_modules/.bin/esbuild"),
+    [
+      "worker-http.js",
+      "--bundle",
+      "--format=esm",
+      "--conditions=workerd",
+      "--loader:.wasm=copy",
+      "--asset-names=[name]",
+      "--outdir=dist",
+      "--log-level=warning",
+    ],
+    { cwd: dir },
+  );
   const port = await freePort();
-  writeFileSync(join(dir, "http.capnp"), `using Workerd = import "/workerd/workerd.capnp";
+  writeFileSync(
+    join(dir, "http.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [(name = "main", worker = .worker)],
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
@@ -190,7 +234,8 @@ const worker :Workerd.Worker = (
   ],
   compatibilityDate = "2026-11-17",
 );
-`);
+`,
+  );
   const base = `http://127.0.0.1:${port}`;
   await start(t, join(dir, "node_modules/.bin/workerd"), ["serve", "http.capnp"], base);
   await exercise(base);

@@ -29,8 +29,14 @@ const node22 = join(runtimes, "node_modules/node-22/bin/node");
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {
   deps: {
-    next: "16.4.6", react: "19.3.1", "react-dom": "19.3.1", ai: "7.0.173", "@ai-sdk/react": "4.0.177",
-    typescript: "5.9.3", "@types/react": "19.3.0", "@types/node": "22.20.7",
+    next: "16.4.6",
+    react: "19.3.1",
+    "react-dom": "19.3.1",
+    ai: "7.0.173",
+    "@ai-sdk/react": "4.0.177",
+    typescript: "5.9.3",
+    "@types/react": "19.3.0",
+    "@types/node": "22.20.7",
   },
   files: {
     ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx"),
@@ -84,8 +90,18 @@ export async function GET(request: Request) {
 `,
     "tsconfig.json": JSON.stringify({
       compilerOptions: {
-        target: "ES2022", lib: ["dom", "dom.iterable", "ES2022"], strict: true, noEmit: true, module: "esnext", moduleResolution: "bundler",
-        jsx: "react-jsx", esModuleInterop: true, skipLibCheck: true, isolatedModules: true, incremental: true, allowJs: false,
+        target: "ES2022",
+        lib: ["dom", "dom.iterable", "ES2022"],
+        strict: true,
+        noEmit: true,
+        module: "esnext",
+        moduleResolution: "bundler",
+        jsx: "react-jsx",
+        esModuleInterop: true,
+        skipLibCheck: true,
+        isolatedModules: true,
+        incremental: true,
+        allowJs: false,
         plugins: [{ name: "next" }],
       },
       include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
@@ -98,12 +114,24 @@ export async function GET(request: Request) {
 const links = mkdtempSync(join(tmpdir(), "oda-bin-"));
 once.after(() => rmSync(links, { recursive: true, force: true }));
 symlinkSync(node22, join(links, "node"));
-const env = (extra = {}) => ({ ...process.env, PATH: `${join(dir, "node_modules/.bin")}:${links}:${process.env.PATH}`, NEXT_TELEMETRY_DISABLED: "1", NO_COLOR: "1", ...extra });
+const env = (extra = {}) => ({
+  ...process.env,
+  PATH: `${join(dir, "node_modules/.bin")}:${links}:${process.env.PATH}`,
+  NEXT_TELEMETRY_DISABLED: "1",
+  NO_COLOR: "1",
+  ...extra,
+});
 
 function build(command) {
   printed(command);
   try {
-    return execFileSync("nice", ["-n", "10", "bash", "-c", command], { cwd: dir, env: env(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 900_000 });
+    return execFileSync("nice", ["-n", "10", "bash", "-c", command], {
+      cwd: dir,
+      env: env(),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 900_000,
+    });
   } catch (e) {
     throw new Error(`${command} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-4000)}`, { cause: e });
   }
@@ -124,7 +152,10 @@ async function serve(t, command) {
   const chats = mkdtempSync(join(tmpdir(), "oda-next-chats-"));
   t.after(() => rmSync(chats, { recursive: true, force: true }));
   const child = spawn("nice", ["-n", "10", "bash", "-c", `${command} --hostname 127.0.0.1 --port ${port}`], {
-    cwd: dir, env: env({ ODA_CHATS: chats }), stdio: ["ignore", "pipe", "pipe"], detached: true,
+    cwd: dir,
+    env: env({ ODA_CHATS: chats }),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   let output = "";
   child.stdout.on("data", (c) => (output += c));
@@ -150,7 +181,12 @@ async function serve(t, command) {
 /** The person's side, in Chromium: a message, the card from the tool part, the plan from the events, Start on the chip. */
 async function chat(t, { url, chats, output }) {
   const edge = await (await fetch(`${url}/api/edge`)).json();
-  assert.deepEqual(edge, { text: "Updated todo list: 0 pending, 1 in progress, 0 completed", todos: [{ content: "Ship", status: "in_progress" }], plan: "running", denied: 403 });
+  assert.deepEqual(edge, {
+    text: "Updated todo list: 0 pending, 1 in progress, 0 completed",
+    todos: [{ content: "Ship", status: "in_progress" }],
+    plan: "running",
+    denied: 403,
+  });
   assert.equal((await fetch(`${url}/api/oda/chats/chat-1`)).status, 403); // no session cookie
   const browser = await launch();
   t.after(() => browser.close());
@@ -163,7 +199,7 @@ async function chat(t, { url, chats, output }) {
   await tab.getByRole("button", { name: "Send" }).click();
   const card = tab.locator("oda-todo-card");
   await card.getByRole("article", { name: "Update to-do list" }).waitFor({ timeout: 120_000 });
-  assert.match(await card.locator("[part=list]").innerText(), /Write tests[\s\S]*Ship/);
+  assert.match(await card.locator("[part=list]").textContent(), /Write tests[\s\S]*Ship/);
   await tab.getByText("Planned.").waitFor({ timeout: 60_000 });
   // The plan follows the chat's event stream: the finished checklist of turn 1.
   const plan = tab.locator("oda-plan");
@@ -184,7 +220,9 @@ console.log(JSON.stringify({ types: log.map((e) => e.type), child: (await store.
   assert.deepEqual(errors, [], output());
 }
 
-test("next build (Turbopack) and next start: Node and Edge routes, the card, the plan and Start in Chromium", { timeout: 1_200_000 }, async (t) => {
+test("next build (Turbopack) and next start: Node and Edge routes, the card, the plan and Start in Chromium", {
+  timeout: 1_200_000,
+}, async (t) => {
   build("npx next build");
   await chat(t, await serve(t, "npx next start"));
 });

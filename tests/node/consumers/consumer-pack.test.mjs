@@ -17,7 +17,8 @@ function freshClone(t) {
   const dir = mkdtempSync(join(tmpdir(), "oda-clone-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
-    .split("\0").filter(Boolean);
+    .split("\0")
+    .filter(Boolean);
   for (const file of files) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     try {
@@ -42,12 +43,32 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
   assert.doesNotMatch(r.stderr, /npm warn/i, "npm has nothing to correct in package.json");
   const [info] = JSON.parse(r.stdout);
   const files = info.files.map((f) => f.path).sort();
-  for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "package.json", "example/chat.jsonl", "dist/entrypoints/index.js", "dist/entrypoints/index.d.ts",
-    "dist/entrypoints/index.node.js", "dist/entrypoints/index.inline.js", "dist/entrypoints/index.workerd.js", "dist/entrypoints/wasm-inline.js",
-    "dist/entrypoints/ai.js", "dist/entrypoints/cli.js", "dist/entrypoints/browser.js", "dist/entrypoints/node.js", "dist/entrypoints/postgres.js",
-    "dist/entrypoints/sqlite.js", "dist/entrypoints/testing.js", "dist/stores/sqlite/sql.js", "dist/testing/contract.js",
-    "dist/integrations/sdk-tools.js", "wasm/oda_tasks.js",
-    "wasm/oda_tasks.d.ts", "wasm/oda_tasks_bg.wasm"]) {
+  for (const file of [
+    "README.md",
+    "LICENSE",
+    "CHANGELOG.md",
+    "package.json",
+    "example/chat.jsonl",
+    "dist/entrypoints/index.js",
+    "dist/entrypoints/index.d.ts",
+    "dist/entrypoints/index.node.js",
+    "dist/entrypoints/index.inline.js",
+    "dist/entrypoints/index.workerd.js",
+    "dist/entrypoints/wasm-inline.js",
+    "dist/entrypoints/ai.js",
+    "dist/entrypoints/cli.js",
+    "dist/entrypoints/browser.js",
+    "dist/entrypoints/node.js",
+    "dist/entrypoints/postgres.js",
+    "dist/entrypoints/sqlite.js",
+    "dist/entrypoints/testing.js",
+    "dist/stores/sqlite/sql.js",
+    "dist/testing/contract.js",
+    "dist/integrations/sdk-tools.js",
+    "wasm/oda_tasks.js",
+    "wasm/oda_tasks.d.ts",
+    "wasm/oda_tasks_bg.wasm",
+  ]) {
     assert.ok(files.includes(file), `${file} is packed (got ${files.join(", ")})`);
   }
   assert.ok(!files.some((f) => f.startsWith("src/")), "sources stay out");
@@ -81,8 +102,14 @@ test("package.json: bin without ./, engines as tested, side effects only where t
   const [major, minor] = process.versions.node.split(".").map(Number);
   assert.ok(major > 20 || (major === 20 && minor >= 19), `these tests run on Node ${process.versions.node}`);
   // The entries that load the core on import, the CLI, and the elements (they define themselves on import).
-  assert.deepEqual(manifest.sideEffects, ["./dist/entrypoints/index.node.js", "./dist/entrypoints/index.inline.js", "./dist/entrypoints/index.workerd.js", "./dist/entrypoints/cli.js",
-    "./dist/elements/index.js", "./dist/elements/react.js"]);
+  assert.deepEqual(manifest.sideEffects, [
+    "./dist/entrypoints/index.node.js",
+    "./dist/entrypoints/index.inline.js",
+    "./dist/entrypoints/index.workerd.js",
+    "./dist/entrypoints/cli.js",
+    "./dist/elements/index.js",
+    "./dist/elements/react.js",
+  ]);
   assert.equal(manifest.types, "./dist/entrypoints/index.d.ts");
   assert.equal(manifest.scripts.prepack, "node ../scripts/prepack.mjs");
 });

@@ -72,11 +72,12 @@ function run(command, { node = 20, cwd = dir } = {}) {
   }
 }
 
-const firstScreen = JSON.stringify([
-  "Updated todo list: 0 pending, 1 in progress, 0 completed",
-  'Suggested "Add retries". The user decides whether to start it; do not start it yourself.',
-  "finished",
-]) + "\n";
+const firstScreen =
+  JSON.stringify([
+    "Updated todo list: 0 pending, 1 in progress, 0 completed",
+    'Suggested "Add retries". The user decides whether to start it; do not start it yourself.',
+    "finished",
+  ]) + "\n";
 const chatsOutput = "Updated todo list: 1 pending, 0 in progress, 0 completed\n";
 
 /** Runs chats.js (a JsonlStore in ./chats) in a fresh folder beside the project's node_modules. */
@@ -168,14 +169,23 @@ test("Cloudflare Workers through esbuild and workerd: the workerd condition, the
   assert.match(config, /127\.0\.0\.1:8787/);
   writeFileSync(join(dir, "config.capnp"), config.replace("127.0.0.1:8787", `127.0.0.1:${port}`));
   printed("npx workerd serve config.capnp");
-  assert.deepEqual(await serveUntil(t, join(dir, "node_modules/.bin/workerd"), ["serve", "config.capnp"], `http://127.0.0.1:${port}/`), workerAnswer);
+  assert.deepEqual(
+    await serveUntil(t, join(dir, "node_modules/.bin/workerd"), ["serve", "config.capnp"], `http://127.0.0.1:${port}/`),
+    workerAnswer,
+  );
 });
 
 test("workerd without the condition: every failure is an oda-tasks: error naming the workerd condition; the inlined entry loads at startup", async (t) => {
   const esbuild = join(dir, "node_modules/.bin/esbuild");
-  execFileSync(esbuild, ["worker-init.js", "worker-inline.js", "--bundle", "--format=esm", "--loader:.wasm=binary", "--outdir=edge", "--log-level=warning"], { cwd: dir });
+  execFileSync(
+    esbuild,
+    ["worker-init.js", "worker-inline.js", "--bundle", "--format=esm", "--loader:.wasm=binary", "--outdir=edge", "--log-level=warning"],
+    { cwd: dir },
+  );
   const [a, b] = [await freePort(), await freePort()];
-  writeFileSync(join(dir, "edge.capnp"), `using Workerd = import "/workerd/workerd.capnp";
+  writeFileSync(
+    join(dir, "edge.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [(name = "init", worker = .init), (name = "inline", worker = .inline)],
   sockets = [
@@ -185,14 +195,18 @@ const config :Workerd.Config = (
 );
 const init :Workerd.Worker = (modules = [(name = "w.js", esModule = embed "edge/worker-init.js")], compatibilityDate = "2026-11-17");
 const inline :Workerd.Worker = (modules = [(name = "w.js", esModule = embed "edge/worker-inline.js")], compatibilityDate = "2026-11-17");
-`);
+`,
+  );
   const out = await serveUntil(t, join(dir, "node_modules/.bin/workerd"), ["serve", "edge.capnp"], `http://127.0.0.1:${a}/`);
   const fix = 'On Cloudflare Workers import "oda-tasks" with the `workerd` condition';
   assert.match(out.before, /^oda-tasks: the WebAssembly core is not initialised; /);
   assert.ok(out.before.includes(fix), out.before);
   assert.match(out.init, /^oda-tasks: could not load the WebAssembly core from /);
   assert.ok(out.init.includes(fix), out.init);
-  assert.match(out.bytes, /^oda-tasks: could not load the WebAssembly core from the source given to init\(\) \(.*Wasm code generation disallowed by embedder\)\. /);
+  assert.match(
+    out.bytes,
+    /^oda-tasks: could not load the WebAssembly core from the source given to init\(\) \(.*Wasm code generation disallowed by embedder\)\. /,
+  );
   assert.ok(out.bytes.includes(fix), out.bytes);
   assert.equal(await (await fetch(`http://127.0.0.1:${b}/`)).json(), "Updated todo list: 0 pending, 0 in progress, 0 completed");
 });

@@ -25,8 +25,16 @@ const recipeTs = ["reply-ai.ts", "tools-agents.ts", "tools-langchain.ts", "tools
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {
   deps: {
-    ai: "7.0.173", "@openai/agents": "0.20.0", zod: "4.6.7", "@langchain/core": "1.4.0", "@mastra/core": "1.71.0",
-    "@google/genai": "3.3.0", openai: "7.59.0", "@anthropic-ai/sdk": "1.14.0", typescript: "5.9.3", "@types/node": "22.20.7",
+    ai: "7.0.173",
+    "@openai/agents": "0.20.0",
+    zod: "4.6.7",
+    "@langchain/core": "1.4.0",
+    "@mastra/core": "1.71.0",
+    "@google/genai": "3.3.0",
+    openai: "7.59.0",
+    "@anthropic-ai/sdk": "1.14.0",
+    typescript: "5.9.3",
+    "@types/node": "22.20.7",
   },
   files: {
     ...recipes(...recipeTs),
@@ -34,8 +42,15 @@ const dir = consumer(once, tarball, {
     "frameworks-suite.mjs": fixture("frameworks-suite.mjs"),
     "tsconfig.json": JSON.stringify({
       compilerOptions: {
-        target: "ES2022", module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, types: ["node"],
-        lib: ["ES2022", "DOM"], skipLibCheck: true, allowImportingTsExtensions: true,
+        target: "ES2022",
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        strict: true,
+        noEmit: true,
+        types: ["node"],
+        lib: ["ES2022", "DOM"],
+        skipLibCheck: true,
+        allowImportingTsExtensions: true,
       },
       files: recipeTs,
     }),

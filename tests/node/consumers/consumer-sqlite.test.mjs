@@ -25,8 +25,16 @@ const bin = (path) => join(runtimes, "node_modules", path);
 const NODES = { 20: process.execPath, 22: bin("node-22/bin/node"), 24: bin("node-24/bin/node") };
 
 const files = recipes(
-  "map-store.js", "map-store.test.js", "map-store.vitest.test.js", "map-store-fix.js",
-  "chats-sqlite.js", "bun-server.js", "worker-d1.js", "wrangler-d1.toml", "worker-do.js", "wrangler-do.toml",
+  "map-store.js",
+  "map-store.test.js",
+  "map-store.vitest.test.js",
+  "map-store-fix.js",
+  "chats-sqlite.js",
+  "bun-server.js",
+  "worker-d1.js",
+  "wrangler-d1.toml",
+  "worker-do.js",
+  "wrangler-do.toml",
 );
 // Test-only: the packaged contract suite inside workerd, on D1 and in a Durable Object,
 // with a `test` that collects the tests and runs them one after another.
@@ -147,7 +155,9 @@ test("the worked example: storeContract catches the Map store's bug under node:t
     for (const command of commands) {
       const { status, output } = run(command);
       assert.equal(status, 0, `${command} passes with the fix:\n${output}`);
-      const passed = command.startsWith("node") ? Number(/# pass (\d+)/.exec(output)?.[1]) : Number(/Tests\s+(\d+) passed/.exec(output)?.[1]);
+      const passed = command.startsWith("node")
+        ? Number(/# pass (\d+)/.exec(output)?.[1])
+        : Number(/Tests\s+(\d+) passed/.exec(output)?.[1]);
       assert.ok(passed >= 15, `${command} ran the suite (${passed} tests):\n${output}`);
     }
   } finally {
@@ -178,18 +188,33 @@ test("a Bun server on bun:sqlite: the recipe as printed", async (t) => {
   const port = await freePort();
   // The printed server on a known free port instead of port 0.
   writeFileSync(join(dir, "bun-server-port.js"), files["bun-server.js"].replace("port: 0,", `port: ${port},`));
-  const { value } = await serveUntil(t, { cwd: dir, env: env(), command: bin("bun/bin/bun.exe"), args: ["bun-server-port.js"], url: `http://127.0.0.1:${port}/?chat=b1` });
+  const { value } = await serveUntil(t, {
+    cwd: dir,
+    env: env(),
+    command: bin("bun/bin/bun.exe"),
+    args: ["bun-server-port.js"],
+    url: `http://127.0.0.1:${port}/?chat=b1`,
+  });
   assert.deepEqual(value, { said: "Updated todo list: 0 pending, 1 in progress, 0 completed", entries: 4 });
   const again = await (await fetch(`http://127.0.0.1:${port}/?chat=b1`)).json();
   assert.equal(again.entries, 7, "the second request found the chat in the file");
 });
 
-for (const [label, config] of [["a Worker with D1", "wrangler-d1.toml"], ["a Durable Object per chat", "wrangler-do.toml"]]) {
+for (const [label, config] of [
+  ["a Worker with D1", "wrangler-d1.toml"],
+  ["a Durable Object per chat", "wrangler-do.toml"],
+]) {
   test(`${label} under wrangler dev (Node 22): nothing configured but the binding`, async (t) => {
     printed(`npx wrangler dev --config ${config}`);
     const port = await freePort();
     const command = `npx wrangler dev --config ${config} --ip 127.0.0.1 --port ${port} --persist-to .wrangler-${config}`;
-    const { value, output } = await serveUntil(t, { cwd: dir, env: env(22), command: "bash", args: ["-c", command], url: `http://127.0.0.1:${port}/?chat=w1` });
+    const { value, output } = await serveUntil(t, {
+      cwd: dir,
+      env: env(22),
+      command: "bash",
+      args: ["-c", command],
+      url: `http://127.0.0.1:${port}/?chat=w1`,
+    });
     assert.deepEqual(value, { said: "Updated todo list: 0 pending, 1 in progress, 0 completed", entries: 4 }, output());
     // Two chats at once, then the first again: each chat's log is its own and kept.
     const [a, b] = await Promise.all(["w1", "w2"].map(async (chat) => (await fetch(`http://127.0.0.1:${port}/?chat=${chat}`)).json()));
@@ -204,9 +229,20 @@ test("the packaged contract suite passes on D1 and in a Durable Object, inside w
   const d1 = await serveUntil(t, { cwd: dir, env: env(22), command: "bash", args: ["-c", command], url: `http://127.0.0.1:${port}/d1` });
   const object = await (await fetch(`http://127.0.0.1:${port}/do`)).json();
   const objectSql = await (await fetch(`http://127.0.0.1:${port}/do-sql`)).json();
-  for (const [where, results] of [["D1", d1.value], ["a Durable Object's ctx.storage", object], ["a Durable Object's ctx.storage.sql", objectSql]]) {
-    assert.deepEqual(results.filter((r) => !r.ok), [], `${where}: every contract test passes`);
+  for (const [where, results] of [
+    ["D1", d1.value],
+    ["a Durable Object's ctx.storage", object],
+    ["a Durable Object's ctx.storage.sql", objectSql],
+  ]) {
+    assert.deepEqual(
+      results.filter((r) => !r.ok),
+      [],
+      `${where}: every contract test passes`,
+    );
     assert.ok(results.length >= 17, `${where} ran the whole suite (${results.length} tests)`);
-    assert.ok(results.some((r) => / reopen: a new store object over the same data/.test(r.title)), `${where} ran the reopen test`);
+    assert.ok(
+      results.some((r) => / reopen: a new store object over the same data/.test(r.title)),
+      `${where} ran the reopen test`,
+    );
   }
 });

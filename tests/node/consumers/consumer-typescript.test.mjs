@@ -21,21 +21,27 @@ const { tarball } = packTarball(once);
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const example = readme.match(/<!-- file: chat\.mjs -->\n```js\n([\s\S]*?)```/);
 const snippets = example ? [example[1]] : [];
-const usage = Object.fromEntries(snippets.map((code, n) => {
-  const lines = code.split("\n");
-  const imports = lines.filter((l) => l.startsWith("import "));
-  const body = lines.filter((l) => !l.startsWith("import "));
-  return [`node-only/usage-${n}.ts`, `${imports.join("\n")}
+const usage = Object.fromEntries(
+  snippets.map((code, n) => {
+    const lines = code.split("\n");
+    const imports = lines.filter((l) => l.startsWith("import "));
+    const body = lines.filter((l) => !l.startsWith("import "));
+    return [
+      `node-only/usage-${n}.ts`,
+      `${imports.join("\n")}
 export async function example() {
 ${body.join("\n")}
 }
-`];
-}));
+`,
+    ];
+  }),
+);
 
-const tsconfig = (options, files) => JSON.stringify({
-  compilerOptions: { target: "ES2022", strict: true, skipLibCheck: false, types: ["node"], lib: ["ES2022"], ...options },
-  files,
-});
+const tsconfig = (options, files) =>
+  JSON.stringify({
+    compilerOptions: { target: "ES2022", strict: true, skipLibCheck: false, types: ["node"], lib: ["ES2022"], ...options },
+    files,
+  });
 const use = `import { init, openaiTools, replayTodos, todoWrite, MemoryStore, type TodoReplay } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { SqliteStore, type SqliteConnection } from "oda-tasks/sqlite";
@@ -51,8 +57,10 @@ const dir = consumer(once, tarball, {
   deps: { typescript: "5.9.3", "@types/node": "20.19.43", openai: "7.59.0", "@anthropic-ai/sdk": "1.14.0" },
   files: {
     // A Node-only project: no DOM names may leak from the package's .d.ts.
-    "node-only/tsconfig.json": tsconfig({ module: "nodenext", moduleResolution: "nodenext", noEmit: true },
-      ["app.ts", ...Object.keys(usage).map((f) => f.slice("node-only/".length))]),
+    "node-only/tsconfig.json": tsconfig({ module: "nodenext", moduleResolution: "nodenext", noEmit: true }, [
+      "app.ts",
+      ...Object.keys(usage).map((f) => f.slice("node-only/".length)),
+    ]),
     "node-only/app.ts": use,
     ...usage,
     // The old resolution reads the top-level `types` (and typesVersions for the subpaths).
@@ -72,8 +80,10 @@ void main();
 console.log(todoWrite([], { todos: [] }).ok);
 `,
     // The SDKs' own tool and request types accept the ready-made shapes.
-    "sdk/tsconfig.json": tsconfig({ module: "nodenext", moduleResolution: "nodenext", noEmit: true, skipLibCheck: true,
-      lib: ["ES2022", "DOM"] }, ["sdk.ts"]),
+    "sdk/tsconfig.json": tsconfig(
+      { module: "nodenext", moduleResolution: "nodenext", noEmit: true, skipLibCheck: true, lib: ["ES2022", "DOM"] },
+      ["sdk.ts"],
+    ),
     "sdk/sdk.ts": `import type OpenAI from "openai";
 import type Anthropic from "@anthropic-ai/sdk";
 import { anthropicTools, openaiTools } from "oda-tasks";

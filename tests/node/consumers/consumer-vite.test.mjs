@@ -88,9 +88,13 @@ async function openApp(t, url, page = "") {
 }
 
 function devServer(t, vite, config = "vite.config.mjs") {
-  return startServer(t, dir, process.execPath,
+  return startServer(
+    t,
+    dir,
+    process.execPath,
     [`node_modules/${vite}/bin/vite.js`, "--config", config, "--host", "127.0.0.1", "--port", "0", "--force"],
-    /Local:\s+(http:\/\/127\.0\.0\.1:\d+\/)/);
+    /Local:\s+(http:\/\/127\.0\.0\.1:\d+\/)/,
+  );
 }
 
 for (const vite of ["vite5", "vite6", "vite8"]) {
@@ -100,10 +104,17 @@ for (const vite of ["vite5", "vite6", "vite8"]) {
     assert.deepEqual(errors, []);
     assert.deepEqual(result, accepted);
     const wasm = requests.filter((r) => r.url.endsWith(".wasm"));
-    assert.deepEqual(wasm.map((r) => r.status), [200], JSON.stringify(wasm));
+    assert.deepEqual(
+      wasm.map((r) => r.status),
+      [200],
+      JSON.stringify(wasm),
+    );
     if (vite !== "vite8") {
       // The case that used to fail: the package was served from Vite's pre-bundle cache.
-      assert.ok(requests.some((r) => /\/node_modules\/\.vite\/deps\/oda-tasks\.js$/.test(r.url)), JSON.stringify(requests));
+      assert.ok(
+        requests.some((r) => /\/node_modules\/\.vite\/deps\/oda-tasks\.js$/.test(r.url)),
+        JSON.stringify(requests),
+      );
     }
   });
 }
@@ -129,12 +140,17 @@ test("vite6 build: the .wasm is emitted with the bundle and loads", async (t) =>
   t.after(() => server.close());
   const { result, requests } = await openApp(t, server.url + "/");
   assert.deepEqual(result, accepted);
-  assert.ok(requests.some((r) => /\/assets\/oda_tasks_bg-[\w-]+\.wasm$/.test(r.url) && r.status === 200), JSON.stringify(requests));
+  assert.ok(
+    requests.some((r) => /\/assets\/oda_tasks_bg-[\w-]+\.wasm$/.test(r.url) && r.status === 200),
+    JSON.stringify(requests),
+  );
 });
 
 test("vite6 build: a React 19 app and a plain page draw with oda-tasks/elements; the plain page loads no WASM", async (t) => {
-  write(dir, { "vite.elements.config.mjs": `export default { logLevel: "error", build: { outDir: "dist-elements", target: "es2022",
-    rollupOptions: { input: { react: "react.html", plain: "plain.html" } } } };\n` });
+  write(dir, {
+    "vite.elements.config.mjs": `export default { logLevel: "error", build: { outDir: "dist-elements", target: "es2022",
+    rollupOptions: { input: { react: "react.html", plain: "plain.html" } } } };\n`,
+  });
   sh(dir, process.execPath, ["node_modules/vite6/bin/vite.js", "build", "--config", "vite.elements.config.mjs"]);
   const server = await serve({}, `${dir}/dist-elements`);
   t.after(() => server.close());
@@ -142,7 +158,11 @@ test("vite6 build: a React 19 app and a plain page draw with oda-tasks/elements;
   const plain = await openApp(t, server.url + "/", "plain.html");
   assert.deepEqual(plain.errors, []);
   assert.deepEqual(plain.result, { state: "Running · turn 1" });
-  assert.deepEqual(plain.requests.filter((r) => r.url.endsWith(".wasm")), [], "the elements alone load no core");
+  assert.deepEqual(
+    plain.requests.filter((r) => r.url.endsWith(".wasm")),
+    [],
+    "the elements alone load no core",
+  );
 
   const browser = await launch();
   t.after(() => browser.close());

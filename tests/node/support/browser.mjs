@@ -10,8 +10,14 @@ import { chromium } from "playwright-core";
 export const root = fileURLToPath(new URL("../../../", import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
-  ".json": "application/json", ".css": "text/css" };
+const types = {
+  ".html": "text/html",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".css": "text/css",
+};
 
 /** Serves the repository (or `base`) read-only on 127.0.0.1; `pages` maps a path to inline HTML. */
 export async function serve(pages = {}, base = root) {
@@ -42,8 +48,15 @@ export async function launch() {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-      "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
   });
   return {
     context,

@@ -37,8 +37,13 @@ export function packTarball(t) {
 export function consumer(t, tarball, { deps = {}, files = {}, type = "module" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "oda-consumer-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const manifest = { name: "consumer", private: true, version: "1.0.0", ...(type ? { type } : {}),
-    dependencies: { "oda-tasks": `file:${tarball}`, ...deps } };
+  const manifest = {
+    name: "consumer",
+    private: true,
+    version: "1.0.0",
+    ...(type ? { type } : {}),
+    dependencies: { "oda-tasks": `file:${tarball}`, ...deps },
+  };
   write(dir, { "package.json": JSON.stringify(manifest, null, 2), ...files });
   sh(dir, npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"]);
   return dir;

@@ -14,7 +14,10 @@ export function hostKey() {
   } catch {
     // no PID namespaces here: the host name alone
   }
-  return createHash("sha256").update(os.hostname() + ns).digest("hex").slice(0, 12);
+  return createHash("sha256")
+    .update(os.hostname() + ns)
+    .digest("hex")
+    .slice(0, 12);
 }
 
 /** Makes `dir` look untouched for `ms` (a dead owner's entry is old). */

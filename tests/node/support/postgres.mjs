@@ -15,7 +15,9 @@ export function serverBin() {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const base = "/usr/lib/postgresql";
   const versions = existsSync(base)
-    ? readdirSync(base).filter((v) => existsSync(join(base, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
+    ? readdirSync(base)
+        .filter((v) => existsSync(join(base, v, "bin", "initdb")))
+        .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions.length === 0) throw new Error("no PostgreSQL server binaries (run scripts/setup.sh --postgres, or set PG_BIN)");
   return join(base, versions[0], "bin");
@@ -67,8 +69,7 @@ export async function startServer() {
 
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   let port;
-  const options = () =>
-    `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories= -c max_connections=200 -c fsync=on`;
+  const options = () => `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories= -c max_connections=200 -c fsync=on`;
   const start = async () => {
     for (let attempt = 1; ; attempt++) {
       port ??= await freePort();

@@ -25,9 +25,19 @@ export function randomLog(seed, max = 60) {
   };
   const session = () => {
     const s = {
-      type: "session", chatId: pick(["c", "p", "p.s1"]), workspace: chance(0.85) ? "/w" : null,
-      scheduledTaskFolder: chance(0.1), agent: chance(0.85) ? "top-level" : pick(["helper", 5]),
-      settings: chance(0.9) ? { preset: pick([undefined, "eng"]), model: "m", permission: pick(["ask", "auto", "full-access", "root"]), sandbox: { net: false } } : [],
+      type: "session",
+      chatId: pick(["c", "p", "p.s1"]),
+      workspace: chance(0.85) ? "/w" : null,
+      scheduledTaskFolder: chance(0.1),
+      agent: chance(0.85) ? "top-level" : pick(["helper", 5]),
+      settings: chance(0.9)
+        ? {
+            preset: pick([undefined, "eng"]),
+            model: "m",
+            permission: pick(["ask", "auto", "full-access", "root"]),
+            sandbox: { net: false },
+          }
+        : [],
     };
     if (chance(0.3)) s.origin = { chatId: "p", suggestionId: pick(["s1", "s2"]) };
     if (chance(0.3)) s.title = pick(TEXTS);

@@ -9,16 +9,16 @@ import { root } from "./browser.mjs";
 const doc = ["docs/integration.md", "docs/stores.md"].map((page) => readFileSync(join(root, page), "utf8")).join("\n");
 
 /** The files the page prints: name → text. */
-export const recipeFiles = Object.fromEntries(
-  [...doc.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)].map((m) => [m[1], m[2]]),
-);
+export const recipeFiles = Object.fromEntries([...doc.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)].map((m) => [m[1], m[2]]));
 
 /** The named files, each checked to be on the page. */
 export function recipes(...names) {
-  return Object.fromEntries(names.map((name) => {
-    assert.ok(name in recipeFiles, `docs/integration.md or docs/stores.md prints ${name}`);
-    return [name, recipeFiles[name]];
-  }));
+  return Object.fromEntries(
+    names.map((name) => {
+      assert.ok(name in recipeFiles, `docs/integration.md or docs/stores.md prints ${name}`);
+      return [name, recipeFiles[name]];
+    }),
+  );
 }
 
 /** `command`, checked to be printed on the page as a line of a ```sh block. */

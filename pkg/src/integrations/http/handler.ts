@@ -72,8 +72,18 @@ export interface ChatHandlerOptions {
 export type ChatHandler = (request: Request) => Promise<Response>;
 
 const OPTIONS = new Set([
-  "store", "authorize", "basePath", "cards", "maxPageCards", "maxBodyBytes", "maxStreamsPerChat", "maxStreams", "pollMs",
-  "permissions", "cache", "onError",
+  "store",
+  "authorize",
+  "basePath",
+  "cards",
+  "maxPageCards",
+  "maxBodyBytes",
+  "maxStreamsPerChat",
+  "maxStreams",
+  "pollMs",
+  "permissions",
+  "cache",
+  "onError",
 ]);
 
 /** A whole number option within bounds, or a TypeError. */
@@ -114,7 +124,8 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
       "oda-tasks: invalid arguments of chatHandler: `authorize(request, { chatId, action })` is required; it decides who may read and act on each chat",
     );
   }
-  if (onError !== undefined && typeof onError !== "function") throw new TypeError("oda-tasks: invalid arguments of chatHandler: `onError` must be a function");
+  if (onError !== undefined && typeof onError !== "function")
+    throw new TypeError("oda-tasks: invalid arguments of chatHandler: `onError` must be a function");
   const basePath = o.basePath ?? "";
   if (typeof basePath !== "string" || (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))) {
     throw new TypeError('oda-tasks: invalid arguments of chatHandler: `basePath` must be "" or a path like "/api/oda" (no trailing slash)');
@@ -127,7 +138,9 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
   const pollMs = whole("pollMs", o.pollMs, 1000, 100, 60_000);
   const cache = o.cache ?? new ChatStateCache(store, { cards: true });
   if (!(cache instanceof ChatStateCache) || cache.store !== store || !cache.cards) {
-    throw new TypeError("oda-tasks: invalid arguments of chatHandler: `cache` must be a ChatStateCache of the same store with `cards: true`");
+    throw new TypeError(
+      "oda-tasks: invalid arguments of chatHandler: `cache` must be a ChatStateCache of the same store with `cards: true`",
+    );
   }
   const service = new SuggestionService({ store, cache, ...(o.permissions === undefined ? {} : { permissions: o.permissions }) });
 
@@ -145,7 +158,7 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
       return { event: "screen", data: JSON.stringify(screen) };
     } catch (e) {
       const answer = thrown(e);
-      return { event: "error", data: JSON.stringify((await answer.json() as { error: unknown }).error) };
+      return { event: "error", data: JSON.stringify(((await answer.json()) as { error: unknown }).error) };
     }
   };
   const streams = new EventStreams(screenEvent, { pollMs, heartbeatMs: 15_000, perChat, total });
@@ -160,7 +173,9 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       const route = matchRoute(url.pathname, basePath);
       if ("miss" in route) {
-        return route.miss === "not-found" ? failure(404, "http/not-found", "no such route") : failure(400, "http/bad-request", route.message);
+        return route.miss === "not-found"
+          ? failure(404, "http/not-found", "no such route")
+          : failure(400, "http/bad-request", route.message);
       }
       const post = route.action === "start" || route.action === "draft" || route.action === "dismiss" || route.action === "restore";
       const method = request.method.toUpperCase();

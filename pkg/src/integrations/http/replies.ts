@@ -12,19 +12,35 @@ import { SuggestionError } from "../../chat/service.js";
  * const { error } = await response.json(); // { code: "http/forbidden", message: "not allowed" }
  */
 export type HttpErrorCode =
-  | "http/not-found" | "http/method-not-allowed" | "http/bad-request" | "http/forbidden" | "http/unsupported-media-type"
-  | "http/payload-too-large" | "http/too-many-streams" | "http/internal";
+  | "http/not-found"
+  | "http/method-not-allowed"
+  | "http/bad-request"
+  | "http/forbidden"
+  | "http/unsupported-media-type"
+  | "http/payload-too-large"
+  | "http/too-many-streams"
+  | "http/internal";
 
 /** A JSON answer. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      ...headers,
+    },
   });
 }
 
 /** A failure the handler itself decided on. */
-export function failure(status: number, code: HttpErrorCode | "store/missing-chat", message: string, headers?: Record<string, string>): Response {
+export function failure(
+  status: number,
+  code: HttpErrorCode | "store/missing-chat",
+  message: string,
+  headers?: Record<string, string>,
+): Response {
   return json(status, { error: { code, message } }, headers);
 }
 

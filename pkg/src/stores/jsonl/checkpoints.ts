@@ -1,6 +1,6 @@
 // Checkpoints: where the lines a process has counted end, per file.
-import { type BigIntStats } from "node:fs";
-import { type FileHandle } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 
 export interface Checkpoint {
   dev: bigint;

@@ -10,7 +10,6 @@ export const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
 /** Windows cannot open a directory; some file systems refuse to fsync one. */
 export const DIR_SYNC_UNSUPPORTED = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP"]);
 
-
 export async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
   for (let done = 0; done < data.length; ) {
     const { bytesWritten } = await fh.write(data, done, data.length - done);

@@ -78,7 +78,10 @@ const OWNER_NAME = /^(\d+)-([0-9a-f]+)-([0-9a-f]+)$/;
  */
 let hostHash: string | undefined;
 function thisHost(): string {
-  hostHash ??= createHash("sha256").update(hostname() + pidNamespace()).digest("hex").slice(0, 12);
+  hostHash ??= createHash("sha256")
+    .update(hostname() + pidNamespace())
+    .digest("hex")
+    .slice(0, 12);
   return hostHash;
 }
 
@@ -272,7 +275,13 @@ async function inspect(dir: string, lockPath: string): Promise<Found> {
     // Not followed: whatever sits at the lock's name, a link to a directory included, is not a lock.
     const st = await lstat(lockPath);
     if (!st.isDirectory()) {
-      const what = st.isSymbolicLink() ? "a symbolic link" : st.isFile() ? "a regular file" : st.isFIFO() ? "a FIFO" : "a socket or a device";
+      const what = st.isSymbolicLink()
+        ? "a symbolic link"
+        : st.isFile()
+          ? "a regular file"
+          : st.isFIFO()
+            ? "a FIFO"
+            : "a socket or a device";
       return { kind: "held", signature: `file ${st.mtimeMs} ${st.size}`, why: `it is ${what}, not a lock directory` };
     }
     names = await readdir(lockPath);
@@ -300,7 +309,10 @@ async function inspect(dir: string, lockPath: string): Promise<Found> {
     }
     const [pid, host, id] = [Number(match[1]), match[2] ?? "", match[3] ?? ""];
     // Heartbeats show as the owner entries' modification times.
-    const touched = await lstat(join(lockPath, name)).then((s) => s.mtimeMs, () => -1);
+    const touched = await lstat(join(lockPath, name)).then(
+      (s) => s.mtimeMs,
+      () => -1,
+    );
     times.push(touched);
     let state = ownerState(pid, host, id);
     if (state === "dead" && Date.now() - touched < STALE_MS) {
@@ -330,7 +342,11 @@ async function inspect(dir: string, lockPath: string): Promise<Found> {
   const signature = `${names.join("/")} ${times.join("/")}`;
   const owner = owners[0];
   if (strays.length > 0 || owner === undefined) {
-    const list = strays.slice(0, 5).map((n) => JSON.stringify(n)).join(", ") + (strays.length > 5 ? ", …" : "");
+    const list =
+      strays
+        .slice(0, 5)
+        .map((n) => JSON.stringify(n))
+        .join(", ") + (strays.length > 5 ? ", …" : "");
     return { kind: "held", signature, why: `it holds ${list}, which ${strays.length === 1 ? "is" : "are"} not a lock owner` };
   }
   const why =
@@ -357,7 +373,10 @@ export async function sweep(dir: string): Promise<void> {
   for (const name of await readdir(dir)) {
     const match = TEMP_NAME.exec(name);
     if (match === null || ownerState(Number(match[1]), match[2] ?? "", match[3] ?? "") !== "dead") continue;
-    const touched = await lstat(join(dir, name)).then((s) => s.mtimeMs, () => null);
+    const touched = await lstat(join(dir, name)).then(
+      (s) => s.mtimeMs,
+      () => null,
+    );
     if (touched === null || Date.now() - touched < STALE_MS) continue;
     await rm(join(dir, name), { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 // Marks: where a warm reader stands, checkable against the file as it is.
 import { createHash } from "node:crypto";
-import { type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { replaced } from "../store.js";
 import type { Opened } from "./open.js";
 import { probeBefore, sameBytes } from "./checkpoints.js";

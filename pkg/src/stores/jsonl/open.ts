@@ -1,6 +1,6 @@
 // Opening a chat's file: the handle and the stat a read or a write works on.
 import { constants, type BigIntStats } from "node:fs";
-import { link, lstat, open, stat, type FileHandle } from "node:fs/promises";
+import { lstat, open, stat, type FileHandle } from "node:fs/promises";
 import { errorCode } from "./lock.js";
 import { StoreError } from "../store.js";
 import { READ_ONLY } from "./durable.js";

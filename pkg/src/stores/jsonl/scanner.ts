@@ -18,7 +18,11 @@ const MAX_LINE_BYTES = 0x1fffffe8;
 /** A line the core read as JSON that this process's `JSON.parse` refused: read again, never count it as unreadable. */
 function readFailed(chatId: string, index: number, e: unknown): StoreError {
   const why = e instanceof Error ? e.message : String(e);
-  return new StoreError("store/read-failed", `oda-tasks: entry ${index} is JSON to the core, but JSON.parse refused it (${why}); read the log again`, chatId);
+  return new StoreError(
+    "store/read-failed",
+    `oda-tasks: entry ${index} is JSON to the core, but JSON.parse refused it (${why}); read the log again`,
+    chatId,
+  );
 }
 
 /**

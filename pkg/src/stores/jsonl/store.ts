@@ -11,7 +11,19 @@ import { entryTexts } from "../../core/entry-text.js";
 import { readOptions, wholeNumber } from "../../core/options.js";
 import { JsonlScanner } from "./scanner.js";
 import { LockStuckError, acquireLock, claimName, errorCode, keepFresh, sweep } from "./lock.js";
-import { ConflictError, StoreError, missingChat, checkChatId, checkFrom, checkMark, jsonCopy, replaced, truncated, type LogRead, type Store } from "../store.js";
+import {
+  ConflictError,
+  StoreError,
+  missingChat,
+  checkChatId,
+  checkFrom,
+  checkMark,
+  jsonCopy,
+  replaced,
+  truncated,
+  type LogRead,
+  type Store,
+} from "../store.js";
 import { queued } from "../queue.js";
 import { LOCK_SUFFIX, fileStem } from "./file-names.js";
 import { exists, mustBeFile, openChat, readOnly, type Opened } from "./open.js";
@@ -285,7 +297,12 @@ export class JsonlStore implements Store {
       claim.release();
     }
     await syncDir(this.dir);
-    remember(file, st, { offset: data.length, count: texts.length }, Buffer.from(data.subarray(data.length - Math.min(PROBE_BYTES, data.length))));
+    remember(
+      file,
+      st,
+      { offset: data.length, count: texts.length },
+      Buffer.from(data.subarray(data.length - Math.min(PROBE_BYTES, data.length))),
+    );
     return true;
   }
 
@@ -338,7 +355,11 @@ export class JsonlStore implements Store {
         release = await acquireLock(this.dir, lockPath, this.#lockWait);
       } catch (e) {
         if (e instanceof LockStuckError) {
-          throw new StoreError("store/locked", `chat "${chatId}" stays locked: ${e.why}; remove ${e.path} if no process is using it`, chatId);
+          throw new StoreError(
+            "store/locked",
+            `chat "${chatId}" stays locked: ${e.why}; remove ${e.path} if no process is using it`,
+            chatId,
+          );
         }
         if (!READ_ONLY.has(errorCode(e))) throw e;
         if (kind === "write") throw readOnly(chatId, this.dir, "directory", e);

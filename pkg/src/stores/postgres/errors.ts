@@ -44,7 +44,11 @@ export function databaseError(chatId: string, e: unknown, what = "write"): Error
   if (isBug(e)) return e as Error;
   if (isServerError(e) && e.code === "23505" && chatId !== "") {
     return withCause(
-      new StoreError("store/corrupt", `chat "${chatId}" is damaged in the database: an entry already sits past its length (${e.message})`, chatId),
+      new StoreError(
+        "store/corrupt",
+        `chat "${chatId}" is damaged in the database: an entry already sits past its length (${e.message})`,
+        chatId,
+      ),
       e,
     );
   }
@@ -56,10 +60,7 @@ export function databaseError(chatId: string, e: unknown, what = "write"): Error
   }
   const code = isServerError(e) ? ` (SQLSTATE ${e.code})` : "";
   const target = chatId === "" ? "" : ` for chat "${chatId}"`;
-  return withCause(
-    new StoreError("store/database", `the database refused the ${what}${target}: ${asError(e).message}${code}`, chatId),
-    e,
-  );
+  return withCause(new StoreError("store/database", `the database refused the ${what}${target}: ${asError(e).message}${code}`, chatId), e);
 }
 
 export function unavailable(chatId: string, e: unknown, attempts: number): StoreError {

@@ -6,7 +6,18 @@
 import type { LogEntry } from "../../core/types.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
 import { readOptions, wholeNumber } from "../../core/options.js";
-import { ConflictError, StoreError, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import {
+  ConflictError,
+  StoreError,
+  missingChat,
+  checkChatId,
+  checkFrom,
+  checkMark,
+  epochRead,
+  truncated,
+  type LogRead,
+  type Store,
+} from "../store.js";
 import { backoffDelay, sleep } from "../backoff.js";
 import { RETRY_BACKOFF, currentLength, giveBack, lease, retrying, rollback, type PgPool, type PgPoolClient, type Try } from "./client.js";
 import { LOCK_TIMEOUT, STATEMENT_TIMEOUT, asError, databaseError, isFatal, isServerError, retryable, withCause } from "./errors.js";
@@ -189,9 +200,11 @@ export class PostgresStore implements Store {
       // Twice at most: a chat created after this statement's snapshot is
       // invisible to the UPDATE but seen by the next statement.
       for (let round = 0; ; round++) {
-        const { rows } = await client.query(
-          { name: "oda-tasks-append", text: APPEND, values: [chatId, texts, texts.length, conditional ? expected : null] },
-        );
+        const { rows } = await client.query({
+          name: "oda-tasks-append",
+          text: APPEND,
+          values: [chatId, texts, texts.length, conditional ? expected : null],
+        });
         const row = rows[0] as { length: string; xid: string } | undefined;
         if (row !== undefined) return { value: Number(row.length), xid: row.xid };
         const length = await currentLength(client, chatId);
@@ -256,44 +269,50 @@ export class PostgresStore implements Store {
    */
   async #writing<T>(chatId: string, work: (client: PgPoolClient) => Promise<{ value: T; xid: string | null }>): Promise<T> {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
-    return retrying<T>(pool, this.#attempts, chatId, (e) => this.#refusal(chatId, e), async (client): Promise<Try<T>> => {
-      let done: { value: T; xid: string | null };
-      try {
-        await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${this.#limits()}`);
-        done = await work(client);
-      } catch (e) {
-        // Not committed: roll back (or drop the connection), then refuse or try again.
-        await rollback(client, e);
-        if (e instanceof StoreError || !retryable(e)) throw e instanceof StoreError ? e : this.#refusal(chatId, e);
-        return { again: e };
-      }
-      if (done.xid === null) {
-        // Nothing written (create found the chat): no commit to lose.
-        await rollback(client);
-        return { done: done.value };
-      }
-      try {
-        await client.query("COMMIT");
-        giveBack(client);
-        return { done: done.value };
-      } catch (e) {
-        giveBack(client, asError(e));
-        const status = await this.#outcome(pool, done.xid);
-        if (status === "committed") return { done: done.value };
-        if (status === "aborted") {
-          if (isServerError(e) && !retryable(e)) throw this.#refusal(chatId, e);
+    return retrying<T>(
+      pool,
+      this.#attempts,
+      chatId,
+      (e) => this.#refusal(chatId, e),
+      async (client): Promise<Try<T>> => {
+        let done: { value: T; xid: string | null };
+        try {
+          await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${this.#limits()}`);
+          done = await work(client);
+        } catch (e) {
+          // Not committed: roll back (or drop the connection), then refuse or try again.
+          await rollback(client, e);
+          if (e instanceof StoreError || !retryable(e)) throw e instanceof StoreError ? e : this.#refusal(chatId, e);
           return { again: e };
         }
-        throw withCause(
-          new StoreError(
-            "store/outcome-unknown",
-            `chat "${chatId}": the connection was lost while committing, so this write may or may not be recorded; read the chat to see`,
-            chatId,
-          ),
-          e,
-        );
-      }
-    });
+        if (done.xid === null) {
+          // Nothing written (create found the chat): no commit to lose.
+          await rollback(client);
+          return { done: done.value };
+        }
+        try {
+          await client.query("COMMIT");
+          giveBack(client);
+          return { done: done.value };
+        } catch (e) {
+          giveBack(client, asError(e));
+          const status = await this.#outcome(pool, done.xid);
+          if (status === "committed") return { done: done.value };
+          if (status === "aborted") {
+            if (isServerError(e) && !retryable(e)) throw this.#refusal(chatId, e);
+            return { again: e };
+          }
+          throw withCause(
+            new StoreError(
+              "store/outcome-unknown",
+              `chat "${chatId}": the connection was lost while committing, so this write may or may not be recorded; read the chat to see`,
+              chatId,
+            ),
+            e,
+          );
+        }
+      },
+    );
   }
 
   /** A store/* refusal for a bound that passed, or the database's own refusal. */
@@ -369,21 +388,27 @@ export class PostgresStore implements Store {
   /** Runs `work` (reads, or a transaction safe to repeat) with a pooled client, trying again after a retryable failure. */
   async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
-    return retrying<T>(pool, this.#attempts, chatId, (e) => this.#refusal(chatId, e, what), async (client): Promise<Try<T>> => {
-      try {
-        const value = await work(client);
-        giveBack(client);
-        return { done: value };
-      } catch (e) {
-        if (e instanceof StoreError) {
+    return retrying<T>(
+      pool,
+      this.#attempts,
+      chatId,
+      (e) => this.#refusal(chatId, e, what),
+      async (client): Promise<Try<T>> => {
+        try {
+          const value = await work(client);
           giveBack(client);
-          throw e;
+          return { done: value };
+        } catch (e) {
+          if (e instanceof StoreError) {
+            giveBack(client);
+            throw e;
+          }
+          giveBack(client, isServerError(e) && !isFatal(e) ? undefined : asError(e));
+          if (!retryable(e)) throw this.#refusal(chatId, e, what);
+          return { again: e };
         }
-        giveBack(client, isServerError(e) && !isFatal(e) ? undefined : asError(e));
-        if (!retryable(e)) throw this.#refusal(chatId, e, what);
-        return { again: e };
-      }
-    });
+      },
+    );
   }
 }
 
@@ -396,7 +421,9 @@ async function poolFor(connectionString: string): Promise<PgPool> {
   } catch (e) {
     throw withCause(new Error("oda-tasks: PostgresStore needs the `pg` package for a connection string: npm install pg"), e);
   }
-  const Pool = ((mod.default as { Pool?: unknown } | undefined)?.Pool ?? mod.Pool) as new (config: object) => PgPool & {
+  const Pool = ((mod.default as { Pool?: unknown } | undefined)?.Pool ?? mod.Pool) as new (
+    config: object,
+  ) => PgPool & {
     on(event: "error", listener: () => void): void;
   };
   const pool = new Pool({ connectionString });

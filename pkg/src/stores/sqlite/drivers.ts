@@ -132,11 +132,13 @@ export type SqliteDatabase = SqliteConnection | D1Like | DurableObjectStorageLik
 export function driverFor(db: unknown, busyTimeout: number): SqlDriver | null {
   if (typeof db !== "object" || db === null) return null;
   const has = (name: string): boolean => typeof (db as Record<string, unknown>)[name] === "function";
-  if (has("transactionSync") && typeof (db as { sql?: unknown }).sql === "object") return new DurableObjectDriver(db as DurableObjectStorageLike);
+  if (has("transactionSync") && typeof (db as { sql?: unknown }).sql === "object")
+    return new DurableObjectDriver(db as DurableObjectStorageLike);
   if (has("batch") && has("prepare")) return new D1Driver(db as D1Like);
   if (has("prepare") && has("exec")) return new FileDriver(db as SqliteConnection, busyTimeout);
   // SqlStorage alone: no prepare, exec(sql, ...bindings) answering a cursor.
-  if (has("exec") && "databaseSize" in db) return new DurableObjectDriver({ sql: db as unknown as DurableObjectSqlLike, transactionSync: (fn) => fn() });
+  if (has("exec") && "databaseSize" in db)
+    return new DurableObjectDriver({ sql: db as unknown as DurableObjectSqlLike, transactionSync: (fn) => fn() });
   return null;
 }
 
@@ -208,7 +210,10 @@ class D1Driver implements SqlDriver {
   }
 
   async query(statement: Statement): Promise<Row[]> {
-    const result = await this.#db.prepare(statement.sql).bind(...statement.params).all();
+    const result = await this.#db
+      .prepare(statement.sql)
+      .bind(...statement.params)
+      .all();
     return (result.results ?? []) as Row[];
   }
 

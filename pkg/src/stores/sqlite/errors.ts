@@ -20,8 +20,16 @@ export function sqliteCode(e: unknown): string | null {
 }
 
 const PRIMARY: Record<number, string> = {
-  1: "SQLITE_ERROR", 5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 8: "SQLITE_READONLY", 10: "SQLITE_IOERR",
-  11: "SQLITE_CORRUPT", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN", 19: "SQLITE_CONSTRAINT", 26: "SQLITE_NOTADB",
+  1: "SQLITE_ERROR",
+  5: "SQLITE_BUSY",
+  6: "SQLITE_LOCKED",
+  8: "SQLITE_READONLY",
+  10: "SQLITE_IOERR",
+  11: "SQLITE_CORRUPT",
+  13: "SQLITE_FULL",
+  14: "SQLITE_CANTOPEN",
+  19: "SQLITE_CONSTRAINT",
+  26: "SQLITE_NOTADB",
 };
 
 /** Another connection held the lock for the whole busy timeout. */
@@ -57,11 +65,22 @@ export function storeRefusal(chatId: string, e: unknown, what: string, busyTimeo
   }
   if (/no such table: oda_tasks_|no such column/.test(message)) return notMigrated(chatId, e);
   const code = sqliteCode(e);
-  if (code !== null && code.startsWith("SQLITE_CONSTRAINT") && /oda_tasks_entries/.test(message) && chatId !== "") return entryPastLength(chatId, e);
+  if (code !== null && code.startsWith("SQLITE_CONSTRAINT") && /oda_tasks_entries/.test(message) && chatId !== "")
+    return entryPastLength(chatId, e);
   if (code !== null && code.startsWith("SQLITE_READONLY")) {
-    return withCause(new StoreError("store/read-only", `the database may be read but not written by this process: the ${what}${target} was refused (${message})`, chatId), e);
+    return withCause(
+      new StoreError(
+        "store/read-only",
+        `the database may be read but not written by this process: the ${what}${target} was refused (${message})`,
+        chatId,
+      ),
+      e,
+    );
   }
-  return withCause(new StoreError("store/database", `the database refused the ${what}${target}: ${message}${code === null ? "" : ` (${code})`}`, chatId), e);
+  return withCause(
+    new StoreError("store/database", `the database refused the ${what}${target}: ${message}${code === null ? "" : ` (${code})`}`, chatId),
+    e,
+  );
 }
 
 /** A write whose answer was lost with the connection: it may or may not be recorded. */

@@ -69,7 +69,11 @@ export const MIGRATED: Statement = { sql: `SELECT version FROM ${MIGRATIONS} ORD
 
 /** Records a version (its primary key refuses a second record: a concurrent migrate rolls back). */
 export function recordMigration(migration: Migration, at: string): Statement {
-  return { sql: `INSERT INTO ${MIGRATIONS} (version, name, applied_at) VALUES (?, ?, ?)`, params: [migration.version, migration.name, at], rows: false };
+  return {
+    sql: `INSERT INTO ${MIGRATIONS} (version, name, applied_at) VALUES (?, ?, ?)`,
+    params: [migration.version, migration.name, at],
+    rows: false,
+  };
 }
 
 // The conditional append, as three statements of one transaction. The

@@ -9,7 +9,14 @@ import { ConflictError, missingChat, checkChatId, checkFrom, checkMark, epochRea
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
 import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
 import {
-  CREATE_MIGRATIONS, MIGRATED, MIGRATIONS_SQL, appendStatements, createStatements, lengthOf, readStatement, recordMigration,
+  CREATE_MIGRATIONS,
+  MIGRATED,
+  MIGRATIONS_SQL,
+  appendStatements,
+  createStatements,
+  lengthOf,
+  readStatement,
+  recordMigration,
   type Statement,
 } from "./sql.js";
 
@@ -158,7 +165,11 @@ export class SqliteStore implements Store {
       row = (await this.#reading(chatId, "read", () => this.#driver.query(lengthOf(chatId))))[0];
       if (row !== undefined) row = { ...row, changed: conditional && Number(row.length) !== expected ? 0 : 1 };
     } else {
-      const results = await this.#writing(chatId, "write", appendStatements(chatId, stringify(texts), texts.length, conditional ? expected : null));
+      const results = await this.#writing(
+        chatId,
+        "write",
+        appendStatements(chatId, stringify(texts), texts.length, conditional ? expected : null),
+      );
       row = results[2]?.[0];
     }
     if (row === undefined) throw missingChat(chatId);
@@ -197,8 +208,12 @@ export class SqliteStore implements Store {
    * at once (a file's lock was already waited for, for the busy timeout).
    */
   async #reading<T>(chatId: string, what: string, work: () => T | Promise<T>): Promise<T> {
-    return withRetries(chatId, this.#attempts, async () => work(), (e) =>
-      isRefusedBeforeRunning(e) || isConnectionLost(e) ? "retry" : storeRefusal(chatId, e, what, this.#busyTimeout));
+    return withRetries(
+      chatId,
+      this.#attempts,
+      async () => work(),
+      (e) => (isRefusedBeforeRunning(e) || isConnectionLost(e) ? "retry" : storeRefusal(chatId, e, what, this.#busyTimeout)),
+    );
   }
 
   /**
@@ -207,10 +222,15 @@ export class SqliteStore implements Store {
    * may have committed, and repeating it could write twice).
    */
   async #writing(chatId: string, what: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {
-    return withRetries(chatId, this.#attempts, async () => this.#driver.transaction(statements), (e) => {
-      if (isRefusedBeforeRunning(e)) return "retry";
-      if (isConnectionLost(e)) return chatId === "" ? "retry" : outcomeUnknown(chatId, e); // migrate() is safe to repeat
-      return storeRefusal(chatId, e, what, this.#busyTimeout);
-    });
+    return withRetries(
+      chatId,
+      this.#attempts,
+      async () => this.#driver.transaction(statements),
+      (e) => {
+        if (isRefusedBeforeRunning(e)) return "retry";
+        if (isConnectionLost(e)) return chatId === "" ? "retry" : outcomeUnknown(chatId, e); // migrate() is safe to repeat
+        return storeRefusal(chatId, e, what, this.#busyTimeout);
+      },
+    );
   }
 }
