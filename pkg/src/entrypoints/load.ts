@@ -104,7 +104,13 @@ async function compile(source: WasmSource, fix: string): Promise<WebAssembly.Mod
     return compiled(
       name,
       undefined,
-      async () => (streaming ? WebAssembly.compileStreaming(wasmResponse) : WebAssembly.compile(await wasmResponse.arrayBuffer())),
+      async () => {
+        if (streaming) return WebAssembly.compileStreaming(wasmResponse);
+        // No `await` inside compile's arguments: Next.js's Edge dev build wraps each
+        // WebAssembly.compile call in a plain function, where an await does not parse.
+        const bytes = await wasmResponse.arrayBuffer();
+        return WebAssembly.compile(bytes);
+      },
       fix,
     );
   }

@@ -180,7 +180,10 @@ async function serve(t, command) {
 
 /** The person's side, in Chromium: a message, the card from the tool part, the plan from the events, Start on the chip. */
 async function chat(t, { url, chats, output }) {
-  const edge = await (await fetch(`${url}/api/edge`)).json();
+  const answer = await fetch(`${url}/api/edge`);
+  const body = await answer.text();
+  assert.equal(answer.status, 200, `GET /api/edge answered ${answer.status}: ${body.slice(0, 2000)}\n${output()}`);
+  const edge = JSON.parse(body);
   assert.deepEqual(edge, {
     text: "Updated todo list: 0 pending, 1 in progress, 0 completed",
     todos: [{ content: "Ship", status: "in_progress" }],

@@ -201,11 +201,11 @@ const inline :Workerd.Worker = (modules = [(name = "w.js", esModule = embed "edg
   const fix = 'On Cloudflare Workers import "oda-tasks" with the `workerd` condition';
   assert.match(out.before, /^oda-tasks: the WebAssembly core is not initialised; /);
   assert.ok(out.before.includes(fix), out.before);
-  assert.match(out.init, /^oda-tasks: could not load the WebAssembly core from /);
+  assert.match(out.init, /^oda-tasks: could not fetch the WebAssembly core from file:\/\/\/wasm\/oda_tasks_bg\.wasm \(/);
   assert.ok(out.init.includes(fix), out.init);
   assert.match(
     out.bytes,
-    /^oda-tasks: could not load the WebAssembly core from the source given to init\(\) \(.*Wasm code generation disallowed by embedder\)\. /,
+    /^oda-tasks: the \d+ bytes given to init\(\) could not be compiled as WebAssembly \(.*Wasm code generation disallowed by embedder\)\. /,
   );
   assert.ok(out.bytes.includes(fix), out.bytes);
   assert.equal(await (await fetch(`http://127.0.0.1:${b}/`)).json(), "Updated todo list: 0 pending, 0 in progress, 0 completed");
