@@ -139,3 +139,13 @@ test("npm run docs: the API reference builds with no warning and an example on e
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`.slice(-6000));
   assert.ok(statSync(join(root, "docs/api/index.html")).isFile());
 });
+
+test("docs/stores.md's \"All codes\" lists exactly the StoreErrorCode union of the built typings", () => {
+  const typings = readFileSync(join(root, "pkg/dist/stores/store.d.ts"), "utf8");
+  const union = typings.slice(typings.indexOf("export type StoreErrorCode"), typings.indexOf(";", typings.indexOf("export type StoreErrorCode")));
+  const declared = [...union.matchAll(/"(store\/[a-z-]+)"/g)].map((m) => m[1]).sort();
+  const section = read("docs/stores.md").split("## All codes")[1].split("\n## ")[0];
+  const listed = [...section.matchAll(/`(store\/[a-z-]+)`/g)].map((m) => m[1]).sort();
+  assert.ok(declared.length >= 10, `read ${declared.length} codes from the typings`);
+  assert.deepEqual(listed, declared);
+});

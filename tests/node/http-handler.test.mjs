@@ -7,6 +7,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore, StoreError, suggestTask, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
+import { JsonlStore } from "oda-tasks/node";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 const BASE = "http://app.test/api/oda";
 const allow = () => true;
@@ -339,6 +343,39 @@ test("huge bodies are refused with a 413, by Content-Length and by what actually
   assert.equal(streamed.status, 413);
   assert.ok(pulled <= 4, `read ${pulled} chunks of an endless body`);
   assert.equal((await store.read("c")).length, before);
+});
+
+test("a JsonlStore whose folder was removed answers 503 store/unavailable with its fixed text, never the folder's path", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-http-gone-"));
+  const store = new JsonlStore(path.join(dir, "chats"));
+  await chatWith(store, "c");
+  fs.rmSync(dir, { recursive: true });
+  const heard = [];
+  const handler = chatHandler({ store, authorize: allow, onError: (e) => heard.push(e.code) });
+  for (const r of [await get(handler, "chats/c"), await post(handler, "chats/c/suggestions/s1/dismiss")]) {
+    assert.equal(r.status, 503);
+    assert.equal(r.headers.get("retry-after"), "1");
+    const text = await r.text();
+    assert.deepEqual(JSON.parse(text), { error: { code: "store/unavailable", message: "the store is unavailable; try again" } });
+    assert.ok(!text.includes(dir));
+  }
+  assert.deepEqual(heard, ["store/unavailable", "store/unavailable"]);
+  assert.equal(fs.existsSync(dir), false);
+});
+
+test("a store that may not be read answers 503 store/no-access with its fixed text", async () => {
+  const store = new MemoryStore();
+  await chatWith(store, "c");
+  const refusing = {
+    read: async () => {
+      throw new StoreError("store/no-access", 'chat "c" cannot be read: this process may not read the file /srv/c.jsonl (EACCES)', "c");
+    },
+    append: store.append.bind(store),
+    create: store.create.bind(store),
+  };
+  const r = await get(chatHandler({ store: refusing, authorize: allow, onError: () => {} }), "chats/c");
+  assert.equal(r.status, 503);
+  assert.deepEqual(await r.json(), { error: { code: "store/no-access", message: "the store may not be read" } });
 });
 
 test("no failure leaks a stack or a path: a store's error is its code and a fixed text; onError hears the real error", async () => {

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { ChatState, StoreError, replaySuggestions, replayTodos, runTool } from "oda-tasks";
+import { ChatState, StoreError, beginTurn, createChat, replaySuggestions, replayTodos, runTool } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 // The store's chunked line reader, for a unit test of lines too long to be strings.
 import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
@@ -21,6 +21,7 @@ import { HELLO, HELPER, OPEN_TURN, SUGGEST, TODO, TOP, freshDecision } from "./s
 
 const WORKER = new URL("./children/store-jsonl-worker.mjs", import.meta.url);
 const READONLY = new URL("./children/store-jsonl-readonly.mjs", import.meta.url);
+const REFUSALS = new URL("./children/store-jsonl-refusals.mjs", import.meta.url);
 const HOLDER = new URL("./children/lock-holder.mjs", import.meta.url);
 const NS_WRITER = new URL("./children/lock-namespace-writer.mjs", import.meta.url);
 
@@ -460,6 +461,124 @@ test("read-only file and read-only directory: reads work, writes are store/read-
       fs.chmodSync(dirRo, 0o755);
     }
   }));
+
+// What every operation of a store and of the chat helpers answers over a
+// folder the file system refuses: `{ read…, dismiss }`, from the child.
+const OPERATIONS = ["read", "readFrom", "readSince", "append", "create", "createChat", "beginTurn", "runTool", "list", "dismiss"];
+const WRITES = new Set(["append", "create", "createChat", "beginTurn", "runTool", "dismiss"]);
+const CHAT_OF = { create: "d", createChat: "e" };
+const refusalsIn = (chatDir, { vanish = false, asNobody = false } = {}) =>
+  JSON.parse(
+    execFileSync(process.execPath, [new URL(REFUSALS).pathname, chatDir, ...(vanish ? ["vanish"] : [])], {
+      encoding: "utf8",
+      ...(asNobody ? { uid: 65534, gid: 65534 } : {}),
+    }),
+  );
+const refused = (code, message) => ({ code, name: "StoreError", message });
+const cannotWrite = (id, what, where, errno) =>
+  refused("store/read-only", `chat "${id}" cannot be written: the ${what} ${where} is read-only here (${errno})`);
+const cannotRead = (what, where) => refused("store/no-access", `chat "c" cannot be read: this process may not read the ${what} ${where} (EACCES)`);
+/** A chat with an open turn and one open offer (`s1`), as the children expect. */
+async function offeringChat(chatDir) {
+  const store = new JsonlStore(chatDir);
+  await createChat(store, "c", { workspace: "/repos/app" });
+  await beginTurn(store, "c");
+  const offered = await runTool(store, "c", SUGGEST);
+  assert.equal(offered.ok, true);
+  return fs.readFileSync(path.join(chatDir, "c.jsonl"), "utf8");
+}
+
+test("a read-only mount (EROFS): reads and list answer, every write is store/read-only naming the folder, nothing is written", {
+  skip: canMount() ? false : "needs mount -t tmpfs (root)",
+}, () =>
+  inTempDir(async (dir) => {
+    const mnt = path.join(dir, "mnt");
+    fs.mkdirSync(mnt);
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt]);
+    try {
+      const chatDir = path.join(mnt, "chats");
+      const content = await offeringChat(chatDir);
+      execFileSync("mount", ["-o", "remount,ro", mnt]);
+      const seen = refusalsIn(chatDir);
+      assert.deepEqual(Object.keys(seen), OPERATIONS);
+      assert.equal(seen.read.value.length, 3);
+      assert.equal(seen.readFrom.value.length, 2);
+      assert.deepEqual(seen.readSince, { value: 3 });
+      assert.deepEqual(seen.list, { value: 1 });
+      for (const op of WRITES) assert.deepEqual(seen[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", chatDir, "EROFS"), op);
+      assert.equal(fs.readFileSync(path.join(chatDir, "c.jsonl"), "utf8"), content);
+      assert.deepEqual(fs.readdirSync(chatDir), ["c.jsonl"], "no lock or temp file is left");
+    } finally {
+      execFileSync("umount", ["-l", mnt]);
+    }
+  }),
+);
+
+test("a folder removed while the store is open: every operation is store/unavailable naming it, and it is not made again", () =>
+  inTempDir(async (dir) => {
+    const chatDir = path.join(dir, "chats");
+    await offeringChat(chatDir);
+    const seen = refusalsIn(chatDir, { vanish: true });
+    assert.deepEqual(Object.keys(seen), OPERATIONS);
+    for (const op of OPERATIONS) {
+      const id = CHAT_OF[op] ?? "c";
+      assert.deepEqual(
+        seen[op],
+        refused(
+          "store/unavailable",
+          `chat "${id}" cannot be reached: the store's directory ${chatDir} is missing (ENOENT); restore it, or open the store where the chats are`,
+        ),
+        op,
+      );
+    }
+    assert.equal(fs.existsSync(chatDir), false);
+  }));
+
+test("a chat's file or folder this process may not read: reads are store/no-access naming which, writes store/read-only", {
+  skip: process.getuid?.() === 0 ? false : "needs root to run the child as another user",
+}, () =>
+  inTempDir(async (dir) => {
+    fs.chmodSync(dir, 0o755);
+    // The file may not be read; its folder is the child's own.
+    const fileDir = path.join(dir, "file-refused");
+    const content = await offeringChat(fileDir);
+    const file = path.join(fileDir, "c.jsonl");
+    fs.chmodSync(file, 0);
+    fs.chownSync(fileDir, 65534, 65534);
+    const one = refusalsIn(fileDir, { asNobody: true });
+    for (const op of ["read", "readFrom", "readSince", "beginTurn", "runTool", "list", "dismiss"]) assert.deepEqual(one[op], cannotRead("file", file), op);
+    assert.deepEqual(one.append, cannotWrite("c", "file", file, "EACCES"));
+    assert.deepEqual([one.create, one.createChat], [{ value: true }, { value: true }], "other chats of the folder are made");
+    // The folder may not be entered at all.
+    const dirRefused = path.join(dir, "dir-refused");
+    await offeringChat(dirRefused);
+    fs.chmodSync(dirRefused, 0);
+    try {
+      const two = refusalsIn(dirRefused, { asNobody: true });
+      for (const op of ["read", "readFrom", "readSince", "beginTurn", "runTool", "list", "dismiss"]) {
+        assert.deepEqual(two[op], cannotRead("directory", dirRefused), op);
+      }
+      for (const op of ["append", "create", "createChat"]) assert.deepEqual(two[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", dirRefused, "EACCES"), op);
+    } finally {
+      fs.chmodSync(dirRefused, 0o755);
+    }
+    assert.equal(fs.readFileSync(path.join(dirRefused, "c.jsonl"), "utf8"), content.replace("file-refused", "dir-refused"));
+    assert.deepEqual(fs.readdirSync(dirRefused), ["c.jsonl"]);
+  }));
+
+function canMount() {
+  if (process.getuid?.() !== 0) return false;
+  const probe = fs.mkdtempSync(path.join(os.tmpdir(), "oda-mount-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe], { stdio: "ignore" });
+    execFileSync("umount", [probe], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(probe, { recursive: true, force: true });
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Locks nobody releases.

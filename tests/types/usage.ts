@@ -170,7 +170,7 @@ const jsonlStore = new JsonlStore("/tmp/oda-types", { lockWait: 5_000, readChunk
 const where: string = jsonlStore.file("c");
 // @ts-expect-error options are checked by name
 new JsonlStore("/tmp/oda-types", { lockwait: 5 });
-const codes: StoreError["code"][] = ["store/locked", "store/not-a-file", "store/read-only", "store/truncated"];
+const codes: StoreError["code"][] = ["store/locked", "store/not-a-file", "store/read-only", "store/no-access", "store/truncated"];
 void fresh, own, where, codes;
 const created: boolean = await store.create("c", []);
 void length, created;

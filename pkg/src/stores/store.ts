@@ -82,7 +82,9 @@ export type StoreErrorCode =
   | "store/not-a-file"
   /** The chat's file or directory may be read but not written by this process. */
   | "store/read-only"
-  /** A database store could not reach its server in time; nothing was written. */
+  /** The chat's file or directory may not even be read by this process (EACCES, EPERM): the message names which. */
+  | "store/no-access"
+  /** A database store could not reach its server in time, or a file store's directory is gone; nothing was written. */
   | "store/unavailable"
   /** The connection was lost while a write committed: it may or may not be recorded (read to see). */
   | "store/outcome-unknown"

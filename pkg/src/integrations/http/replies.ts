@@ -60,6 +60,7 @@ const STORE_STATUS: Record<string, [number, string]> = {
   "store/unavailable": [503, "the store is unavailable; try again"],
   "store/locked": [503, "the chat is locked by another writer; try again"],
   "store/read-only": [503, "the store is read-only"],
+  "store/no-access": [503, "the store may not be read"],
   "store/not-migrated": [503, "the store's tables are not migrated"],
   "store/outcome-unknown": [503, "the store did not say whether the write landed; read the chat again"],
 };

@@ -124,7 +124,10 @@ export async function acquireLock(dir: string, lockPath: string, wait: number): 
   const waiting: (() => void)[] = [];
   const stopWaiting = () => waiting.forEach((stop) => stop());
   try {
-    await mkdir(join(prepared, claim.name), { recursive: true });
+    // Not `recursive`: on a read-only mount that says ENOENT, not EROFS, and
+    // a directory removed under the store must not be made again here.
+    await mkdir(prepared);
+    await mkdir(join(prepared, claim.name));
     let seen = "";
     let since = Date.now();
     for (let attempt = 0; ; attempt++) {

@@ -4,6 +4,7 @@ import { lstat, open, stat, type FileHandle } from "node:fs/promises";
 import { errorCode } from "./lock.js";
 import { StoreError } from "../store.js";
 import { READ_ONLY } from "./durable.js";
+import { readOnly } from "./fs-failures.js";
 
 export interface Opened {
   fh: FileHandle;
@@ -62,14 +63,6 @@ export function describe(st: { isDirectory(): boolean; isFIFO(): boolean; isSock
 
 export function notAFile(chatId: string, file: string, what: string): StoreError {
   return new StoreError("store/not-a-file", `chat "${chatId}": ${file} is ${what}, not a chat's file; move or remove it`, chatId);
-}
-
-export function readOnly(chatId: string, path: string, what: "file" | "directory", cause: unknown): StoreError {
-  return new StoreError(
-    "store/read-only",
-    `chat "${chatId}" cannot be written: the ${what} ${path} is read-only here (${errorCode(cause)})`,
-    chatId,
-  );
 }
 
 /** Whether something (perhaps not a file) is at `path`; chats are never deleted, so "no" is final. */

@@ -26,7 +26,8 @@ import {
 } from "../store.js";
 import { queued } from "../queue.js";
 import { LOCK_SUFFIX, fileStem } from "./file-names.js";
-import { exists, mustBeFile, openChat, readOnly, type Opened } from "./open.js";
+import { exists, mustBeFile, openChat, type Opened } from "./open.js";
+import { fsFailure, missingDirectory, present, readOnly, type FsScene } from "./fs-failures.js";
 import { PROBE_BYTES, checkpoints, latestBefore, probeBefore, remember, sameBytes } from "./checkpoints.js";
 import { markOf, markedStart } from "./marks.js";
 import { waitingReads, type ReadGroup, type Scan } from "./read-queue.js";
@@ -115,13 +116,13 @@ export class JsonlStore implements Store {
   }
 
   read(chatId: string): Promise<LogEntry[] | null> {
-    return this.#read(chatId, 0).then((scan) => scan && scan.entries);
+    return this.#guarded(chatId, "read", () => this.#read(chatId, 0)).then((scan) => scan && scan.entries);
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
     checkChatId(chatId); // the id first, as every store checks it
     checkFrom(from);
-    return this.#read(chatId, from).then((scan) => scan && scan.entries);
+    return this.#guarded(chatId, "read", () => this.#read(chatId, from)).then((scan) => scan && scan.entries);
   }
 
   /**
@@ -134,7 +135,7 @@ export class JsonlStore implements Store {
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
     checkFrom(from);
-    return this.#read(chatId, from).then((scan) => scan && scan.texts);
+    return this.#guarded(chatId, "read", () => this.#read(chatId, from)).then((scan) => scan && scan.texts);
   }
 
   /**
@@ -153,19 +154,21 @@ export class JsonlStore implements Store {
     checkFrom(from);
     checkMark(mark);
     const file = this.file(chatId);
-    if (!(await exists(file))) return null;
-    return this.#locked(chatId, "read", async () => {
-      const opened = await openChat(chatId, file, "read");
-      if (opened === null) return null;
-      try {
-        const start = mark === null ? undefined : await markedStart(opened, mark, chatId);
-        if (start !== undefined && start.count > from) throw replaced(chatId); // a mark past `from` is not this reader's
-        const scan = await this.#scan(chatId, opened, file, from, start);
-        if (scan.count < from) throw truncated(chatId, from, scan.count);
-        return { texts: scan.texts, mark: await markOf(opened, scan.checkpoint) };
-      } finally {
-        await opened.fh.close();
-      }
+    return this.#guarded(chatId, "read", async () => {
+      if (!(await exists(file))) return this.#absent(chatId, null);
+      return this.#locked(chatId, "read", async () => {
+        const opened = await openChat(chatId, file, "read");
+        if (opened === null) return this.#absent(chatId, null);
+        try {
+          const start = mark === null ? undefined : await markedStart(opened, mark, chatId);
+          if (start !== undefined && start.count > from) throw replaced(chatId); // a mark past `from` is not this reader's
+          const scan = await this.#scan(chatId, opened, file, from, start);
+          if (scan.count < from) throw truncated(chatId, from, scan.count);
+          return { texts: scan.texts, mark: await markOf(opened, scan.checkpoint) };
+        } finally {
+          await opened.fh.close();
+        }
+      });
     });
   }
 
@@ -176,7 +179,7 @@ export class JsonlStore implements Store {
     let group = waitingReads.get(file);
     if (group === undefined) {
       // Chats are never deleted: a chat missing now needs no lock to say so.
-      if (!(await exists(file))) return null;
+      if (!(await exists(file))) return this.#absent(chatId, null);
       group = waitingReads.get(file);
     }
     if (group === undefined) {
@@ -188,7 +191,7 @@ export class JsonlStore implements Store {
         forget(); // from here on, a new read needs a new look at the file
         const keepFrom = Math.min(...mine.froms);
         const opened = await openChat(chatId, file, "read");
-        if (opened === null) return null;
+        if (opened === null) return this.#absent(chatId, null);
         try {
           const scan = await this.#scan(chatId, opened, file, keepFrom);
           return { entries: scan.entries as LogEntry[], texts: scan.texts, count: scan.count, keepFrom, readers: mine.froms.length };
@@ -214,11 +217,15 @@ export class JsonlStore implements Store {
     const file = this.file(chatId);
     const texts = entryTexts(entries);
     const data = Buffer.from(texts.map((text) => `${text}\n`).join(""), "utf8");
+    return this.#guarded(chatId, "write", () => this.#append(chatId, file, texts, data, expectedLength));
+  }
+
+  async #append(chatId: string, file: string, texts: string[], data: Buffer, expectedLength: number | undefined): Promise<number> {
     // Chats are never deleted: a chat missing now needs no lock to say so.
-    if (!(await exists(file))) throw missingChat(chatId);
+    if (!(await exists(file))) throw await this.#absent(chatId, missingChat(chatId));
     return this.#locked(chatId, "write", async () => {
       const opened = await openChat(chatId, file, "append");
-      if (opened === null) throw missingChat(chatId);
+      if (opened === null) throw await this.#absent(chatId, missingChat(chatId));
       const { fh } = opened;
       try {
         const scan = await this.#scan(chatId, opened, file, Infinity);
@@ -261,6 +268,10 @@ export class JsonlStore implements Store {
     const file = this.file(chatId);
     const texts = entryTexts(entries);
     const data = Buffer.from(texts.map((text) => `${text}\n`).join(""), "utf8");
+    return this.#guarded(chatId, "write", () => this.#create(chatId, file, texts, data));
+  }
+
+  async #create(chatId: string, file: string, texts: string[], data: Buffer): Promise<boolean> {
     // Write the whole log aside, then publish it under its name in one step:
     // link() fails when the name exists, so exactly one creator wins and no
     // reader ever sees a half-written chat. The temp name starts with "." and
@@ -304,6 +315,25 @@ export class JsonlStore implements Store {
       Buffer.from(data.subarray(data.length - Math.min(PROBE_BYTES, data.length))),
     );
     return true;
+  }
+
+  /**
+   * Runs one operation on a chat; a refusal of the file system (the directory
+   * gone, read-only, unreadable) becomes the store error that names it.
+   */
+  async #guarded<T>(chatId: string, kind: FsScene["kind"], op: () => Promise<T>): Promise<T> {
+    const file = this.file(chatId);
+    try {
+      return await op();
+    } catch (e) {
+      throw await fsFailure(e, { chatId, dir: this.dir, file, kind });
+    }
+  }
+
+  /** What a chat with no file answers (`answer`), unless the whole directory is gone. */
+  async #absent<T>(chatId: string, answer: T): Promise<T> {
+    if (!(await present(this.dir))) throw missingDirectory(chatId, this.dir);
+    return answer;
   }
 
   /**
