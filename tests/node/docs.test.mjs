@@ -142,7 +142,8 @@ test("npm run docs: the API reference builds with no warning and an example on e
 
 test("docs/stores.md's \"All codes\" lists exactly the StoreErrorCode union of the built typings", () => {
   const typings = readFileSync(join(root, "pkg/dist/stores/store.d.ts"), "utf8");
-  const union = typings.slice(typings.indexOf("export type StoreErrorCode"), typings.indexOf(";", typings.indexOf("export type StoreErrorCode")));
+  const start = typings.indexOf("export type StoreErrorCode");
+  const union = typings.slice(start, typings.indexOf('";', start) + 1); // the union's last member ends it
   const declared = [...union.matchAll(/"(store\/[a-z-]+)"/g)].map((m) => m[1]).sort();
   const section = read("docs/stores.md").split("## All codes")[1].split("\n## ")[0];
   const listed = [...section.matchAll(/`(store\/[a-z-]+)`/g)].map((m) => m[1]).sort();
