@@ -140,7 +140,7 @@ test("npm run docs: the API reference builds with no warning and an example on e
   assert.ok(statSync(join(root, "docs/api/index.html")).isFile());
 });
 
-test("docs/stores.md's \"All codes\" lists exactly the StoreErrorCode union of the built typings", () => {
+test('docs/stores.md\'s "All codes" lists exactly the StoreErrorCode union of the built typings', () => {
   const typings = readFileSync(join(root, "pkg/dist/stores/store.d.ts"), "utf8");
   const start = typings.indexOf("export type StoreErrorCode");
   const union = typings.slice(start, typings.indexOf('";', start) + 1); // the union's last member ends it

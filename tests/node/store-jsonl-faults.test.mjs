@@ -477,7 +477,8 @@ const refusalsIn = (chatDir, { vanish = false, asNobody = false } = {}) =>
 const refused = (code, message) => ({ code, name: "StoreError", message });
 const cannotWrite = (id, what, where, errno) =>
   refused("store/read-only", `chat "${id}" cannot be written: the ${what} ${where} is read-only here (${errno})`);
-const cannotRead = (what, where) => refused("store/no-access", `chat "c" cannot be read: this process may not read the ${what} ${where} (EACCES)`);
+const cannotRead = (what, where) =>
+  refused("store/no-access", `chat "c" cannot be read: this process may not read the ${what} ${where} (EACCES)`);
 /** A chat with an open turn and one open offer (`s1`), as the children expect. */
 async function offeringChat(chatDir) {
   const store = new JsonlStore(chatDir);
@@ -488,30 +489,33 @@ async function offeringChat(chatDir) {
   return fs.readFileSync(path.join(chatDir, "c.jsonl"), "utf8");
 }
 
-test("a read-only mount (EROFS): reads and list answer, every write is store/read-only naming the folder, nothing is written", {
-  skip: canMount() ? false : "needs mount -t tmpfs (root)",
-}, () =>
-  inTempDir(async (dir) => {
-    const mnt = path.join(dir, "mnt");
-    fs.mkdirSync(mnt);
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt]);
-    try {
-      const chatDir = path.join(mnt, "chats");
-      const content = await offeringChat(chatDir);
-      execFileSync("mount", ["-o", "remount,ro", mnt]);
-      const seen = refusalsIn(chatDir);
-      assert.deepEqual(Object.keys(seen), OPERATIONS);
-      assert.equal(seen.read.value.length, 3);
-      assert.equal(seen.readFrom.value.length, 2);
-      assert.deepEqual(seen.readSince, { value: 3 });
-      assert.deepEqual(seen.list, { value: 1 });
-      for (const op of WRITES) assert.deepEqual(seen[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", chatDir, "EROFS"), op);
-      assert.equal(fs.readFileSync(path.join(chatDir, "c.jsonl"), "utf8"), content);
-      assert.deepEqual(fs.readdirSync(chatDir), ["c.jsonl"], "no lock or temp file is left");
-    } finally {
-      execFileSync("umount", ["-l", mnt]);
-    }
-  }),
+test(
+  "a read-only mount (EROFS): reads and list answer, every write is store/read-only naming the folder, nothing is written",
+  {
+    skip: canMount() ? false : "needs mount -t tmpfs (root)",
+  },
+  () =>
+    inTempDir(async (dir) => {
+      const mnt = path.join(dir, "mnt");
+      fs.mkdirSync(mnt);
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt]);
+      try {
+        const chatDir = path.join(mnt, "chats");
+        const content = await offeringChat(chatDir);
+        execFileSync("mount", ["-o", "remount,ro", mnt]);
+        const seen = refusalsIn(chatDir);
+        assert.deepEqual(Object.keys(seen), OPERATIONS);
+        assert.equal(seen.read.value.length, 3);
+        assert.equal(seen.readFrom.value.length, 2);
+        assert.deepEqual(seen.readSince, { value: 3 });
+        assert.deepEqual(seen.list, { value: 1 });
+        for (const op of WRITES) assert.deepEqual(seen[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", chatDir, "EROFS"), op);
+        assert.equal(fs.readFileSync(path.join(chatDir, "c.jsonl"), "utf8"), content);
+        assert.deepEqual(fs.readdirSync(chatDir), ["c.jsonl"], "no lock or temp file is left");
+      } finally {
+        execFileSync("umount", ["-l", mnt]);
+      }
+    }),
 );
 
 test("a folder removed while the store is open: every operation is store/unavailable naming it, and it is not made again", () =>
@@ -534,37 +538,43 @@ test("a folder removed while the store is open: every operation is store/unavail
     assert.equal(fs.existsSync(chatDir), false);
   }));
 
-test("a chat's file or folder this process may not read: reads are store/no-access naming which, writes store/read-only", {
-  skip: process.getuid?.() === 0 ? false : "needs root to run the child as another user",
-}, () =>
-  inTempDir(async (dir) => {
-    fs.chmodSync(dir, 0o755);
-    // The file may not be read; its folder is the child's own.
-    const fileDir = path.join(dir, "file-refused");
-    const content = await offeringChat(fileDir);
-    const file = path.join(fileDir, "c.jsonl");
-    fs.chmodSync(file, 0);
-    fs.chownSync(fileDir, 65534, 65534);
-    const one = refusalsIn(fileDir, { asNobody: true });
-    for (const op of ["read", "readFrom", "readSince", "beginTurn", "runTool", "list", "dismiss"]) assert.deepEqual(one[op], cannotRead("file", file), op);
-    assert.deepEqual(one.append, cannotWrite("c", "file", file, "EACCES"));
-    assert.deepEqual([one.create, one.createChat], [{ value: true }, { value: true }], "other chats of the folder are made");
-    // The folder may not be entered at all.
-    const dirRefused = path.join(dir, "dir-refused");
-    await offeringChat(dirRefused);
-    fs.chmodSync(dirRefused, 0);
-    try {
-      const two = refusalsIn(dirRefused, { asNobody: true });
-      for (const op of ["read", "readFrom", "readSince", "beginTurn", "runTool", "list", "dismiss"]) {
-        assert.deepEqual(two[op], cannotRead("directory", dirRefused), op);
+test(
+  "a chat's file or folder this process may not read: reads are store/no-access naming which, writes store/read-only",
+  {
+    skip: process.getuid?.() === 0 ? false : "needs root to run the child as another user",
+  },
+  () =>
+    inTempDir(async (dir) => {
+      fs.chmodSync(dir, 0o755);
+      // The file may not be read; its folder is the child's own.
+      const fileDir = path.join(dir, "file-refused");
+      const content = await offeringChat(fileDir);
+      const file = path.join(fileDir, "c.jsonl");
+      fs.chmodSync(file, 0);
+      fs.chownSync(fileDir, 65534, 65534);
+      const one = refusalsIn(fileDir, { asNobody: true });
+      for (const op of ["read", "readFrom", "readSince", "beginTurn", "runTool", "list", "dismiss"])
+        assert.deepEqual(one[op], cannotRead("file", file), op);
+      assert.deepEqual(one.append, cannotWrite("c", "file", file, "EACCES"));
+      assert.deepEqual([one.create, one.createChat], [{ value: true }, { value: true }], "other chats of the folder are made");
+      // The folder may not be entered at all.
+      const dirRefused = path.join(dir, "dir-refused");
+      await offeringChat(dirRefused);
+      fs.chmodSync(dirRefused, 0);
+      try {
+        const two = refusalsIn(dirRefused, { asNobody: true });
+        for (const op of ["read", "readFrom", "readSince", "beginTurn", "runTool", "list", "dismiss"]) {
+          assert.deepEqual(two[op], cannotRead("directory", dirRefused), op);
+        }
+        for (const op of ["append", "create", "createChat"])
+          assert.deepEqual(two[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", dirRefused, "EACCES"), op);
+      } finally {
+        fs.chmodSync(dirRefused, 0o755);
       }
-      for (const op of ["append", "create", "createChat"]) assert.deepEqual(two[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", dirRefused, "EACCES"), op);
-    } finally {
-      fs.chmodSync(dirRefused, 0o755);
-    }
-    assert.equal(fs.readFileSync(path.join(dirRefused, "c.jsonl"), "utf8"), content.replace("file-refused", "dir-refused"));
-    assert.deepEqual(fs.readdirSync(dirRefused), ["c.jsonl"]);
-  }));
+      assert.equal(fs.readFileSync(path.join(dirRefused, "c.jsonl"), "utf8"), content.replace("file-refused", "dir-refused"));
+      assert.deepEqual(fs.readdirSync(dirRefused), ["c.jsonl"]);
+    }),
+);
 
 function canMount() {
   if (process.getuid?.() !== 0) return false;

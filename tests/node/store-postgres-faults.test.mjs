@@ -372,6 +372,52 @@ test("another session holds a chat's row (FOR UPDATE, idle in transaction): writ
   }
 });
 
+test("calls queued behind a held row do not add their waits up: each write settles lockTimeout after it was called, and takes one pooled connection per chat", {
+  timeout: 60_000,
+}, async (t) => {
+  const db = await fresh();
+  const { runTool } = await import("oda-tasks");
+  const holder = await db.pool().connect();
+  const lockTimeout = 1500;
+  try {
+    const store = db.store({ max: 2 }, { lockTimeout });
+    await store.create("a", [topSession("a"), { type: "turn_started" }]);
+    await store.create("b", [topSession("b"), { type: "turn_started" }]);
+    await holder.query("BEGIN");
+    await holder.query("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE");
+    const began = performance.now();
+    const timed = (promise) =>
+      promise.then(
+        (value) => ({ value, after: performance.now() - began }),
+        (reason) => ({ reason, after: performance.now() - began }),
+      );
+    // Two connections: each write on a would wait for the one before it, then for the row.
+    const onA = [store.append("a", [{ type: "x" }], 2), ...Array.from({ length: 4 }, () => runTool(store, "a", todoCall))];
+    const calls = [...onA, runTool(store, "b", todoCall)];
+    const settled = await within(20_000, "queued calls", Promise.all(calls.map(timed)));
+    const locked = `chat "a": another database session held a lock this write needs (the chat's row, or a table) for the whole lock timeout (${lockTimeout} ms); nothing was written`;
+    for (const r of settled.slice(0, onA.length)) {
+      assert.ok(r.reason instanceof StoreError, String(r.reason ?? JSON.stringify(r.value)));
+      assert.equal(r.reason.code, "store/locked");
+      assert.equal(r.reason.message, locked);
+    }
+    assert.equal(settled.at(-1).value?.ok, true, "chat b went on");
+    // Added up, the waits on a would end after up to three lock timeouts, and
+    // chat b would wait for a connection behind them.
+    const last = Math.max(...settled.map((r) => r.after));
+    t.diagnostic(`settled after ${settled.map((r) => Math.round(r.after)).join(", ")} ms`);
+    assert.ok(
+      last < 1.6 * lockTimeout,
+      `the calls settled ${settled.map((r) => Math.round(r.after)).join(", ")} ms after the start (lockTimeout ${lockTimeout} ms)`,
+    );
+    assert.equal((await store.read("a")).length, 2, "nothing written to a");
+  } finally {
+    await holder.query("ROLLBACK").catch(() => undefined);
+    holder.release();
+    await db.done();
+  }
+});
+
 test("a statement held past statementTimeout (a table lock, lockTimeout longer) fails with store/unavailable; the options are checked", {
   timeout: 60_000,
 }, async () => {

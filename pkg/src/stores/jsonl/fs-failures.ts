@@ -31,7 +31,12 @@ export async function fsFailure(e: unknown, at: FsScene): Promise<unknown> {
   if (code === "ENOENT" && !(await present(at.dir))) return missingDirectory(at.chatId, at.dir);
   if (!READ_ONLY.has(code)) return e;
   // The chat's file, unless its directory is what may not be entered.
-  const onFile = (e as { path?: unknown }).path === at.file && (await access(at.dir, constants.X_OK).then(() => true, () => false));
+  const onFile =
+    (e as { path?: unknown }).path === at.file &&
+    (await access(at.dir, constants.X_OK).then(
+      () => true,
+      () => false,
+    ));
   const path = onFile ? at.file : at.dir;
   const what = onFile ? "file" : "directory";
   return at.kind === "write" ? readOnly(at.chatId, path, what, e) : noAccess(at.chatId, path, what, e);

@@ -19,6 +19,7 @@ import {
   type Store,
 } from "../store.js";
 import { backoffDelay, sleep } from "../backoff.js";
+import { queued } from "../queue.js";
 import { RETRY_BACKOFF, currentLength, giveBack, lease, retrying, rollback, type PgPool, type PgPoolClient, type Try } from "./client.js";
 import { LOCK_TIMEOUT, STATEMENT_TIMEOUT, asError, databaseError, isFatal, isServerError, retryable, withCause } from "./errors.js";
 import { APPEND, CREATE, MIGRATIONS, MIGRATION_LOCK, READ, migrationFiles } from "./sql.js";
@@ -50,6 +51,7 @@ export interface PostgresStoreOptions {
 }
 
 const DEFAULTS = { attempts: 6, lockTimeout: 5_000, statementTimeout: 30_000 };
+let stores = 0;
 
 /**
  * A {@link Store} in PostgreSQL, for chats shared by several app servers.
@@ -74,6 +76,8 @@ export class PostgresStore implements Store {
   readonly #attempts: number;
   readonly #lockTimeout: number;
   readonly #statementTimeout: number;
+  /** This store's prefix of the in-process write queues (one per chat). */
+  readonly #queueKey = `oda-tasks/postgres#${++stores}:`;
 
   /**
    * `pool`: a `pg.Pool` the app owns (it ends it), or a connection string
@@ -191,7 +195,9 @@ export class PostgresStore implements Store {
     // A length that is not a whole number never matches: a conflict, as in every store.
     const expected = conditional && Number.isSafeInteger(expectedLength) && expectedLength >= 0 ? expectedLength : -1;
     if (texts.length === 0) {
-      const length = await this.#retrying(chatId, "read", (client) => this.#bounded(client, () => currentLength(client, chatId)));
+      const length = await this.#retrying(chatId, "read", (client, deadline) =>
+        this.#bounded(client, deadline, () => currentLength(client, chatId)),
+      );
       if (length === null) throw missingChat(chatId);
       if (conditional && length !== expected) throw new ConflictError(chatId, expectedLength as number, length);
       return length;
@@ -231,8 +237,10 @@ export class PostgresStore implements Store {
   }
 
   async #read(chatId: string, from: number): Promise<{ texts: string[]; epoch: string } | null> {
-    return this.#retrying(chatId, "read", async (client) => {
-      const { rows } = await this.#bounded(client, () => client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] }));
+    return this.#retrying(chatId, "read", async (client, deadline) => {
+      const { rows } = await this.#bounded(client, deadline, () =>
+        client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] }),
+      );
       const first = rows[0] as { length: string; epoch: string | null } | undefined;
       if (first === undefined) return null;
       const length = Number(first.length);
@@ -268,6 +276,13 @@ export class PostgresStore implements Store {
    * be asked in time: reject `store/outcome-unknown` (read the chat to see).
    */
   async #writing<T>(chatId: string, work: (client: PgPoolClient) => Promise<{ value: T; xid: string | null }>): Promise<T> {
+    // The deadline runs from the call, through its wait behind this process's
+    // earlier writes to the chat: one connection per chat waits on its row.
+    const deadline = this.#deadline();
+    return queued(`${this.#queueKey}${chatId}`, () => this.#write(chatId, deadline, work));
+  }
+
+  async #write<T>(chatId: string, deadline: number, work: (client: PgPoolClient) => Promise<{ value: T; xid: string | null }>): Promise<T> {
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
     return retrying<T>(
       pool,
@@ -277,7 +292,7 @@ export class PostgresStore implements Store {
       async (client): Promise<Try<T>> => {
         let done: { value: T; xid: string | null };
         try {
-          await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${this.#limits()}`);
+          await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${this.#limits(deadline)}`);
           done = await work(client);
         } catch (e) {
           // Not committed: roll back (or drop the connection), then refuse or try again.
@@ -366,14 +381,29 @@ export class PostgresStore implements Store {
     return null;
   }
 
-  /** The store's bounds on waiting, for the current transaction only (the app's sessions keep their settings). */
-  #limits(): string {
-    return `SET LOCAL lock_timeout = ${this.#lockTimeout}; SET LOCAL statement_timeout = ${this.#statementTimeout}`;
+  /**
+   * When an operation's waits for locks must end: `lockTimeout` after it
+   * began, however long it then waits for a pooled connection or tries again.
+   * The pool serves waiters in turn and every call ahead began earlier, so it
+   * gave up earlier: queued calls never add their waits up.
+   */
+  #deadline(): number {
+    return Date.now() + this.#lockTimeout;
+  }
+
+  /**
+   * The store's bounds on waiting, for the current transaction only (the app's
+   * sessions keep their settings): locks until the operation's deadline (1 ms
+   * at least: 0 would mean no bound), each statement `statementTimeout`.
+   */
+  #limits(deadline: number): string {
+    const lockWait = Math.max(1, Math.ceil(deadline - Date.now()));
+    return `SET LOCAL lock_timeout = ${lockWait}; SET LOCAL statement_timeout = ${this.#statementTimeout}`;
   }
 
   /** Runs reads in one READ ONLY transaction with the store's bounds; the transaction ends either way. */
-  async #bounded<T>(client: PgPoolClient, work: () => Promise<T>): Promise<T> {
-    await client.query(`BEGIN READ ONLY; ${this.#limits()}`);
+  async #bounded<T>(client: PgPoolClient, deadline: number, work: () => Promise<T>): Promise<T> {
+    await client.query(`BEGIN READ ONLY; ${this.#limits(deadline)}`);
     let value: T;
     try {
       value = await work();
@@ -386,7 +416,8 @@ export class PostgresStore implements Store {
   }
 
   /** Runs `work` (reads, or a transaction safe to repeat) with a pooled client, trying again after a retryable failure. */
-  async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
+  async #retrying<T>(chatId: string, what: string, work: (client: PgPoolClient, deadline: number) => Promise<T>): Promise<T> {
+    const deadline = this.#deadline();
     const pool = await this.#pool; // rejects only when `pg` cannot be loaded
     return retrying<T>(
       pool,
@@ -395,7 +426,7 @@ export class PostgresStore implements Store {
       (e) => this.#refusal(chatId, e, what),
       async (client): Promise<Try<T>> => {
         try {
-          const value = await work(client);
+          const value = await work(client, deadline);
           giveBack(client);
           return { done: value };
         } catch (e) {
