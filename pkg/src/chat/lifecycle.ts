@@ -80,7 +80,12 @@ export async function beginTurn(store: Store, chatId: string, options?: TurnOpti
  * not open changes nothing. Resolves to whether a turn was ended.
  *
  * @example
- * try { await model(); } finally { await endTurn(store, "chat-1"); }
+ * await beginTurn(store, "chat-1");
+ * try {
+ *   // the model's turn: its tool calls
+ * } finally {
+ *   await endTurn(store, "chat-1");
+ * }
  */
 export async function endTurn(store: Store, chatId: string, options?: TurnOptions | null): Promise<boolean> {
   const cache = turnCache("endTurn", store, options);

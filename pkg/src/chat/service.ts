@@ -99,7 +99,9 @@ export interface ListedSuggestion extends SettledSuggestion {
  * all its items ("3 of 5 completed").
  *
  * @example
- * const { completed, total } = offer.progress;
+ * const { settled } = await service.list("chat-1", { progress: true });
+ * const progress: StartedProgress | undefined = settled.find((s) => s.outcome === "started")?.progress;
+ * if (progress) show(`${progress.completed} of ${progress.total} completed`);
  */
 export interface StartedProgress {
   completed: number;
@@ -241,7 +243,7 @@ export class SuggestionService {
    *
    * @example
    * const { open, settled } = await service.list("chat-1", { progress: true });
-   * settled.filter((s) => s.progress).map((s) => `${s.progress.completed} of ${s.progress.total} completed`);
+   * for (const s of settled) if (s.progress) show(`${s.id}: ${s.progress.completed} of ${s.progress.total} completed`);
    */
   async list(chatId: string, options?: ListOptions): Promise<SuggestionList> {
     const progress = listProgressOption(options);

@@ -15,7 +15,7 @@ import { accepted, suggestionListProblem } from "./shapes.js";
  * What Start, Draft, Dismiss and Restore dispatch: the suggestion's id.
  *
  * @example
- * el.addEventListener("oda-dismiss", (e) => service.dismiss(chatId, e.detail.id));
+ * document.querySelector("oda-suggestions")?.addEventListener("oda-dismiss", (e) => service.dismiss(chatId, e.detail.id));
  */
 export interface SuggestionEventDetail {
   id: string;
@@ -25,7 +25,7 @@ export interface SuggestionEventDetail {
  * What Open chat dispatches: the suggestion's id and the chat it started.
  *
  * @example
- * el.addEventListener("oda-open-chat", (e) => openChat(e.detail.chatId));
+ * document.querySelector("oda-suggestions")?.addEventListener("oda-open-chat", (e) => location.assign(`/chats/${e.detail.chatId}`));
  */
 export interface OpenChatEventDetail {
   id: string;
@@ -65,9 +65,9 @@ const DONE: Record<Action, string> = { start: "Started", draft: "Drafted", dismi
  * and announces each outcome in a live region.
  *
  * @example
- * const el = document.querySelector("oda-suggestions");
+ * const el = document.body.appendChild(document.createElement("oda-suggestions"));
  * el.list = await service.list(chatId, { progress: true });
- * el.addEventListener("oda-start", async (e) => open((await service.start(chatId, e.detail.id)).chatId));
+ * el.addEventListener("oda-start", async (e) => location.assign(`/chats/${(await service.start(chatId, e.detail.id)).chatId}`));
  * // or, live: <oda-suggestions src="/api/oda/chats/chat-1"></oda-suggestions>
  */
 export class OdaSuggestionsElement extends FollowingElement {

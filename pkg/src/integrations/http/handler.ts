@@ -19,7 +19,8 @@ import { readCards, readScreen } from "./screen.js";
  * What `authorize` is told: the chat a request names and what it would do.
  *
  * @example
- * const authorize = (request: Request, { chatId, action }: AuthorizeContext) => sessionOwns(request, chatId);
+ * const authorize = async (request: Request, { chatId, action }: AuthorizeContext) =>
+ *   (await ownsChat(request, chatId)) || (action === "read" ? new Response(null, { status: 401 }) : false);
  */
 export interface AuthorizeContext {
   chatId: string;
@@ -67,7 +68,8 @@ export interface ChatHandlerOptions {
  * A chat's handler: `(request: Request) => Promise<Response>`.
  *
  * @example
- * const response: Response = await handler(new Request("https://app.example/api/oda/chats/chat-1"));
+ * const handler: ChatHandler = chatHandler({ store, authorize: (request, { chatId }) => ownsChat(request, chatId) });
+ * const response = await handler(new Request("https://app.example/api/oda/chats/chat-1"));
  */
 export type ChatHandler = (request: Request) => Promise<Response>;
 
@@ -108,7 +110,7 @@ const MAX_QUERY_NUMBER = 2 ** 31;
  * @example
  * // app/api/oda/[...path]/route.ts (Next.js)
  * import { chatHandler } from "oda-tasks/http";
- * const handler = chatHandler({ store, authorize: async (request, { chatId }) => (await session(request))?.owns(chatId) === true });
+ * const handler = chatHandler({ store, authorize: (request, { chatId }) => ownsChat(request, chatId) }); // your session check
  * export { handler as GET, handler as POST };
  */
 export function chatHandler(options: ChatHandlerOptions): ChatHandler {

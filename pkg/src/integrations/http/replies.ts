@@ -9,7 +9,8 @@ import { SuggestionError } from "../../chat/service.js";
  * `task-suggestion/…` and the stores' `store/…` codes pass through).
  *
  * @example
- * const { error } = await response.json(); // { code: "http/forbidden", message: "not allowed" }
+ * const response = await fetch("/api/oda/chats/chat-1");
+ * const { error }: { error: { code: HttpErrorCode; message: string } } = await response.json(); // { code: "http/forbidden", … }
  */
 export type HttpErrorCode =
   | "http/not-found"

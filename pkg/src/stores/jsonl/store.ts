@@ -69,7 +69,7 @@ const DEFAULT_READ_CHUNK = 1 << 20;
  * import { JsonlStore } from "oda-tasks/node";
  * const store = new JsonlStore("./chats", { lockWait: 10_000 });
  * await store.create("chat-1", [{ type: "session", workspace: null }]);
- * const log = await store.read("chat-1");
+ * const log = (await store.read("chat-1")) ?? [];
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class JsonlStore implements Store {
@@ -129,7 +129,7 @@ export class JsonlStore implements Store {
    * file holds them (numbers and all), or `null` for a missing chat.
    *
    * @example
-   * const texts = await store.readTextFrom("chat-1", 0);
+   * const texts = await new JsonlStore("./chats").readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
@@ -145,8 +145,9 @@ export class JsonlStore implements Store {
    * more (renamed over, rewritten in place).
    *
    * @example
+   * const store = new JsonlStore("./chats");
    * const first = await store.readSince("chat-1", 0, null);
-   * const later = await store.readSince("chat-1", 5, first.mark); // only what is new
+   * const later = first && (await store.readSince("chat-1", first.texts.length, first.mark)); // only what is new
    */
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);
