@@ -122,6 +122,7 @@ async function recordCall(
     if (!result.ok) return { done: { ok: false, error: result.error, ui: {} } };
     // Decided on the state the entry is appended to: the card is the one replay will make.
     const shown = ui && state !== null ? uiParts(state, result.entry) : {};
+    // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append: [result.entry], then: { ok: true, output: result.output, ui: shown } };
   });
 }

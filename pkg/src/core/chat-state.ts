@@ -35,9 +35,10 @@ export { RAW_TEXT };
 
 /** An answer from the core: `[answer JSON, entry texts…]`; each entry gets its exact text under {@link RAW_TEXT}. */
 export function withEntryTexts<T>(parts: string[], entries: (answer: T) => unknown[]): T {
-  const answer = parseJson(parts[0]!) as T;
+  const [json, ...texts] = parts;
+  const answer = parseJson(json as string) as T;
   entries(answer).forEach((entry, i) => {
-    const text = parts[i + 1];
+    const text = texts[i];
     if (entry !== null && typeof entry === "object" && text !== undefined) {
       Object.defineProperty(entry, RAW_TEXT, { value: text, enumerable: false, writable: false, configurable: true });
     }

@@ -178,7 +178,7 @@ export function define(tag: string, element: CustomElementConstructor): void {
  */
 export function upgrade(el: HTMLElement, names: readonly string[]): void {
   for (const name of names) {
-    if (Object.prototype.hasOwnProperty.call(el, name)) {
+    if (Object.hasOwn(el, name)) {
       const value = (el as unknown as Record<string, unknown>)[name];
       delete (el as unknown as Record<string, unknown>)[name];
       try {

@@ -70,6 +70,7 @@ const DONE: Record<Action, string> = { start: "Started", draft: "Drafted", dismi
  * el.addEventListener("oda-start", async (e) => location.assign(`/chats/${(await service.start(chatId, e.detail.id)).chatId}`));
  * // or, live: <oda-suggestions src="/api/oda/chats/chat-1"></oda-suggestions>
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface below only adds typed overloads of addEventListener, which the class has
 export class OdaSuggestionsElement extends FollowingElement {
   protected readonly fed = ["list"];
   #list: SuggestionList | null = null;
@@ -139,7 +140,7 @@ export class OdaSuggestionsElement extends FollowingElement {
   }
 
   #button(action: Action, s: Suggestion, primary = false): HTMLElement {
-    const word = action[0]!.toUpperCase() + action.slice(1);
+    const word = action.charAt(0).toUpperCase() + action.slice(1);
     return h("button", {
       type: "button",
       class: primary ? "primary" : null,
@@ -203,20 +204,21 @@ export class OdaSuggestionsElement extends FollowingElement {
 
   #settledItem(s: ListedSuggestion): HTMLElement {
     const progress = s.outcome === "started" && s.progress ? s.progress : null;
+    const { chatId } = s;
     return h(
       "li",
       { class: `settled-item o-${s.outcome}`, part: `settled settled-${s.outcome}`, "data-id": s.id },
       h("span", { class: "outcome", part: "outcome" }, icon(s.outcome), OUTCOME[s.outcome]),
       h("span", { class: "name", text: s.title }),
       s.outcome === "dismissed" ? this.#button("restore", s) : null,
-      s.outcome === "started" && s.chatId !== undefined
+      s.outcome === "started" && chatId !== undefined
         ? h("button", {
             type: "button",
             part: "button open-button",
             "data-key": `open:${s.id}`,
             "aria-label": `Open chat: ${s.title}`,
             text: "Open chat",
-            onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId: s.chatId! }),
+            onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId }),
           })
         : null,
       progress

@@ -80,7 +80,7 @@ type Runner = (name: keyof AiTools, run: () => Promise<UiToolResult>) => Promise
 
 function boundTools(handlers: UiToolHandlers, runner: Runner): AiTools {
   const aiTool = (name: keyof AiTools, definition: { description: string; inputSchema: JsonSchema }) =>
-    tool<unknown, UiToolResult, {}>({
+    tool<unknown, UiToolResult, Record<string, never>>({
       description: definition.description,
       // No `validate`: the SDK hands every input over as it came.
       inputSchema: jsonSchema<unknown>(JSON.parse(JSON.stringify(definition.inputSchema)) as JsonSchema),

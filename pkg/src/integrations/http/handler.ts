@@ -213,8 +213,8 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
         return json(200, { ok: true });
       }
       if (route.action === "events") return streams.stream(route.chatId, request.signal);
-      if (route.action === "cards") {
-        const found = await readCards(cache, route.chatId, page!.from, page!.to, maxPageCards);
+      if (route.action === "cards" && page !== undefined) {
+        const found = await readCards(cache, route.chatId, page.from, page.to, maxPageCards);
         if (found === null) return failure(404, "store/missing-chat", "no such chat");
         if (found === "too-many") return failure(400, "http/bad-request", `a page holds at most ${maxPageCards} cards`);
         return json(200, found);
@@ -239,8 +239,9 @@ function pageQuery(query: URLSearchParams): { from: number; to: number | undefin
     const all = query.getAll(name);
     if (all.length === 0) return undefined;
     if (all.length > 1) return `\`${name}\` is given more than once`;
-    if (!/^-?\d{1,10}$/.test(all[0]!)) return `\`${name}\` must be a whole number`;
-    const n = Number(all[0]);
+    const [text = ""] = all;
+    if (!/^-?\d{1,10}$/.test(text)) return `\`${name}\` must be a whole number`;
+    const n = Number(text);
     return Math.abs(n) > MAX_QUERY_NUMBER ? `\`${name}\` must be within ±${MAX_QUERY_NUMBER}` : n;
   };
   const from = number("from") ?? 0;

@@ -71,8 +71,9 @@ const STORE_STATUS: Record<string, [number, string]> = {
  * `http/internal` that says nothing of the error.
  */
 export function thrown(e: unknown): Response {
-  if (e instanceof SuggestionError && Object.hasOwn(SERVICE_STATUS, e.code)) {
-    return json(SERVICE_STATUS[e.code]!, { error: { code: e.code, message: e.message, payload: e.payload } });
+  if (e instanceof SuggestionError) {
+    const status = Object.hasOwn(SERVICE_STATUS, e.code) ? SERVICE_STATUS[e.code] : undefined;
+    if (status !== undefined) return json(status, { error: { code: e.code, message: e.message, payload: e.payload } });
   }
   // By its code: a store's error need not be this module's StoreError class (a scanner's, an app's own store).
   const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;

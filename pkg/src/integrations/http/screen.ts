@@ -57,7 +57,10 @@ export async function readScreen(
     chatId,
     length,
     ...view,
-    settled: view.settled.map((s) => (progress.has(s.id) ? { ...s, progress: progress.get(s.id)! } : s)),
+    settled: view.settled.map((s) => {
+      const started = progress.get(s.id);
+      return started !== undefined ? { ...s, progress: started } : s;
+    }),
   };
 }
 

@@ -65,7 +65,9 @@ const LIVE = Symbol.for("oda-tasks/node: live lock tokens");
  * copies of this package in one process never take each other's locks for
  * stale.
  */
-const live: Set<string> = ((globalThis as { [LIVE]?: Set<string> })[LIVE] ??= new Set<string>());
+const shared = globalThis as { [LIVE]?: Set<string> };
+shared[LIVE] ??= new Set<string>();
+const live: Set<string> = shared[LIVE];
 /** Codes rename() gives when the lock's directory exists and is not empty (EPERM, EACCES: Windows). */
 const LOCK_HELD = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "EBUSY", "ENOTDIR"]);
 const OWNER_NAME = /^(\d+)-([0-9a-f]+)-([0-9a-f]+)$/;

@@ -115,13 +115,13 @@ export class JsonlStore implements Store {
   }
 
   read(chatId: string): Promise<LogEntry[] | null> {
-    return this.#read(chatId, 0).then((scan) => scan && scan.entries);
+    return this.#read(chatId, 0).then((scan) => (scan === null ? null : scan.entries));
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
     checkChatId(chatId); // the id first, as every store checks it
     checkFrom(from);
-    return this.#read(chatId, from).then((scan) => scan && scan.entries);
+    return this.#read(chatId, from).then((scan) => (scan === null ? null : scan.entries));
   }
 
   /**
@@ -134,7 +134,7 @@ export class JsonlStore implements Store {
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
     checkFrom(from);
-    return this.#read(chatId, from).then((scan) => scan && scan.texts);
+    return this.#read(chatId, from).then((scan) => (scan === null ? null : scan.texts));
   }
 
   /**
