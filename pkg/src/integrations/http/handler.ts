@@ -19,8 +19,8 @@ import { readCards, readScreen } from "./screen.js";
  * What `authorize` is told: the chat a request names and what it would do.
  *
  * @example
- * const authorize = async (request: Request, { chatId, action }: AuthorizeContext) =>
- *   (await ownsChat(request, chatId)) || (action === "read" ? new Response(null, { status: 401 }) : false);
+ * // This app offers no Restore; everything else is the chat owner's.
+ * const authorize = (request: Request, { chatId, action }: AuthorizeContext) => action !== "restore" && ownsChat(request, chatId);
  */
 export interface AuthorizeContext {
   chatId: string;
