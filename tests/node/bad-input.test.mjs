@@ -27,6 +27,7 @@ import {
 } from "oda-tasks";
 // The glue the package itself loaded (the same module instance): it holds the WASM exports.
 import * as glue from "../../pkg/wasm/oda_tasks.js";
+import { sessionEntry } from "./support/entries.mjs";
 
 const wasm = glue.initSync(); // already initialised by the package: returns its instance's exports
 const footprint = () => ({ memory: wasm.memory.buffer.byteLength, table: wasm.__wbindgen_externrefs.length });
@@ -34,15 +35,7 @@ const footprint = () => ({ memory: wasm.memory.buffer.byteLength, table: wasm.__
 // ---------------------------------------------------------------------------
 // Logs and inputs.
 
-const session = {
-  type: "session",
-  v: 1,
-  chatId: "c",
-  workspace: "/w",
-  scheduledTaskFolder: false,
-  agent: "top-level",
-  settings: { permission: "auto" },
-};
+const session = sessionEntry();
 const turn = { type: "turn_started" };
 const offerEntry = (id = "s1") => ({ type: "suggestion_offered", v: 1, id, title: "t", tldr: "w", brief: "b" });
 const openChat = () => [structuredClone(session), { type: "turn_started" }];

@@ -5,21 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import {
-  ChatState,
-  ChatStateCache,
-  MemoryStore,
-  SuggestionService,
-  checkGoal,
-  planStart,
-  replaySuggestions,
-  replayTodos,
-  runTool,
-  settleSuggestion,
-  startedChat,
-  suggestTask,
-  todoWrite,
-} from "oda-tasks";
+import * as oda from "oda-tasks";
+import { ChatState, ChatStateCache, MemoryStore, SuggestionService, planStart, replaySuggestions, replayTodos, runTool } from "oda-tasks";
+import { sessionEntry } from "./support/entries.mjs";
 import { prng, randomLog, randomPieces } from "./support/random-log.mjs";
 
 // ---------------------------------------------------------------------------
@@ -71,16 +59,10 @@ const QUESTIONS = [
   ["checkGoal complete", (q) => q.checkGoal("complete")],
 ];
 
-const pure = (log) => ({
-  replayTodos: () => replayTodos(log),
-  replaySuggestions: () => replaySuggestions(log),
-  todoWrite: (input, options) => todoWrite(log, input, options),
-  suggestTask: (input) => suggestTask(log, input),
-  settleSuggestion: (id, action) => settleSuggestion(log, id, action),
-  planStart: (chatId, id, request, permissions) => planStart(log, chatId, id, request, permissions),
-  startedChat: (chatId, id) => startedChat(log, chatId, id),
-  checkGoal: (action) => checkGoal(log, action),
-});
+/** The pure functions ChatState answers as, each asked of `log` (their first argument): `pure(log).planStart("p", "s1")`. */
+const PURE = ["replayTodos", "replaySuggestions", "todoWrite", "suggestTask", "settleSuggestion", "planStart", "startedChat", "checkGoal"];
+// biome-ignore lint/performance/noDynamicNamespaceImportAccess: a test, never bundled: the pure functions by name
+const pure = (log) => Object.fromEntries(PURE.map((name) => [name, (...args) => oda[name](log, ...args)]));
 
 const answers = (q) => Object.fromEntries(QUESTIONS.map(([name, ask]) => [name, ask(q)]));
 
@@ -126,15 +108,7 @@ function assertSame(log, rand, label) {
 
 // ---------------------------------------------------------------------------
 
-const session = {
-  type: "session",
-  v: 1,
-  chatId: "p",
-  workspace: "/w",
-  scheduledTaskFolder: false,
-  agent: "top-level",
-  settings: { preset: "eng", model: "large", permission: "auto" },
-};
+const session = sessionEntry({ chatId: "p", settings: { preset: "eng", model: "large", permission: "auto" } });
 const turn = { type: "turn_started" };
 const end = { type: "turn_ended" };
 const offer = (id, title = `Offer ${id}`) => ({ type: "suggestion_offered", v: 1, id, title, tldr: "why", brief: "how" });

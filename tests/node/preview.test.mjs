@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, root } from "./support/browser.mjs";
 import { startServer } from "./support/consumer.mjs";
+import { offerTurns } from "./support/entries.mjs";
 
 const READY = /^Preview: (http:\/\/127\.0\.0\.1:\d+\/)$/m;
 const example = readFileSync(join(root, "pkg/example/chat.jsonl"), "utf8");
@@ -314,22 +315,10 @@ test("import and export: an invalid JSONL changes nothing and says why; a droppe
 test("Draft and Restore from the chips; the service's refusal shows with its code and exact message", async (t) => {
   const { tab, errors } = await preview(t);
   const page = await tab();
-  const offer = (id, title) => ({ type: "suggestion_offered", v: 1, id, title, tldr: `Why ${id}`, brief: `Do ${id}.` });
   const chat = [
     { type: "session", v: 1, chatId: "offers", title: "Four offers", workspace: "/w", agent: "top-level", settings: { permission: "ask" } },
     { type: "message", role: "user", text: "Go." },
-    { type: "turn_started" },
-    offer("s1", "First"),
-    { type: "turn_ended" },
-    { type: "turn_started" },
-    offer("s2", "Second"),
-    { type: "turn_ended" },
-    { type: "turn_started" },
-    offer("s3", "Third"),
-    { type: "turn_ended" },
-    { type: "turn_started" },
-    offer("s4", "Fourth"),
-    { type: "turn_ended" },
+    ...offerTurns(["First", "Second", "Third", "Fourth"]),
     { type: "suggestion_settled", v: 1, id: "s1", outcome: "dismissed" },
   ]
     .map((e) => JSON.stringify(e) + "\n")

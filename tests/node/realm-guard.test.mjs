@@ -12,18 +12,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ChatState } from "oda-tasks";
 import * as glue from "../../pkg/wasm/oda_tasks.js";
+import { sessionEntry } from "./support/entries.mjs";
 import { randomLog } from "./support/random-log.mjs";
 
 const child = fileURLToPath(new URL("./children/realm-answers.mjs", import.meta.url));
-const session = {
-  type: "session",
-  v: 1,
-  chatId: "c",
-  workspace: "/w",
-  scheduledTaskFolder: false,
-  agent: "top-level",
-  settings: { permission: "auto" },
-};
+const session = sessionEntry();
 const update = (todos) => ({ type: "todo_update", v: 1, todos });
 const richLog = [
   session,

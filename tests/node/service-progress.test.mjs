@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatStateCache, MemoryStore, runTool, SuggestionService } from "oda-tasks";
+import { offerTurns } from "./support/entries.mjs";
 
 /** A MemoryStore that counts its reads per chat: whole reads and reads from an index. */
 class CountingStore extends MemoryStore {
@@ -24,7 +25,6 @@ class CountingStore extends MemoryStore {
   }
 }
 
-const offer = (id, title) => ({ type: "suggestion_offered", v: 1, id, title, tldr: `Why ${id}`, brief: `Do ${id}.` });
 const list = (completed, total) =>
   Array.from({ length: total }, (_, i) => ({
     content: `Step ${i + 1}`,
@@ -35,19 +35,8 @@ async function setUp() {
   const store = new CountingStore();
   await store.create("c", [
     { type: "session", v: 1, chatId: "c", workspace: "/w", agent: "top-level", settings: { permission: "ask" } },
-    { type: "turn_started" },
-    offer("s1", "First"),
-    { type: "turn_ended" },
-    { type: "turn_started" },
-    offer("s2", "Second"),
-    { type: "turn_ended" },
-    { type: "turn_started" },
-    offer("s3", "Third"),
-    { type: "turn_ended" },
+    ...offerTurns(["First", "Second", "Third", "Fourth"]),
     // A started settlement whose chat is not in the store: it gets no progress.
-    { type: "turn_started" },
-    offer("s4", "Fourth"),
-    { type: "turn_ended" },
     { type: "suggestion_settled", v: 1, id: "s4", outcome: "started", chatId: "elsewhere" },
   ]);
   const service = new SuggestionService({ store });

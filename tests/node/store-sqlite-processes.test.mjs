@@ -5,7 +5,6 @@
 // a process killed (SIGKILL) mid-write loses nothing it was told was written.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,45 +13,11 @@ import { runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { session } from "./support/service-helpers.mjs";
 import { sqliteDrivers } from "./support/sqlite.mjs";
+import { raceChildren, spawnChild } from "./support/spawn-child.mjs";
 
 const CHILD = fileURLToPath(new URL("./children/sqlite-child.mjs", import.meta.url));
 const PROCESSES = 4;
 const CALLS = 25;
-
-function child(args) {
-  const proc = spawn(process.execPath, [CHILD, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  proc.stdout.setEncoding("utf8");
-  proc.stderr.setEncoding("utf8");
-  let onReady;
-  const ready = new Promise((r) => (onReady = r));
-  proc.stdout.on("data", (chunk) => {
-    out += chunk;
-    if (out.startsWith("ready\n")) onReady();
-  });
-  proc.stderr.on("data", (chunk) => (err += chunk));
-  const done = new Promise((resolve, reject) => {
-    proc.on("error", reject);
-    proc.on("close", (code, signal) => {
-      if (code !== 0) return reject(Object.assign(new Error(`child exited with ${code ?? signal}: ${err}`), { out: () => out, signal }));
-      resolve(JSON.parse(out.split("\n").filter(Boolean).at(-1)));
-    });
-  });
-  return { proc, out: () => out, ready: Promise.race([ready, done.then(() => assert.fail("child ended before ready"))]), done };
-}
-
-/** Runs PROCESSES children with `args` at once; resolves to all their results. */
-async function race(args) {
-  const children = Array.from({ length: PROCESSES }, () => child(args));
-  try {
-    await Promise.all(children.map((c) => c.ready));
-    for (const c of children) c.proc.stdin.end("go\n");
-    return (await Promise.all(children.map((c) => c.done))).flat();
-  } finally {
-    for (const c of children) c.proc.kill();
-  }
-}
 
 async function fresh(open) {
   const dir = mkdtempSync(join(tmpdir(), "oda-sqlite-procs-"));
@@ -88,7 +53,7 @@ for (const [name, open] of Object.entries(drivers)) {
         input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
       });
       assert.equal(r.ok, true);
-      const results = await race([name, db.file, "start", "offer-chat", "s1", String(CALLS)]);
+      const results = await raceChildren(CHILD, [name, db.file, "start", "offer-chat", "s1", String(CALLS)], PROCESSES);
       assert.equal(results.length, PROCESSES * CALLS);
       assert.deepEqual(
         results.filter((x) => "error" in x),
@@ -114,7 +79,7 @@ for (const [name, open] of Object.entries(drivers)) {
     const db = await fresh(open);
     try {
       await db.store.create("c", [{ type: "session" }]);
-      const results = await race([name, db.file, "append", "c", "-", "10"]);
+      const results = await raceChildren(CHILD, [name, db.file, "append", "c", "-", "10"], PROCESSES);
       assert.deepEqual(
         results.filter((x) => "error" in x),
         [],
@@ -142,7 +107,7 @@ for (const [name, open] of Object.entries(drivers)) {
     try {
       await db.store.create("k", [{ type: "session" }]);
       for (let round = 0; round < 3; round++) {
-        const writer = child([name, db.file, "forever", "k", "-", "0"]);
+        const writer = spawnChild(CHILD, [name, db.file, "forever", "k", "-", "0"]);
         await writer.ready;
         // Let it write for a while, then kill it wherever it is (often inside a transaction).
         await new Promise((resolve) => setTimeout(resolve, 150 + round * 70));
@@ -173,7 +138,7 @@ for (const [name, open] of Object.entries(drivers)) {
     const db = await fresh(open);
     try {
       await db.store.create("c", [{ type: "session" }]);
-      const holder = child([name, db.file, "hold", "-", "-", "0"]);
+      const holder = spawnChild(CHILD, [name, db.file, "hold", "-", "-", "0"]);
       await holder.ready;
       const store = new SqliteStore(open(db.file), { busyTimeout: 400 });
       const started = performance.now();

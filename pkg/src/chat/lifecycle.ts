@@ -71,6 +71,7 @@ export async function beginTurn(store: Store, chatId: string, options?: TurnOpti
     if (state === null) throw missing(chatId, "beginTurn");
     const { turns, turnOpen } = state.listState();
     const append = turnOpen ? [{ type: "turn_ended" }, { type: "turn_started" }] : [{ type: "turn_started" }];
+    // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append, then: turns + 1 };
   });
 }
@@ -80,13 +81,19 @@ export async function beginTurn(store: Store, chatId: string, options?: TurnOpti
  * not open changes nothing. Resolves to whether a turn was ended.
  *
  * @example
- * try { await model(); } finally { await endTurn(store, "chat-1"); }
+ * await beginTurn(store, "chat-1");
+ * try {
+ *   // the model's turn: its tool calls
+ * } finally {
+ *   await endTurn(store, "chat-1");
+ * }
  */
 export async function endTurn(store: Store, chatId: string, options?: TurnOptions | null): Promise<boolean> {
   const cache = turnCache("endTurn", store, options);
   return decideAndAppend<boolean>(cache, chatId, `endTurn on chat "${chatId}"`, (state) => {
     if (state === null) throw missing(chatId, "endTurn");
     if (!state.listState().turnOpen) return { done: false };
+    // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append: [{ type: "turn_ended" }], then: true };
   });
 }

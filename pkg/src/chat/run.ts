@@ -17,7 +17,7 @@ export { isConflict } from "../stores/store.js";
  * checks its shape, so a malformed input is the model's refusal, not a throw.
  *
  * @example
- * const call = { name: "todo_write", input: block.input }; // block.input: unknown, from an SDK
+ * const call: ToolCall = { name: "todo_write", input: block.input }; // block: an SDK's tool_use block, its input unknown
  */
 export type ToolCall = { name: "todo_write" | "suggest_task"; input: unknown };
 
@@ -85,7 +85,8 @@ export async function runTool(store: Store, chatId: string, call: ToolCall, opti
  * suggestion.
  *
  * @example
- * const { text, card } = await handlers.todo_write(input); // toolHandlers({ store, chatId, ui: true })
+ * const handlers = toolHandlers({ store, chatId: "chat-1", ui: true });
+ * const { text, card } = await handlers.todo_write(input);
  */
 export interface UiToolResult {
   text: string;
@@ -121,6 +122,7 @@ async function recordCall(
     if (!result.ok) return { done: { ok: false, error: result.error, ui: {} } };
     // Decided on the state the entry is appended to: the card is the one replay will make.
     const shown = ui && state !== null ? uiParts(state, result.entry) : {};
+    // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append: [result.entry], then: { ok: true, output: result.output, ui: shown } };
   });
 }

@@ -99,7 +99,9 @@ export interface ListedSuggestion extends SettledSuggestion {
  * all its items ("3 of 5 completed").
  *
  * @example
- * const { completed, total } = offer.progress;
+ * const { settled } = await service.list("chat-1", { progress: true });
+ * const progress: StartedProgress | undefined = settled.find((s) => s.outcome === "started")?.progress;
+ * if (progress) show(`${progress.completed} of ${progress.total} completed`);
  */
 export interface StartedProgress {
   completed: number;
@@ -241,7 +243,7 @@ export class SuggestionService {
    *
    * @example
    * const { open, settled } = await service.list("chat-1", { progress: true });
-   * settled.filter((s) => s.progress).map((s) => `${s.progress.completed} of ${s.progress.total} completed`);
+   * for (const s of settled) if (s.progress) show(`${s.id}: ${s.progress.completed} of ${s.progress.total} completed`);
    */
   async list(chatId: string, options?: ListOptions): Promise<SuggestionList> {
     const progress = listProgressOption(options);
@@ -283,6 +285,7 @@ export class SuggestionService {
       // A missing chat offers nothing: the core answers not-found for the id.
       const decision = (state ?? emptyState()).settleSuggestion(id, action);
       if (!decision.ok) throw new SuggestionError(decision);
+      // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
       return decision.entry === null ? { done: undefined } : { append: [decision.entry], then: undefined };
     });
   }
@@ -305,6 +308,7 @@ export class SuggestionService {
       // `started` is recorded at the length decided on: a dismissal (or another
       // Start) in between is a conflict, and the loop decides again on what
       // happened. The chat created above then stays without a brief.
+      // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
       return { append: [decision.settled], then: { chatId: decision.chatId, brief: decision.brief } };
     });
     // Only now, with `started` recorded, may the brief be written.
@@ -318,6 +322,7 @@ export class SuggestionService {
       const found = state === null ? "missing" : state.startedChat(chatId, id);
       if (found === "complete") return { done: undefined };
       if (found !== "needs_brief") throw startedChatBroken(newChatId, found, chatId, id);
+      // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
       return { append: [brief], then: undefined };
     });
   }
@@ -339,7 +344,8 @@ function listProgressOption(options: ListOptions | undefined): boolean {
 let empty: ChatState | undefined;
 /** The state of a chat with no entries: what a missing chat offers (nothing). */
 function emptyState(): ChatState {
-  return (empty ??= ChatState.empty({ cards: false }));
+  empty ??= ChatState.empty({ cards: false });
+  return empty;
 }
 
 function startedChatBroken(newChatId: string, state: string, chatId: string, id: string): Error {

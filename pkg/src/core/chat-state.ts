@@ -35,9 +35,10 @@ export { RAW_TEXT };
 
 /** An answer from the core: `[answer JSON, entry texts…]`; each entry gets its exact text under {@link RAW_TEXT}. */
 export function withEntryTexts<T>(parts: string[], entries: (answer: T) => unknown[]): T {
-  const answer = parseJson(parts[0]!) as T;
+  const [json, ...texts] = parts;
+  const answer = parseJson(json as string) as T;
   entries(answer).forEach((entry, i) => {
-    const text = parts[i + 1];
+    const text = texts[i];
     if (entry !== null && typeof entry === "object" && text !== undefined) {
       Object.defineProperty(entry, RAW_TEXT, { value: text, enumerable: false, writable: false, configurable: true });
     }
@@ -114,9 +115,11 @@ function detached(buffer: ArrayBufferLike): boolean {
  *
  * @example
  * import { ChatState } from "oda-tasks";
- * using state = ChatState.fromLog(await store.read("chat-1"));   // or: state.free() when done
- * const r = state.suggestTask(call.input);
- * if (r.ok) { await store.append("chat-1", [r.entry], state.length); state.ingest(state.length, [r.entry]); }
+ * const state = ChatState.fromLog((await store.read("chat-1")) ?? []); // in JS, `using state = …` frees it too
+ * try {
+ *   const r = state.suggestTask(call.input);
+ *   if (r.ok) { await store.append("chat-1", [r.entry], state.length); state.ingest(state.length, [r.entry]); }
+ * } finally { state.free(); }
  */
 export class ChatState {
   #core: ChatStateCore | undefined;
@@ -157,6 +160,7 @@ export class ChatState {
    * inside WASM, with no per-entry object crossing over.
    *
    * @example
+   * import { readFile } from "node:fs/promises";
    * const state = ChatState.fromJsonl(await readFile("chat.jsonl"));
    */
   static fromJsonl(bytes: Uint8Array | Iterable<Uint8Array>, options?: ChatStateOptions): ChatState {
@@ -193,7 +197,7 @@ export class ChatState {
    * current length); otherwise throws, so a gap or a double feed cannot pass.
    *
    * @example
-   * state.ingest(state.length, await readFrom(store, "chat-1", state.length));
+   * state.ingest(state.length, (await readFrom(store, "chat-1", state.length)) ?? []);
    */
   ingest(from: number, entries: readonly LogEntry[]): void {
     // The entries are read (their getters run) before the core is looked at.
@@ -211,7 +215,8 @@ export class ChatState {
    * JSON value is an entry skipped as "not JSON".
    *
    * @example
-   * state.ingestTexts(state.length, await store.readTextFrom("chat-1", state.length));
+   * const texts = await new JsonlStore("./chats").readTextFrom("chat-1", state.length);
+   * if (texts) state.ingestTexts(state.length, texts);
    */
   ingestTexts(from: number, texts: readonly string[]): void {
     if (!Array.isArray(texts) || !texts.every((t) => typeof t === "string")) {
@@ -262,6 +267,7 @@ export class ChatState {
    * {@link endJsonl} after the last chunk.
    *
    * @example
+   * import { createReadStream } from "node:fs";
    * for await (const chunk of createReadStream("chat.jsonl")) state.ingestJsonl(chunk);
    * state.endJsonl();
    */

@@ -59,7 +59,7 @@ export function faithfulJson(value: unknown): string | undefined {
 function nonFiniteMarked(value: unknown, text: string): string | undefined {
   if (!text.includes("null")) return undefined; // a non-finite number shows as null
   const marked = (stringify as unknown as (v: unknown, r: typeof markNonFinite) => string | undefined)(value, markNonFinite);
-  return marked !== undefined && marked.includes(NON_FINITE_TEXT) ? marked : undefined;
+  return marked?.includes(NON_FINITE_TEXT) ? marked : undefined;
 }
 
 /**

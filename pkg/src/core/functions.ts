@@ -119,7 +119,7 @@ export function planStart(log: Log, chatId: string, id: string, request?: StartR
  * should come from: `"needs_brief"` means write the plan's brief now.
  *
  * @example
- * startedChat(await store.read(p.chatId), "chat-1", "s1"); // "complete"
+ * startedChat(await store.read("chat-1.s1"), "chat-1", "s1"); // "complete"
  */
 export function startedChat(log: Log | null, chatId: string, suggestionId: string): StartedChatState {
   assertReady();
@@ -192,7 +192,7 @@ export function readJsonl(bytes: Uint8Array | Iterable<Uint8Array>): JsonlRead {
  *
  * @example
  * const g = checkGoal(log, "create");
- * if (!g.ok) return g.error;
+ * if (!g.ok) reply(g.error);
  */
 export function checkGoal(log: Log, action: GoalAction): GoalCheck {
   return withState(log, false, (state) => state.checkGoal(action));

@@ -52,7 +52,7 @@ function sameKeys(now: (string | symbol)[], then: (string | symbol)[]): boolean 
  * building an answer as a JS value runs no app code.
  *
  * @example
- * const view = realmIntact() ? core.viewValue(50) : JSON.parse(core.view(50));
+ * if (!realmIntact()) console.warn("Object.prototype was changed: answers come as JSON text, parsed");
  */
 export function realmIntact(): boolean {
   return (

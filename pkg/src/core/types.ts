@@ -353,7 +353,8 @@ export interface TodoCard {
  * `running` while the recording turn runs, `finished` after it ends, `none` once the next turn starts.
  *
  * @example
- * if (replayTodos(log).plan.state === "running") showChecklist();
+ * const { plan } = replayTodos(log);
+ * if (plan.state === "running") show(plan.todos);
  */
 export type PlanState = "none" | "running" | "finished";
 /**
@@ -551,7 +552,7 @@ export type StartDecision =
  * with that id that was not started from this offer (`foreign`).
  *
  * @example
- * const s: StartedChatState = startedChat(await store.read(p.chatId), "chat-1", "s1");
+ * const s: StartedChatState = startedChat(await store.read("chat-1.s1"), "chat-1", "s1"); // "needs_brief": write it now
  */
 export type StartedChatState = "missing" | "needs_brief" | "complete" | "foreign";
 /**

@@ -111,7 +111,7 @@ let sheet: CSSStyleSheet | null | undefined;
  * sheet where the browser has them, else a `<style>` of its own.
  *
  * @example
- * const root = shadowWithStyles(this);
+ * class Mine extends ElementBase { readonly root = shadowWithStyles(this); }
  */
 export function shadowWithStyles(host: HTMLElement): ShadowRoot {
   const root = host.attachShadow({ mode: "open" });
@@ -132,7 +132,7 @@ export function shadowWithStyles(host: HTMLElement): ShadowRoot {
  * A heading level from the `heading-level` attribute (1 to 5), else `fallback`.
  *
  * @example
- * headingLevel(this, 3); // 3 unless heading-level="2" is set
+ * headingLevel(document.createElement("oda-plan"), 3); // 3: no heading-level attribute (heading-level="2" gives 2)
  */
 export function headingLevel(host: HTMLElement, fallback: number): number {
   const n = Number(host.getAttribute("heading-level"));
@@ -144,7 +144,8 @@ export function headingLevel(host: HTMLElement, fallback: number): number {
  * same `data-key` gets focus back; if it is gone, `fallback(key)` picks one.
  *
  * @example
- * keepFocus(this.shadowRoot, () => this.#draw(), () => heading);
+ * const root = shadowWithStyles(document.createElement("oda-plan"));
+ * keepFocus(root, () => root.replaceChildren(h("button", { "data-key": "start", text: "Start" })), () => root.querySelector("h3"));
  */
 export function keepFocus(root: ShadowRoot, draw: () => void, fallback: (key: string) => HTMLElement | null): void {
   const active = root.activeElement as HTMLElement | null;
@@ -173,11 +174,11 @@ export function define(tag: string, element: CustomElementConstructor): void {
  * instance then held them as own fields, shadowing the accessors).
  *
  * @example
- * upgrade(this, ["card"]);
+ * class Card extends ElementBase { connectedCallback() { upgrade(this, ["card"]); } }
  */
 export function upgrade(el: HTMLElement, names: readonly string[]): void {
   for (const name of names) {
-    if (Object.prototype.hasOwnProperty.call(el, name)) {
+    if (Object.hasOwn(el, name)) {
       const value = (el as unknown as Record<string, unknown>)[name];
       delete (el as unknown as Record<string, unknown>)[name];
       try {

@@ -18,7 +18,7 @@ import { accepted, todoPlanProblem } from "./shapes.js";
  *
  * @example
  * const { plan, cardCount } = state.view({ cards: 20 });
- * Object.assign(document.querySelector("oda-plan"), { plan, cardCount });
+ * document.body.append(Object.assign(document.createElement("oda-plan"), { plan, cardCount }));
  * // or, live: <oda-plan src="/api/oda/chats/chat-1"></oda-plan>
  */
 export class OdaPlanElement extends FollowingElement {

@@ -25,8 +25,8 @@ export type OdaTodoCardProps = Base<OdaTodoCardElement> & { card?: TodoCard | nu
  * The JSX props of `<oda-plan>`.
  *
  * @example
- * <oda-plan plan={view.plan} cardCount={view.cardCount} />
- * <oda-plan src="/api/oda/chats/chat-1" />
+ * <oda-plan plan={view.plan} cardCount={view.cardCount} />;
+ * <oda-plan src="/api/oda/chats/chat-1" />; // or, live
  */
 export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; cardCount?: number; src?: string | null };
 
@@ -34,8 +34,8 @@ export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; card
  * The JSX props of `<oda-suggestions>`: the list and a listener per action.
  *
  * @example
- * <oda-suggestions list={list} onoda-start={(e) => service.start(chatId, e.detail.id)} />
- * <oda-suggestions src="/api/oda/chats/chat-1" />
+ * <oda-suggestions list={list} onoda-start={(e) => service.start(chatId, e.detail.id)} />;
+ * <oda-suggestions src="/api/oda/chats/chat-1" />; // or, live
  */
 export type OdaSuggestionsProps = Base<OdaSuggestionsElement> & {
   list?: SuggestionList | null;

@@ -144,7 +144,7 @@ export function suggestionListProblem(value: unknown): Problem {
  * the element, the property and what was wrong; nothing is changed then.
  *
  * @example
- * this.#card = accepted("oda-todo-card", "card", "a card of view().cards", value, todoCardProblem);
+ * const value = accepted<TodoCard>("oda-todo-card", "card", "a card of view().cards", input, todoCardProblem); // or throws
  */
 export function accepted<T>(
   element: string,

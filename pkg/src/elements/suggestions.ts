@@ -15,7 +15,7 @@ import { accepted, suggestionListProblem } from "./shapes.js";
  * What Start, Draft, Dismiss and Restore dispatch: the suggestion's id.
  *
  * @example
- * el.addEventListener("oda-dismiss", (e) => service.dismiss(chatId, e.detail.id));
+ * document.querySelector("oda-suggestions")?.addEventListener("oda-dismiss", (e) => service.dismiss(chatId, e.detail.id));
  */
 export interface SuggestionEventDetail {
   id: string;
@@ -25,7 +25,7 @@ export interface SuggestionEventDetail {
  * What Open chat dispatches: the suggestion's id and the chat it started.
  *
  * @example
- * el.addEventListener("oda-open-chat", (e) => openChat(e.detail.chatId));
+ * document.querySelector("oda-suggestions")?.addEventListener("oda-open-chat", (e) => location.assign(`/chats/${e.detail.chatId}`));
  */
 export interface OpenChatEventDetail {
   id: string;
@@ -65,11 +65,12 @@ const DONE: Record<Action, string> = { start: "Started", draft: "Drafted", dismi
  * and announces each outcome in a live region.
  *
  * @example
- * const el = document.querySelector("oda-suggestions");
+ * const el = document.body.appendChild(document.createElement("oda-suggestions"));
  * el.list = await service.list(chatId, { progress: true });
- * el.addEventListener("oda-start", async (e) => open((await service.start(chatId, e.detail.id)).chatId));
+ * el.addEventListener("oda-start", async (e) => location.assign(`/chats/${(await service.start(chatId, e.detail.id)).chatId}`));
  * // or, live: <oda-suggestions src="/api/oda/chats/chat-1"></oda-suggestions>
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface below only adds typed overloads of addEventListener, which the class has
 export class OdaSuggestionsElement extends FollowingElement {
   protected readonly fed = ["list"];
   #list: SuggestionList | null = null;
@@ -139,7 +140,7 @@ export class OdaSuggestionsElement extends FollowingElement {
   }
 
   #button(action: Action, s: Suggestion, primary = false): HTMLElement {
-    const word = action[0]!.toUpperCase() + action.slice(1);
+    const word = action.charAt(0).toUpperCase() + action.slice(1);
     return h("button", {
       type: "button",
       class: primary ? "primary" : null,
@@ -203,20 +204,21 @@ export class OdaSuggestionsElement extends FollowingElement {
 
   #settledItem(s: ListedSuggestion): HTMLElement {
     const progress = s.outcome === "started" && s.progress ? s.progress : null;
+    const { chatId } = s;
     return h(
       "li",
       { class: `settled-item o-${s.outcome}`, part: `settled settled-${s.outcome}`, "data-id": s.id },
       h("span", { class: "outcome", part: "outcome" }, icon(s.outcome), OUTCOME[s.outcome]),
       h("span", { class: "name", text: s.title }),
       s.outcome === "dismissed" ? this.#button("restore", s) : null,
-      s.outcome === "started" && s.chatId !== undefined
+      s.outcome === "started" && chatId !== undefined
         ? h("button", {
             type: "button",
             part: "button open-button",
             "data-key": `open:${s.id}`,
             "aria-label": `Open chat: ${s.title}`,
             text: "Open chat",
-            onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId: s.chatId! }),
+            onclick: () => this.#fire("oda-open-chat", { id: s.id, chatId }),
           })
         : null,
       progress

@@ -6,7 +6,7 @@
  * The CSS every element's shadow root adopts.
  *
  * @example
- * sheet.replaceSync(STYLES);
+ * new CSSStyleSheet().replaceSync(STYLES);
  */
 export const STYLES = `
 :host {

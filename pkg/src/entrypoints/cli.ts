@@ -55,7 +55,7 @@ try {
       process.exit(1);
     }
     const chunk = new Uint8Array(1 << 20);
-    for (let n; (n = readSync(fd, chunk)) > 0; ) state.ingestJsonl(chunk.subarray(0, n));
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) state.ingestJsonl(chunk.subarray(0, n));
   } finally {
     closeSync(fd);
   }

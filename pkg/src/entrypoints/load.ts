@@ -20,7 +20,8 @@ export type WasmSource = glue.InitInput;
  * What {@link initSync} takes: the `.wasm` bytes or a compiled module.
  *
  * @example
- * const bytes: WasmBytes = readFileSync(wasmPath);
+ * import { readFileSync } from "node:fs";
+ * const bytes: WasmBytes = readFileSync(new URL(import.meta.resolve("oda-tasks/oda_tasks_bg.wasm")));
  */
 export type WasmBytes = glue.SyncInitInput;
 
@@ -226,7 +227,8 @@ function defaultLocation(): string {
  * `oda-tasks:` error and set nothing, so a later call with the right bytes works.
  *
  * @example
- * initSync(readFileSync(new URL("./oda_tasks_bg.wasm", import.meta.url)));
+ * import { readFileSync } from "node:fs";
+ * initSync(readFileSync(new URL(import.meta.resolve("oda-tasks/oda_tasks_bg.wasm"))));
  */
 export function initSync(bytes: WasmBytes): void {
   loadBytes(bytes, undefined);

@@ -18,6 +18,7 @@ import type { JsonSchema } from "../core/types.js";
  * resolves to `{ text, card?, offer? }`; the model reads only `text`.
  *
  * @example
+ * import type { InferUITools, UIDataTypes, UIMessage } from "ai";
  * const tools: AiTools = aiTools({ store, chatId: "chat-1" });
  * type ChatMessage = UIMessage<never, UIDataTypes, InferUITools<AiTools>>; // part.output.card type-checks
  */
@@ -49,7 +50,8 @@ export interface AiTurnOptions extends ChatToolsOptions {
  * the list's text for the context (`null`: none due).
  *
  * @example
- * async ({ tools, reminder }) => generateText({ model, tools, system: reminder ?? undefined, prompt })
+ * import { generateText } from "ai";
+ * const call = async ({ tools, reminder }: AiTurn) => generateText({ model, tools, system: reminder ?? undefined, messages });
  */
 export interface AiTurn {
   tools: AiTools;
@@ -67,7 +69,7 @@ export interface AiTurn {
  * @example
  * import { generateText } from "ai";
  * import { aiTools } from "oda-tasks/ai";
- * const { text } = await generateText({ model, tools: aiTools({ store, chatId: "chat-1" }), prompt });
+ * const { text } = await generateText({ model, tools: aiTools({ store, chatId: "chat-1" }), messages });
  */
 export function aiTools(options: ChatToolsOptions): AiTools {
   return boundTools(uiToolHandlers(chatToolsOptions("aiTools", options)), (_name, run) => run());
@@ -78,7 +80,7 @@ type Runner = (name: keyof AiTools, run: () => Promise<UiToolResult>) => Promise
 
 function boundTools(handlers: UiToolHandlers, runner: Runner): AiTools {
   const aiTool = (name: keyof AiTools, definition: { description: string; inputSchema: JsonSchema }) =>
-    tool<unknown, UiToolResult, {}>({
+    tool<unknown, UiToolResult, Record<string, never>>({
       description: definition.description,
       // No `validate`: the SDK hands every input over as it came.
       inputSchema: jsonSchema<unknown>(JSON.parse(JSON.stringify(definition.inputSchema)) as JsonSchema),
@@ -136,7 +138,7 @@ class TurnCalls {
  * import { generateText } from "ai";
  * import { aiTurn } from "oda-tasks/ai";
  * const { text } = await aiTurn({ store, chatId: "chat-1" }, ({ tools, reminder }) =>
- *   generateText({ model, tools, system: [prompt, reminder].filter(Boolean).join("\n\n"), messages }));
+ *   generateText({ model, tools, system: ["You plan with todo_write.", reminder].filter(Boolean).join("\n\n"), messages }));
  */
 export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => T | PromiseLike<T>): Promise<T> {
   if (typeof call !== "function") throw new TypeError("oda-tasks: invalid arguments of aiTurn: `call` must be a function");

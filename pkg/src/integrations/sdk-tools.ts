@@ -52,7 +52,7 @@ const STRICT_REFUSED = new Set(["minLength", "maxLength"]);
  *
  * @example
  * import { openaiTools } from "oda-tasks";
- * const reply = await openai.chat.completions.create({ model, messages, tools: openaiTools({ strict: true }) });
+ * const reply = await openai.chat.completions.create({ model: "gpt-4.1", messages, tools: openaiTools({ strict: true }) });
  */
 export function openaiTools(options: { strict: true }): [OpenAiTool<"todo_write", true>, OpenAiTool<"suggest_task", true>];
 export function openaiTools(options?: OpenAiToolsOptions): [OpenAiTool<"todo_write">, OpenAiTool<"suggest_task">];
@@ -76,7 +76,7 @@ export function openaiTools(options: OpenAiToolsOptions = {}): [OpenAiTool<"todo
  *
  * @example
  * import { anthropicTools } from "oda-tasks";
- * const reply = await anthropic.messages.create({ model, max_tokens: 1024, messages, tools: anthropicTools() });
+ * const reply = await anthropic.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, messages, tools: anthropicTools() });
  */
 export function anthropicTools(): [AnthropicTool<"todo_write">, AnthropicTool<"suggest_task">] {
   const anthropic = <N extends string>(tool: ToolDefinition<N>): AnthropicTool<N> => ({
@@ -97,7 +97,8 @@ export function anthropicTools(): [AnthropicTool<"todo_write">, AnthropicTool<"s
  *
  * @example
  * import { looseInputSchema, todoWriteTool } from "oda-tasks";
- * tool(run, { name: "todo_write", description: todoWriteTool.description, schema: looseInputSchema(todoWriteTool) });
+ * const schema = looseInputSchema(todoWriteTool);
+ * // LangChain: tool(run, { name: "todo_write", description: todoWriteTool.description, schema })
  */
 export function looseInputSchema(tool: ToolDefinition): LooseInputSchema {
   const loose = withoutKeywords(inputSchema(tool.inputSchema), LOOSE_DROPPED) as JsonSchema;

@@ -21,6 +21,7 @@ export interface ChatToolsOptions extends RunToolOptions {
  * sees, the core's output or its exact refusal.
  *
  * @example
+ * const handlers: ToolHandlers = toolHandlers({ store, chatId: "chat-1" });
  * const text: string = await handlers.todo_write(call.input);
  */
 export interface ToolHandlers {
@@ -49,6 +50,7 @@ export function chatToolsOptions(call: string, options: unknown): ChatToolsOptio
  * the chat's UI draws, `{ text, card?, offer? }`; give the model only `text`.
  *
  * @example
+ * const handlers: UiToolHandlers = toolHandlers({ store, chatId: "chat-1", ui: true });
  * const { text, card } = await handlers.todo_write(call.input);
  */
 export interface UiToolHandlers {

@@ -31,7 +31,7 @@ export function backoffDelay(backoff: Backoff, retry: number): number {
  * Resolves after `ms` milliseconds.
  *
  * @example
- * await sleep(backoffDelay(policy, attempt));
+ * for (let attempt = 0; attempt < 3; attempt++) await sleep(backoffDelay({ first: 25, factor: 2, max: 1000, jitter: true }, attempt));
  */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

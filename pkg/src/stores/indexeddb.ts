@@ -97,7 +97,7 @@ class OpenFailure {
  * import { IndexedDbStore } from "oda-tasks/browser";
  * const store = new IndexedDbStore("my-chat-app");
  * await store.create("chat-1", [{ type: "session", workspace: null }]);
- * const log = await store.read("chat-1");
+ * const log = (await store.read("chat-1")) ?? [];
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class IndexedDbStore implements Store {
@@ -153,7 +153,7 @@ export class IndexedDbStore implements Store {
    * As `readFrom`, the entries as JSON texts (serialised from what the database holds).
    *
    * @example
-   * const texts = await store.readTextFrom("chat-1", 0);
+   * const texts = await new IndexedDbStore("my-chat-app").readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     return textsOf(this.readFrom(chatId, from));
@@ -165,7 +165,7 @@ export class IndexedDbStore implements Store {
    * rejects `store/replaced` when `mark` is not the chat's any more.
    *
    * @example
-   * const { texts, mark } = await store.readSince("chat-1", 0, null);
+   * const { texts, mark } = (await new IndexedDbStore("my-chat-app").readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
    */
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);

@@ -38,7 +38,9 @@ export class MemoryStore implements Store {
    * As `readFrom`, the entries as JSON texts (serialised from the copies held).
    *
    * @example
-   * await store.readTextFrom("chat-1", 0); // ['{"type":"session","workspace":null}', …]
+   * const store = new MemoryStore();
+   * await store.create("chat-1", [{ type: "session", workspace: null }]);
+   * await store.readTextFrom("chat-1", 0); // ['{"type":"session","workspace":null}']
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     return textsOf(this.readFrom(chatId, from));

@@ -8,7 +8,7 @@ const queues = new Map<string, Promise<void>>();
  * Runs `fn` after every earlier call with the same key has finished.
  *
  * @example
- * await queued("chat-1", () => appendUnderLock("chat-1"));
+ * await queued("chat-1", () => store.append("chat-1", [entry], log.length)); // after every earlier call for chat-1
  */
 export async function queued<T>(key: string, fn: () => Promise<T>): Promise<T> {
   const before = queues.get(key) ?? Promise.resolve();

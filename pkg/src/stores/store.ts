@@ -54,7 +54,8 @@ export interface Store {
  * What {@link Store.readSince} answers: the texts read and where the reader now stands.
  *
  * @example
- * const { texts, mark } = (await store.readSince("chat-1", 0, null)) ?? { texts: [], mark: "" };
+ * const read: LogRead | null = await new JsonlStore("./chats").readSince("chat-1", 0, null);
+ * if (read) state.ingestTexts(0, read.texts); // read.mark: where the next readSince goes on
  */
 export interface LogRead {
   texts: string[];
@@ -121,6 +122,7 @@ export class StoreError extends Error {
  * An `append` whose `expectedLength` no longer holds: read again and retry.
  *
  * @example
+ * let log = (await store.read("chat-1")) ?? [];
  * try { await store.append("chat-1", [entry], log.length); }
  * catch (e) { if (e instanceof ConflictError) log = (await store.read("chat-1")) ?? []; else throw e; }
  */
@@ -293,7 +295,7 @@ export function copyEntries(entries: readonly LogEntry[]): LogEntry[] {
  * `readTextFrom`, the texts of what `readFrom` answers.
  *
  * @example
- * readTextFrom(chatId, from) { return textsOf(this.readFrom(chatId, from)); }
+ * const texts = await textsOf(new MemoryStore().readFrom("chat-1", 0)); // null: no chat-1 yet
  */
 export async function textsOf(entries: Promise<LogEntry[] | null>): Promise<string[] | null> {
   const read = await entries;

@@ -6,12 +6,12 @@
 // (no authorization, a form post, a huge body).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { root } from "../support/browser.mjs";
 import { consumer, packTarball } from "../support/consumer.mjs";
+import { freePort, serveUntil } from "../support/serve.mjs";
 
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));
@@ -72,42 +72,19 @@ export default { fetch: (request, env, ctx) => app.fetch(request, env, ctx) };
   },
 });
 
-/** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a server in its own process group; resolves once it answers; stops it when `t` ends. */
-async function start(t, command, args, base) {
-  const child = spawn(command, args, {
+/** Starts a server in its own process group; resolves once it answers at all (a 401 is listening); stops it when `t` ends. */
+function start(t, command, args, base) {
+  const env = { ...process.env, NO_COLOR: "1" };
+  return serveUntil(t, {
     cwd: dir,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-    env: { ...process.env, NO_COLOR: "1" },
+    env,
+    command,
+    args,
+    url: `${base}/api/oda/chats/c`,
+    ready: () => true,
+    answer: () => undefined,
+    tries: 160,
   });
-  let output = "";
-  child.stdout.on("data", (c) => (output += c));
-  child.stderr.on("data", (c) => (output += c));
-  t.after(() => {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {}
-  });
-  for (let i = 0; i < 160; i++) {
-    if (child.exitCode !== null) break;
-    try {
-      await fetch(`${base}/api/oda/chats/c`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  throw new Error(`${command} ${args.join(" ")} did not answer:\n${output}`);
 }
 
 const auth = { authorization: "Bearer person-1" };

@@ -9,14 +9,14 @@
 // shared machine): built once per mode, niced, with generous timeouts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, root } from "../support/browser.mjs";
 import { consumer, packTarball } from "../support/consumer.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
+import { freePort, serveUntil } from "../support/serve.mjs";
 
 const cleanup = [];
 test.after(() => cleanup.forEach((fn) => fn()));
@@ -137,45 +137,24 @@ function build(command) {
   }
 }
 
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts `next start` or `next dev` with a fresh chats folder; resolves to its URL and that folder. */
 async function serve(t, command) {
   const port = await freePort();
   const chats = mkdtempSync(join(tmpdir(), "oda-next-chats-"));
   t.after(() => rmSync(chats, { recursive: true, force: true }));
-  const child = spawn("nice", ["-n", "10", "bash", "-c", `${command} --hostname 127.0.0.1 --port ${port}`], {
+  const url = `http://127.0.0.1:${port}`;
+  const { output } = await serveUntil(t, {
     cwd: dir,
     env: env({ ODA_CHATS: chats }),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
+    command: "nice",
+    args: ["-n", "10", "bash", "-c", `${command} --hostname 127.0.0.1 --port ${port}`],
+    url: `${url}/api/oda/chats/chat-0`,
+    ready: () => true, // any answer: it listens (the chat is the test's to check)
+    answer: () => undefined,
+    tries: 600,
+    every: 500,
   });
-  let output = "";
-  child.stdout.on("data", (c) => (output += c));
-  child.stderr.on("data", (c) => (output += c));
-  t.after(() => {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {}
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) break;
-    try {
-      await fetch(`${url}/api/oda/chats/chat-0`);
-      return { url, chats, output: () => output };
-    } catch {
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  throw new Error(`${command} did not answer:\n${output}`);
+  return { url, chats, output };
 }
 
 /** The person's side, in Chromium: a message, the card from the tool part, the plan from the events, Start on the chip. */

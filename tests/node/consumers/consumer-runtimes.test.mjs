@@ -5,13 +5,13 @@
 // packages that ship their binaries (tests/runtimes/package.json).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { root } from "../support/browser.mjs";
 import { consumer, packTarball } from "../support/consumer.mjs";
+import { freePort, serveUntil } from "../support/serve.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
 
 const cleanup = [];
@@ -118,37 +118,9 @@ test("esbuild serverless bundles: Node ESM, CommonJS and --platform=neutral, no 
   }
 });
 
-/** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a server command in its own process group; resolves once `url` answers; stops it when `t` ends. */
-async function serveUntil(t, command, args, url, node = 20) {
-  const child = spawn(command, args, { cwd: dir, env: env(node), stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let output = "";
-  child.stdout.on("data", (c) => (output += c));
-  child.stderr.on("data", (c) => (output += c));
-  t.after(() => {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {}
-  });
-  for (let i = 0; i < 120; i++) {
-    if (child.exitCode !== null) break;
-    try {
-      const response = await fetch(url);
-      return response.json();
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  throw new Error(`${command} ${args.join(" ")} did not answer ${url}:\n${output}`);
+/** Starts a server command in its own process group; resolves to the JSON `url` answers; stops it when `t` ends. */
+async function serve(t, command, args, url, node = 20) {
+  return (await serveUntil(t, { cwd: dir, env: env(node), command, args, url, tries: 120 })).value;
 }
 
 const workerAnswer = ["Updated todo list: 0 pending, 1 in progress, 0 completed", "finished"];
@@ -157,7 +129,7 @@ test("Cloudflare Workers through wrangler (on Node 22): nothing to configure", a
   printed("npx wrangler dev");
   const port = await freePort();
   // The printed command, on a free port instead of 8787 (other tests may hold it).
-  const answer = await serveUntil(t, "bash", ["-c", `npx wrangler dev --ip 127.0.0.1 --port ${port}`], `http://127.0.0.1:${port}/`, 22);
+  const answer = await serve(t, "bash", ["-c", `npx wrangler dev --ip 127.0.0.1 --port ${port}`], `http://127.0.0.1:${port}/`, 22);
   assert.deepEqual(answer, workerAnswer);
 });
 
@@ -170,7 +142,7 @@ test("Cloudflare Workers through esbuild and workerd: the workerd condition, the
   writeFileSync(join(dir, "config.capnp"), config.replace("127.0.0.1:8787", `127.0.0.1:${port}`));
   printed("npx workerd serve config.capnp");
   assert.deepEqual(
-    await serveUntil(t, join(dir, "node_modules/.bin/workerd"), ["serve", "config.capnp"], `http://127.0.0.1:${port}/`),
+    await serve(t, join(dir, "node_modules/.bin/workerd"), ["serve", "config.capnp"], `http://127.0.0.1:${port}/`),
     workerAnswer,
   );
 });
@@ -197,7 +169,7 @@ const init :Workerd.Worker = (modules = [(name = "w.js", esModule = embed "edge/
 const inline :Workerd.Worker = (modules = [(name = "w.js", esModule = embed "edge/worker-inline.js")], compatibilityDate = "2026-11-17");
 `,
   );
-  const out = await serveUntil(t, join(dir, "node_modules/.bin/workerd"), ["serve", "edge.capnp"], `http://127.0.0.1:${a}/`);
+  const out = await serve(t, join(dir, "node_modules/.bin/workerd"), ["serve", "edge.capnp"], `http://127.0.0.1:${a}/`);
   const fix = 'On Cloudflare Workers import "oda-tasks" with the `workerd` condition';
   assert.match(out.before, /^oda-tasks: the WebAssembly core is not initialised; /);
   assert.ok(out.before.includes(fix), out.before);

@@ -1,5 +1,5 @@
-// Dev servers of consumer projects: a free port, and a server command run in
-// its own process group until a URL answers (stopped when the test ends).
+// Servers of consumer projects: a free port, and a server command run in its
+// own process group until a URL answers (stopped when the test ends).
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 
@@ -13,8 +13,15 @@ export function freePort() {
   });
 }
 
-/** Starts `command` in `cwd` with `env`; resolves to `fetchAnswer(url)` once `url` answers; stops it when `t` ends. */
-export async function serveUntil(t, { cwd, env, command, args, url, answer = (r) => r.json() }) {
+/**
+ * Starts `command` in `cwd` with `env`; once `url` answers as `ready` says (by
+ * default a 200), resolves to `{ value: answer(response), output }`, its
+ * output so far; polls every `every` ms, `tries` times; stops it when `t` ends.
+ */
+export async function serveUntil(
+  t,
+  { cwd, env, command, args, url, answer = (r) => r.json(), ready = (r) => r.status === 200, tries = 240, every = 250 },
+) {
   const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   child.stdout.on("data", (c) => (output += c));
@@ -24,16 +31,16 @@ export async function serveUntil(t, { cwd, env, command, args, url, answer = (r)
       process.kill(-child.pid, "SIGTERM");
     } catch {}
   });
-  for (let i = 0; i < 240; i++) {
+  for (let i = 0; i < tries; i++) {
     if (child.exitCode !== null) break;
     try {
       const response = await fetch(url);
-      if (response.status === 200) return { value: await answer(response), output: () => output };
+      if (ready(response)) return { value: await answer(response), output: () => output };
       output += `\n[${url} answered ${response.status}: ${await response.text()}]`;
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, every));
   }
   throw new Error(`${command} ${args.join(" ")} did not answer ${url}:\n${output}`);
 }

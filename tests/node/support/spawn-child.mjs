@@ -6,8 +6,10 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /**
- * Spawns `node script ...args`; `ready` resolves once it printed "ready",
- * `done` to the JSON of its last line (rejecting with its stderr on a non-zero exit).
+ * Spawns `node script ...args` (this runtime's node); `ready` resolves once it
+ * printed "ready", `done` to the JSON of its last line (rejecting with its
+ * stderr on a non-zero exit, the error carrying the `signal` and its `out()`);
+ * `out()` is what it has printed so far.
  */
 export function spawnChild(script, args) {
   const path = script instanceof URL ? fileURLToPath(script) : script;
@@ -25,12 +27,12 @@ export function spawnChild(script, args) {
   proc.stderr.on("data", (chunk) => (err += chunk));
   const done = new Promise((resolve, reject) => {
     proc.on("error", reject);
-    proc.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`child exited with ${code}: ${err}`));
+    proc.on("close", (code, signal) => {
+      if (code !== 0) return reject(Object.assign(new Error(`child exited with ${code ?? signal}: ${err}`), { out: () => out, signal }));
       resolve(JSON.parse(out.split("\n").filter(Boolean).at(-1)));
     });
   });
-  return { proc, ready: Promise.race([ready, done.then(() => assert.fail("child ended before ready"))]), done };
+  return { proc, out: () => out, ready: Promise.race([ready, done.then(() => assert.fail("child ended before ready"))]), done };
 }
 
 /** Runs `count` children of `script` with `args`, sends them "go" at once; resolves to all their results, in order. */

@@ -19,7 +19,8 @@ import { readCards, readScreen } from "./screen.js";
  * What `authorize` is told: the chat a request names and what it would do.
  *
  * @example
- * const authorize = (request: Request, { chatId, action }: AuthorizeContext) => sessionOwns(request, chatId);
+ * // This app offers no Restore; everything else is the chat owner's.
+ * const authorize = (request: Request, { chatId, action }: AuthorizeContext) => action !== "restore" && ownsChat(request, chatId);
  */
 export interface AuthorizeContext {
   chatId: string;
@@ -67,7 +68,8 @@ export interface ChatHandlerOptions {
  * A chat's handler: `(request: Request) => Promise<Response>`.
  *
  * @example
- * const response: Response = await handler(new Request("https://app.example/api/oda/chats/chat-1"));
+ * const handler: ChatHandler = chatHandler({ store, authorize: (request, { chatId }) => ownsChat(request, chatId) });
+ * const response = await handler(new Request("https://app.example/api/oda/chats/chat-1"));
  */
 export type ChatHandler = (request: Request) => Promise<Response>;
 
@@ -108,7 +110,7 @@ const MAX_QUERY_NUMBER = 2 ** 31;
  * @example
  * // app/api/oda/[...path]/route.ts (Next.js)
  * import { chatHandler } from "oda-tasks/http";
- * const handler = chatHandler({ store, authorize: async (request, { chatId }) => (await session(request))?.owns(chatId) === true });
+ * const handler = chatHandler({ store, authorize: (request, { chatId }) => ownsChat(request, chatId) }); // your session check
  * export { handler as GET, handler as POST };
  */
 export function chatHandler(options: ChatHandlerOptions): ChatHandler {
@@ -211,8 +213,8 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
         return json(200, { ok: true });
       }
       if (route.action === "events") return streams.stream(route.chatId, request.signal);
-      if (route.action === "cards") {
-        const found = await readCards(cache, route.chatId, page!.from, page!.to, maxPageCards);
+      if (route.action === "cards" && page !== undefined) {
+        const found = await readCards(cache, route.chatId, page.from, page.to, maxPageCards);
         if (found === null) return failure(404, "store/missing-chat", "no such chat");
         if (found === "too-many") return failure(400, "http/bad-request", `a page holds at most ${maxPageCards} cards`);
         return json(200, found);
@@ -237,8 +239,9 @@ function pageQuery(query: URLSearchParams): { from: number; to: number | undefin
     const all = query.getAll(name);
     if (all.length === 0) return undefined;
     if (all.length > 1) return `\`${name}\` is given more than once`;
-    if (!/^-?\d{1,10}$/.test(all[0]!)) return `\`${name}\` must be a whole number`;
-    const n = Number(all[0]);
+    const [text = ""] = all;
+    if (!/^-?\d{1,10}$/.test(text)) return `\`${name}\` must be a whole number`;
+    const n = Number(text);
     return Math.abs(n) > MAX_QUERY_NUMBER ? `\`${name}\` must be within ±${MAX_QUERY_NUMBER}` : n;
   };
   const from = number("from") ?? 0;

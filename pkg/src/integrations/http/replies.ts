@@ -9,7 +9,8 @@ import { SuggestionError } from "../../chat/service.js";
  * `task-suggestion/…` and the stores' `store/…` codes pass through).
  *
  * @example
- * const { error } = await response.json(); // { code: "http/forbidden", message: "not allowed" }
+ * const response = await fetch("/api/oda/chats/chat-1");
+ * const { error }: { error: { code: HttpErrorCode; message: string } } = await response.json(); // { code: "http/forbidden", … }
  */
 export type HttpErrorCode =
   | "http/not-found"
@@ -71,8 +72,9 @@ const STORE_STATUS: Record<string, [number, string]> = {
  * `http/internal` that says nothing of the error.
  */
 export function thrown(e: unknown): Response {
-  if (e instanceof SuggestionError && Object.hasOwn(SERVICE_STATUS, e.code)) {
-    return json(SERVICE_STATUS[e.code]!, { error: { code: e.code, message: e.message, payload: e.payload } });
+  if (e instanceof SuggestionError) {
+    const status = Object.hasOwn(SERVICE_STATUS, e.code) ? SERVICE_STATUS[e.code] : undefined;
+    if (status !== undefined) return json(status, { error: { code: e.code, message: e.message, payload: e.payload } });
   }
   // By its code: a store's error need not be this module's StoreError class (a scanner's, an app's own store).
   const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;

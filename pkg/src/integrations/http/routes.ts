@@ -44,9 +44,10 @@ export function matchRoute(pathname: string, basePath: string): Route | RouteMis
   if (at < 0) return { miss: "not-found" };
   const rest = raw.slice(at + 1);
   if (rest.length === 0 || rest.length === 3 || rest.length > 4) return { miss: "not-found" };
-  if (rest.length === 2 && rest[1] !== "cards" && rest[1] !== "events") return { miss: "not-found" };
-  if (rest.length === 4 && (rest[1] !== "suggestions" || !ACTIONS.has(rest[3]!))) return { miss: "not-found" };
-  const chatId = decoded(rest[0]!);
+  const [chatSegment = "", kind, idSegment = "", action = ""] = rest;
+  if (rest.length === 2 && kind !== "cards" && kind !== "events") return { miss: "not-found" };
+  if (rest.length === 4 && (kind !== "suggestions" || !ACTIONS.has(action))) return { miss: "not-found" };
+  const chatId = decoded(chatSegment);
   if (chatId === null) return { miss: "bad-id", message: "the chat id is not a well-formed URL segment" };
   try {
     checkChatId(chatId); // the stores' own rule
@@ -54,11 +55,11 @@ export function matchRoute(pathname: string, basePath: string): Route | RouteMis
     return { miss: "bad-id", message: e instanceof Error ? e.message : "invalid chat id" };
   }
   if (rest.length === 1) return { action: "read", chatId };
-  if (rest.length === 2) return { action: rest[1] as "cards" | "events", chatId };
-  const suggestionId = decoded(rest[2]!);
+  if (rest.length === 2) return { action: kind as "cards" | "events", chatId };
+  const suggestionId = decoded(idSegment);
   const problem = suggestionId === null ? "it is not a well-formed URL segment" : suggestionIdProblem(suggestionId);
-  if (problem !== null) return { miss: "bad-id", message: `invalid suggestion id: ${problem}` };
-  return { action: rest[3] as SuggestionAction, chatId, suggestionId: suggestionId! };
+  if (suggestionId === null || problem !== null) return { miss: "bad-id", message: `invalid suggestion id: ${problem}` };
+  return { action: action as SuggestionAction, chatId, suggestionId };
 }
 
 function decoded(segment: string): string | null {

@@ -13,7 +13,7 @@ import type { ChatView, TodoCard } from "../../core/types.js";
  *
  * @example
  * const screen: ChatScreen = await (await fetch("/api/oda/chats/chat-1")).json();
- * plan.plan = screen.plan;
+ * Object.assign(document.createElement("oda-plan"), { plan: screen.plan, cardCount: screen.cardCount });
  */
 export interface ChatScreen extends Omit<ChatView, "settled"> {
   chatId: string;
@@ -57,7 +57,10 @@ export async function readScreen(
     chatId,
     length,
     ...view,
-    settled: view.settled.map((s) => (progress.has(s.id) ? { ...s, progress: progress.get(s.id)! } : s)),
+    settled: view.settled.map((s) => {
+      const started = progress.get(s.id);
+      return started !== undefined ? { ...s, progress: started } : s;
+    }),
   };
 }
 

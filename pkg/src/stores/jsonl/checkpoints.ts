@@ -24,8 +24,10 @@ export const checkpoints = new Map<string, Checkpoint[]>();
 /** The latest checkpoint of `file` with at most `count` entries before it. */
 export function latestBefore(file: string, count: number): Checkpoint | undefined {
   const list = checkpoints.get(file) ?? [];
-  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.count <= count) return list[i];
-  return undefined;
+  return list
+    .slice()
+    .reverse()
+    .find((checkpoint) => checkpoint.count <= count);
 }
 
 /**

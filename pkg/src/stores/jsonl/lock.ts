@@ -65,7 +65,9 @@ const LIVE = Symbol.for("oda-tasks/node: live lock tokens");
  * copies of this package in one process never take each other's locks for
  * stale.
  */
-const live: Set<string> = ((globalThis as { [LIVE]?: Set<string> })[LIVE] ??= new Set<string>());
+const shared = globalThis as { [LIVE]?: Set<string> };
+shared[LIVE] ??= new Set<string>();
+const live: Set<string> = shared[LIVE];
 /** Codes rename() gives when the lock's directory exists and is not empty (EPERM, EACCES: Windows). */
 const LOCK_HELD = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "EBUSY", "ENOTDIR"]);
 const OWNER_NAME = /^(\d+)-([0-9a-f]+)-([0-9a-f]+)$/;
@@ -99,7 +101,8 @@ function pidNamespace(): string {
  *
  * @example
  * const claim = claimName();
- * try { await writeFile(join(dir, `.create-${claim.name}.tmp`), data); } finally { claim.release(); }
+ * import { writeFile } from "node:fs/promises";
+ * try { await writeFile(`./chats/.create-${claim.name}.tmp`, "{}\n"); } finally { claim.release(); }
  */
 export function claimName(): { name: string; release(): void } {
   const id = randomBytes(12).toString("hex");
@@ -113,8 +116,12 @@ export function claimName(): { name: string; release(): void } {
  * {@link LockStuckError} when the lock shows no change for `wait` ms.
  *
  * @example
- * const release = await acquireLock(dir, join(dir, "c.jsonl.lock"), 10_000);
- * try { await appendToChat(); } finally { await release(); }
+ * const release = await acquireLock("./chats", "./chats/c.jsonl.lock", 10_000);
+ * try {
+ *   // append to ./chats/c.jsonl
+ * } finally {
+ *   await release();
+ * }
  */
 export async function acquireLock(dir: string, lockPath: string, wait: number): Promise<() => Promise<void>> {
   const claim = claimName();
@@ -212,8 +219,12 @@ let fallback: ReturnType<typeof setInterval> | undefined;
  * path that does not exist (yet, or any more) is skipped.
  *
  * @example
- * const stop = keepFresh(join(lockPath, claim.name));
- * try { await work(); } finally { stop(); }
+ * const stop = keepFresh(`./chats/c.jsonl.lock/${claimName().name}`);
+ * try {
+ *   // work while the lock is held
+ * } finally {
+ *   stop();
+ * }
  */
 export function keepFresh(path: string): () => void {
   fresh.set(path, (fresh.get(path) ?? 0) + 1);

@@ -1,5 +1,5 @@
 // Opening a chat's file: the handle and the stat a read or a write works on.
-import { constants, type BigIntStats } from "node:fs";
+import { constants, type BigIntStats, type Stats } from "node:fs";
 import { lstat, open, stat, type FileHandle } from "node:fs/promises";
 import { errorCode } from "./lock.js";
 import { StoreError } from "../store.js";
@@ -45,7 +45,7 @@ export const NOT_A_FILE_OPEN = new Set(["ENOENT", "EISDIR", "ELOOP", "ENXIO", "E
 
 /** Throws `store/not-a-file` unless a regular file (or a symlink to one) is at `file`. */
 export async function mustBeFile(chatId: string, file: string): Promise<void> {
-  let st;
+  let st: Stats;
   try {
     st = await stat(file);
   } catch (e) {

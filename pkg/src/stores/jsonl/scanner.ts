@@ -32,7 +32,8 @@ function readFailed(chatId: string, index: number, e: unknown): StoreError {
  *
  * @example
  * const scan = new JsonlScanner({ offset: 0, count: 0 }, 0);
- * for (const chunk of chunks) scan.push(chunk);
+ * import { createReadStream } from "node:fs";
+ * for await (const chunk of createReadStream("./chats/c.jsonl")) scan.push(chunk);
  * const { entries, texts, count } = scan.end();
  */
 export class JsonlScanner {

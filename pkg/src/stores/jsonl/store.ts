@@ -70,7 +70,7 @@ const DEFAULT_READ_CHUNK = 1 << 20;
  * import { JsonlStore } from "oda-tasks/node";
  * const store = new JsonlStore("./chats", { lockWait: 10_000 });
  * await store.create("chat-1", [{ type: "session", workspace: null }]);
- * const log = await store.read("chat-1");
+ * const log = (await store.read("chat-1")) ?? [];
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class JsonlStore implements Store {
@@ -116,13 +116,13 @@ export class JsonlStore implements Store {
   }
 
   read(chatId: string): Promise<LogEntry[] | null> {
-    return this.#guarded(chatId, "read", () => this.#read(chatId, 0)).then((scan) => scan && scan.entries);
+    return this.#guarded(chatId, "read", () => this.#read(chatId, 0)).then((scan) => (scan === null ? null : scan.entries));
   }
 
   async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
     checkChatId(chatId); // the id first, as every store checks it
     checkFrom(from);
-    return this.#guarded(chatId, "read", () => this.#read(chatId, from)).then((scan) => scan && scan.entries);
+    return this.#guarded(chatId, "read", () => this.#read(chatId, from)).then((scan) => (scan === null ? null : scan.entries));
   }
 
   /**
@@ -130,12 +130,12 @@ export class JsonlStore implements Store {
    * file holds them (numbers and all), or `null` for a missing chat.
    *
    * @example
-   * const texts = await store.readTextFrom("chat-1", 0);
+   * const texts = await new JsonlStore("./chats").readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
     checkFrom(from);
-    return this.#guarded(chatId, "read", () => this.#read(chatId, from)).then((scan) => scan && scan.texts);
+    return this.#guarded(chatId, "read", () => this.#read(chatId, from)).then((scan) => (scan === null ? null : scan.texts));
   }
 
   /**
@@ -146,8 +146,9 @@ export class JsonlStore implements Store {
    * more (renamed over, rewritten in place).
    *
    * @example
+   * const store = new JsonlStore("./chats");
    * const first = await store.readSince("chat-1", 0, null);
-   * const later = await store.readSince("chat-1", 5, first.mark); // only what is new
+   * const later = first && (await store.readSince("chat-1", first.texts.length, first.mark)); // only what is new
    */
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);

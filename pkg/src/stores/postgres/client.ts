@@ -9,6 +9,7 @@ import { LENGTH } from "./sql.js";
  * What the store needs of a pooled `pg` client (a `pg.PoolClient` is one).
  *
  * @example
+ * import pg from "pg";
  * const client: PgPoolClient = await new pg.Pool().connect();
  */
 export interface PgPoolClient {
@@ -26,6 +27,7 @@ export interface PgPoolClient {
  * What the store needs of a `pg.Pool` (a `pg.Pool` is one).
  *
  * @example
+ * import pg from "pg";
  * const pool: PgPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  */
 export interface PgPool {

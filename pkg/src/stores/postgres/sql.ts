@@ -5,7 +5,8 @@ import { readFile, readdir } from "node:fs/promises";
  * The table names (in the first schema of the connection's `search_path`).
  *
  * @example
- * await pool.query(`SELECT count(*) FROM ${POSTGRES_TABLES.chats}`);
+ * import pg from "pg";
+ * await new pg.Pool().query(`SELECT count(*) FROM ${POSTGRES_TABLES.chats}`);
  */
 export const POSTGRES_TABLES = {
   chats: "oda_tasks_chats",

@@ -67,7 +67,7 @@ let stores = 0;
  * const store = new PostgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
  * await store.migrate();
  * await store.create("chat-1", [{ type: "session", workspace: null }]);
- * const log = await store.read("chat-1");
+ * const log = (await store.read("chat-1")) ?? [];
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class PostgresStore implements Store {
@@ -115,7 +115,7 @@ export class PostgresStore implements Store {
    * second finds nothing to do. Resolves to the versions this call applied.
    *
    * @example
-   * const applied = await store.migrate(); // [1] the first time, [] after
+   * const applied = await new PostgresStore(pool).migrate(); // [1] the first time, [] after
    */
   async migrate(): Promise<number[]> {
     const files = await migrationFiles();
@@ -163,7 +163,7 @@ export class PostgresStore implements Store {
    * column keeps its text: numbers, key order, repeated keys).
    *
    * @example
-   * const texts = await store.readTextFrom("chat-1", 0);
+   * const texts = await new PostgresStore(pool).readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
@@ -178,7 +178,7 @@ export class PostgresStore implements Store {
    * chat was deleted and written again since `mark` was taken.
    *
    * @example
-   * const { texts, mark } = await store.readSince("chat-1", 0, null);
+   * const { texts, mark } = (await new PostgresStore(pool).readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
    */
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);

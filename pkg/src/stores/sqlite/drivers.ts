@@ -124,6 +124,7 @@ export interface DurableObjectStorageLike {
  * The databases {@link SqliteStore} runs on.
  *
  * @example
+ * import { DatabaseSync } from "node:sqlite";
  * const db: SqliteDatabase = new DatabaseSync("chats.db"); // or better-sqlite3, bun:sqlite, env.DB, ctx.storage
  */
 export type SqliteDatabase = SqliteConnection | D1Like | DurableObjectStorageLike | DurableObjectSqlLike;

@@ -14,7 +14,8 @@ export function sqliteCode(e: unknown): string | null {
   const err = e as { code?: unknown; errcode?: unknown; errno?: unknown; message?: unknown } | null;
   if (typeof err?.code === "string" && err.code.startsWith("SQLITE_")) return err.code;
   const number = typeof err?.errcode === "number" ? err.errcode : typeof err?.errno === "number" ? err.errno : null;
-  if (number !== null && PRIMARY[number & 0xff] !== undefined) return PRIMARY[number & 0xff]!;
+  const primary = number === null ? undefined : PRIMARY[number & 0xff];
+  if (primary !== undefined) return primary;
   const named = typeof err?.message === "string" ? /\bSQLITE_[A-Z_]+/.exec(err.message) : null;
   return named === null ? null : named[0];
 }
@@ -65,9 +66,8 @@ export function storeRefusal(chatId: string, e: unknown, what: string, busyTimeo
   }
   if (/no such table: oda_tasks_|no such column/.test(message)) return notMigrated(chatId, e);
   const code = sqliteCode(e);
-  if (code !== null && code.startsWith("SQLITE_CONSTRAINT") && /oda_tasks_entries/.test(message) && chatId !== "")
-    return entryPastLength(chatId, e);
-  if (code !== null && code.startsWith("SQLITE_READONLY")) {
+  if (code?.startsWith("SQLITE_CONSTRAINT") && /oda_tasks_entries/.test(message) && chatId !== "") return entryPastLength(chatId, e);
+  if (code?.startsWith("SQLITE_READONLY")) {
     return withCause(
       new StoreError(
         "store/read-only",

@@ -6,7 +6,7 @@
  * The table names of the SQLite store (the same as PostgreSQL's).
  *
  * @example
- * db.prepare(`SELECT count(*) AS n FROM ${SQLITE_TABLES.chats}`).get();
+ * db.prepare(`SELECT count(*) AS n FROM ${SQLITE_TABLES.chats}`).all(); // [{ n: 3 }]
  */
 export const SQLITE_TABLES = {
   chats: "oda_tasks_chats",

@@ -85,7 +85,7 @@ export class SqliteStore implements Store {
    * safe: the second finds the versions recorded. Resolves to the versions this call applied.
    *
    * @example
-   * const applied = await store.migrate(); // [1] the first time, [] after
+   * const applied = await new SqliteStore(db).migrate(); // [1] the first time, [] after
    */
   async migrate(): Promise<number[]> {
     await this.#reading("", "migration", () => this.#driver.beforeMigrate());
@@ -129,7 +129,7 @@ export class SqliteStore implements Store {
    * keeps its text: numbers, key order, repeated keys).
    *
    * @example
-   * const texts = await store.readTextFrom("chat-1", 0);
+   * const texts = await new SqliteStore(db).readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
@@ -144,7 +144,7 @@ export class SqliteStore implements Store {
    * deleted and made again since `mark` was taken.
    *
    * @example
-   * const { texts, mark } = await store.readSince("chat-1", 0, null);
+   * const { texts, mark } = (await new SqliteStore(db).readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
    */
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);
