@@ -23,7 +23,9 @@ export interface FsScene {
  * or read (`store/no-access`). Anything else is returned as it is.
  *
  * @example
- * try { await op(); } catch (e) { throw await fsFailure(e, { chatId, dir, file, kind: "read" }); }
+ * import { readFile } from "node:fs/promises";
+ * const dir = "/var/lib/chats";
+ * try { await readFile(`${dir}/c.jsonl`); } catch (e) { throw await fsFailure(e, { chatId: "c", dir, file: `${dir}/c.jsonl`, kind: "read" }); }
  */
 export async function fsFailure(e: unknown, at: FsScene): Promise<unknown> {
   if (e instanceof StoreError) return e;
