@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatState, readJsonl } from "oda-tasks";
+import { ChatState, clampPermission, readJsonl } from "oda-tasks";
 import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
 import { prng } from "./support/random-log.mjs";
 
@@ -121,4 +121,23 @@ test("a line the core reads as JSON but an app-wrapped JSON.parse refuses is sto
     seen.message,
     /^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(SyntaxError: the app refused it|^oda-tasks: entry 1 is JSON to the core, but JSON.parse refused it \(the app refused it\)/,
   );
+});
+
+test("readJsonl and clampPermission read with JSON.parse as it was at load: a wrapper the app installs later changes nothing", () => {
+  const original = JSON.parse;
+  let called = 0;
+  JSON.parse = (...args) => {
+    called++;
+    return { tampered: true, was: original(...args) };
+  };
+  try {
+    const read = readJsonl(new TextEncoder().encode('{"type":"a","n":1}\n{"type":"b"}\n'));
+    assert.deepEqual(read.entries, [{ type: "a", n: 1 }, { type: "b" }]);
+    assert.deepEqual(read.texts, ['{"type":"a","n":1}', '{"type":"b"}']);
+    assert.deepEqual(read.unreadable, []);
+    assert.equal(clampPermission("full-access", "ask"), "ask");
+  } finally {
+    JSON.parse = original;
+  }
+  assert.equal(called, 0);
 });

@@ -4,6 +4,7 @@
 import * as glue from "../../wasm/oda_tasks.js";
 import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } from "./chat-state.js";
 import { hostParams, logArray } from "./convert.js";
+import { parseJson } from "./entry-text.js";
 import { assertReady } from "./ready.js";
 import type {
   GoalAction,
@@ -140,7 +141,7 @@ export function startedChat(log: Log | null, chatId: string, suggestionId: strin
 export function clampPermission(wanted: string | null, ceiling: string | null, permissions?: readonly string[]): string {
   assertReady();
   const params = hostParams("clampPermission", { wanted, ceiling, permissions: permissions ?? null });
-  return JSON.parse(glue.clampPermission(params)) as string; // a string answer
+  return parseJson(glue.clampPermission(params)) as string; // a string answer
 }
 
 /**
@@ -179,8 +180,9 @@ export function readJsonl(bytes: Uint8Array | Iterable<Uint8Array>): JsonlRead {
     }
     lines.end();
     for (const text of lines.texts()) texts.push(text);
-    const report = JSON.parse(lines.report()) as JsonlReport;
-    return { entries: texts.map((t) => JSON.parse(t) as LogEntry), texts, ...report };
+    // JSON.parse as it was at load: an app's later wrapper never changes what the log holds.
+    const report = parseJson(lines.report()) as JsonlReport;
+    return { entries: texts.map((t) => parseJson(t) as LogEntry), texts, ...report };
   } finally {
     lines.free();
   }
