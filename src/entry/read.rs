@@ -14,26 +14,7 @@ use super::{
 };
 use crate::text::{kind_of_text, quote, Text, LONE_SURROGATE, MAX_DEPTH};
 
-/// Every field any known entry has; [`Field`] names their places.
-const FIELD_NAMES: [&str; 16] = [
-    "type",
-    "v",
-    "chatId",
-    "title",
-    "workspace",
-    "scheduledTaskFolder",
-    "agent",
-    "settings",
-    "origin",
-    "todos",
-    "id",
-    "tldr",
-    "brief",
-    "outcome",
-    "role",
-    "source",
-];
-
+/// Every field any known entry has, by its place in [`Fields`].
 #[derive(Clone, Copy)]
 enum Field {
     Type,
@@ -52,6 +33,32 @@ enum Field {
     Outcome,
     Role,
     Source,
+}
+
+impl Field {
+    /// The field a member name is. A match on the bytes compiles to a switch
+    /// on the length, then byte tests, where a scan of the 16 names compared each.
+    fn of(name: &str) -> Option<Field> {
+        Some(match name.as_bytes() {
+            b"type" => Field::Type,
+            b"v" => Field::V,
+            b"chatId" => Field::ChatId,
+            b"title" => Field::Title,
+            b"workspace" => Field::Workspace,
+            b"scheduledTaskFolder" => Field::ScheduledTaskFolder,
+            b"agent" => Field::Agent,
+            b"settings" => Field::Settings,
+            b"origin" => Field::Origin,
+            b"todos" => Field::Todos,
+            b"id" => Field::Id,
+            b"tldr" => Field::Tldr,
+            b"brief" => Field::Brief,
+            b"outcome" => Field::Outcome,
+            b"role" => Field::Role,
+            b"source" => Field::Source,
+            _ => return None,
+        })
+    }
 }
 
 /// Stored todo items as read: content and status, not yet checked.
@@ -73,8 +80,8 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// A member name, as the index of a known field.
-struct Key(Option<usize>);
+/// A member name, as a known field.
+struct Key(Option<Field>);
 
 impl<'de> Deserialize<'de> for Key {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
@@ -85,7 +92,7 @@ impl<'de> Deserialize<'de> for Key {
                 f.write_str("a member name")
             }
             fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-                Ok(Key(FIELD_NAMES.iter().position(|name| *name == key)))
+                Ok(Key(Field::of(key)))
             }
         }
         d.deserialize_str(KeyVisitor)
@@ -112,7 +119,8 @@ impl<'de> Visitor<'de> for FieldsVisitor {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             };
-            let todos = k == Field::Todos as usize;
+            let todos = matches!(k, Field::Todos);
+            let k = k as usize;
             if todos && self.fast && fields.get(Field::Type) == Some("\"todo_update\"") {
                 fields.items = map
                     .next_value::<Option<Vec<FastItem>>>()?
