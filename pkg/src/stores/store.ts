@@ -63,6 +63,21 @@ export interface LogRead {
 }
 
 /**
+ * The length a conditional append expects, as a query compares it: one that is
+ * not a whole number never matches (-1, so a conflict, as in every store);
+ * `null` for an append with no condition.
+ *
+ * @example
+ * expectedForQuery(2); // 2
+ * expectedForQuery(2.5); // -1
+ * expectedForQuery(undefined); // null
+ */
+export function expectedForQuery(expectedLength: number | undefined): number | null {
+  if (expectedLength === undefined) return null;
+  return Number.isSafeInteger(expectedLength) && expectedLength >= 0 ? expectedLength : -1;
+}
+
+/**
  * Why a store operation was refused: the `code` of a {@link StoreError}.
  *
  * @example

@@ -9,6 +9,7 @@ import { readOptions, wholeNumber } from "../../core/options.js";
 import {
   ConflictError,
   StoreError,
+  expectedForQuery,
   missingChat,
   checkChatId,
   checkFrom,
@@ -191,9 +192,8 @@ export class PostgresStore implements Store {
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     checkChatId(chatId);
     const texts = entryTexts(entries);
-    const conditional = expectedLength !== undefined;
-    // A length that is not a whole number never matches: a conflict, as in every store.
-    const expected = conditional && Number.isSafeInteger(expectedLength) && expectedLength >= 0 ? expectedLength : -1;
+    const expected = expectedForQuery(expectedLength);
+    const conditional = expected !== null;
     if (texts.length === 0) {
       const length = await this.#retrying(chatId, "read", (client, deadline) =>
         this.#bounded(client, deadline, () => currentLength(client, chatId)),
@@ -209,7 +209,7 @@ export class PostgresStore implements Store {
         const { rows } = await client.query({
           name: "oda-tasks-append",
           text: APPEND,
-          values: [chatId, texts, texts.length, conditional ? expected : null],
+          values: [chatId, texts, texts.length, expected],
         });
         const row = rows[0] as { length: string; xid: string } | undefined;
         if (row !== undefined) return { value: Number(row.length), xid: row.xid };

@@ -5,7 +5,7 @@ import type { LogEntry } from "../../core/functions.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
 import { readOptions, wholeNumber } from "../../core/options.js";
 import { entriesMissing, withRetries } from "../database-failures.js";
-import { ConflictError, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import { ConflictError, expectedForQuery, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
 import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
 import {
@@ -157,9 +157,8 @@ export class SqliteStore implements Store {
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     checkChatId(chatId);
     const texts = entryTexts(entries);
-    const conditional = expectedLength !== undefined;
-    // A length that is not a whole number never matches: a conflict, as in every store.
-    const expected = conditional && Number.isSafeInteger(expectedLength) && expectedLength >= 0 ? expectedLength : -1;
+    const expected = expectedForQuery(expectedLength);
+    const conditional = expected !== null;
     let row: Record<string, unknown> | undefined;
     if (texts.length === 0) {
       row = (await this.#reading(chatId, "read", () => this.#driver.query(lengthOf(chatId))))[0];
@@ -168,7 +167,7 @@ export class SqliteStore implements Store {
       const results = await this.#writing(
         chatId,
         "write",
-        appendStatements(chatId, stringify(texts), texts.length, conditional ? expected : null),
+        appendStatements(chatId, stringify(texts), texts.length, expected),
       );
       row = results[2]?.[0];
     }
