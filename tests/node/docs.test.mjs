@@ -98,7 +98,7 @@ test("every `npm run X`, `scripts/X` and `tests/X` the README and docs/ name exi
  */
 const FIGURE = /\b\d[\d,.]*\s*(?:[KMG]B\/s|ops\/s|\/s\b|executions|×|B gzipped|gzipped|KB|MB|GB)(?![\w-])|\bmedian\b/;
 /** A command that produces figures, in backticks. */
-const COMMAND = /`(?:[A-Z_]+=\S+ )*(?:npm (?:run|test|start)|node |cargo |bash |scripts\/|npx |hyperfine )[^`]*`/;
+const COMMAND = /`(?:[A-Z_]+=\S+ )*(?:nice -n \d+ )?(?:npm (?:run|test|start)|node |cargo |bash |scripts\/|npx |hyperfine )[^`]*`/;
 
 test("every figure the README and docs/ quote carries the command that produced it", () => {
   const bare = [];
