@@ -5,7 +5,18 @@ import type { LogEntry } from "../../core/functions.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
 import { readOptions, wholeNumber } from "../../core/options.js";
 import { entriesMissing, withRetries } from "../database-failures.js";
-import { ConflictError, expectedForQuery, missingChat, checkChatId, checkFrom, checkMark, epochRead, truncated, type LogRead, type Store } from "../store.js";
+import {
+  ConflictError,
+  expectedForQuery,
+  missingChat,
+  checkChatId,
+  checkFrom,
+  checkMark,
+  epochRead,
+  truncated,
+  type LogRead,
+  type Store,
+} from "../store.js";
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
 import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
 import {
@@ -164,11 +175,7 @@ export class SqliteStore implements Store {
       row = (await this.#reading(chatId, "read", () => this.#driver.query(lengthOf(chatId))))[0];
       if (row !== undefined) row = { ...row, changed: conditional && Number(row.length) !== expected ? 0 : 1 };
     } else {
-      const results = await this.#writing(
-        chatId,
-        "write",
-        appendStatements(chatId, stringify(texts), texts.length, expected),
-      );
+      const results = await this.#writing(chatId, "write", appendStatements(chatId, stringify(texts), texts.length, expected));
       row = results[2]?.[0];
     }
     if (row === undefined) throw missingChat(chatId);
