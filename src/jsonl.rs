@@ -108,7 +108,7 @@ impl LineSplitter {
             complete = self.skip_lf(tail);
         }
         // Checked as UTF-8 once for all its lines; lines of a chunk that is not are checked one by one.
-        match std::str::from_utf8(complete) {
+        match utf8(complete) {
             Ok(text) => self.lines_of(text.as_bytes(), Some(text), each),
             Err(_) => self.lines_of(complete, None, each),
         }
@@ -144,7 +144,7 @@ impl LineSplitter {
         }
         self.lines += 1;
         self.line_end = self.offset;
-        let read = match (overlong, std::str::from_utf8(body)) {
+        let read = match (overlong, utf8(body)) {
             (false, Ok(text)) => self.text_line(text),
             (true, _) => self.not_text(Line::TooLong),
             (false, Err(_)) => self.not_text(Line::NotUtf8),
@@ -187,7 +187,7 @@ impl LineSplitter {
             self.line_end = self.offset;
             let read = match text.and_then(|t| t.get(at..end)) {
                 Some(line) => self.text_line(line),
-                None => match bytes.get(at..end).map(std::str::from_utf8) {
+                None => match bytes.get(at..end).map(utf8) {
                     Some(Ok(line)) => self.text_line(line),
                     _ => self.not_text(Line::NotUtf8),
                 },
@@ -221,7 +221,7 @@ impl LineSplitter {
         if std::mem::take(&mut self.overlong) {
             return Err(usize::try_from(self.offset - self.line_end).unwrap_or(usize::MAX));
         }
-        let Ok(text) = std::str::from_utf8(&tail) else {
+        let Ok(text) = utf8(&tail) else {
             return Err(tail.len());
         };
         let first = self.first;
@@ -300,6 +300,12 @@ fn fold(chat: &mut Chat, unreadable: &mut Vec<UnreadableLine>, line: usize, read
         Line::TooLong => "the line is too long to read".to_string(),
     };
     unreadable.push(UnreadableLine { line, reason });
+}
+
+/// The one UTF-8 check of the reader: simdutf8's (SIMD where the target has it;
+/// only whether, not where, the bytes fail matters here).
+fn utf8(bytes: &[u8]) -> Result<&str, simdutf8::basic::Utf8Error> {
+    simdutf8::basic::from_utf8(bytes)
 }
 
 fn is_blank(text: &str) -> bool {
