@@ -2,7 +2,7 @@
 //!
 //! Modules, from the leaves up: `text` (words about untrusted text), `entry`
 //! (the stored format: its types, and `entry::read` the tolerant reader),
-//! `input` (a model's input), `error`; `todo` and `suggest` (checks and
+//! `input` (a model's input), `error`, `intern` (texts by number); `todo` and `suggest` (checks and
 //! ledgers); `chat` (the one fold every decision reads); `jsonl` (logs as
 //! bytes); `suggest_call`, `settle` and `replay` (what the fold answers);
 //! `whole_log` (each call over a whole log of values, for native callers),
@@ -14,6 +14,7 @@ pub mod chat;
 pub mod entry;
 pub mod error;
 pub mod input;
+pub mod intern;
 pub mod jsonl;
 pub mod replay;
 pub mod settle;

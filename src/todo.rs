@@ -8,13 +8,13 @@
 pub use crate::entry::{TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::TodoError;
 use crate::input::Input;
+use crate::intern::Interner;
 use crate::text::{char_count, kind, quote, quoted};
 
 /// Host options of `todo_write`.
@@ -386,27 +386,14 @@ fn status_of(bits: u32) -> TodoStatus {
     }
 }
 
-/// The number of `text` among `texts`, added if new.
-fn intern(texts: &mut Vec<Arc<str>>, text_ids: &mut BTreeMap<Arc<str>, u32>, text: &str) -> u32 {
-    if let Some(&id) = text_ids.get(text) {
-        return id;
-    }
-    let id = texts.len() as u32;
-    let text: Arc<str> = Arc::from(text);
-    texts.push(text.clone());
-    text_ids.insert(text, id);
-    id
-}
-
 /// The task list as folded from the log.
 #[derive(Debug, Clone, Default)]
 pub struct TodoLedger {
     with_cards: bool,
     /// The latest recorded list: the list.
     pub todos: Vec<TodoItem>,
-    /// Every text an update held, once (a tree: no hash to collide).
-    texts: Vec<Arc<str>>,
-    text_ids: BTreeMap<Arc<str>, u32>,
+    /// Every text an update held, once.
+    texts: Interner,
     updates: Vec<Update>,
     /// The plan's state and turn; its items are always the latest list.
     plan_state: PlanState,
@@ -428,7 +415,7 @@ impl TodoLedger {
     pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
         if self.with_cards {
             // Most updates repeat the previous list's items in place: those need no lookup.
-            let (texts, text_ids) = (&mut self.texts, &mut self.text_ids);
+            let texts = &mut self.texts;
             let prev: &[u32] = self.updates.last().map(|u| &u.items[..]).unwrap_or_default();
             let items = todos
                 .iter()
@@ -437,8 +424,8 @@ impl TodoLedger {
                     let same = prev
                         .get(i)
                         .map(|bits| bits >> 2)
-                        .filter(|&id| texts.get(id as usize).is_some_and(|t| **t == *item.content));
-                    let id = same.unwrap_or_else(|| intern(texts, text_ids, &item.content));
+                        .filter(|&id| texts.get(id) == Some(item.content.as_str()));
+                    let id = same.unwrap_or_else(|| texts.intern(&item.content));
                     id << 2 | status_bits(item.status)
                 })
                 .collect();
@@ -485,11 +472,7 @@ impl TodoLedger {
             None => &[],
         };
         let show = |bits: &u32| {
-            let text = self
-                .texts
-                .get((bits >> 2) as usize)
-                .map(|t| String::from(&**t))
-                .unwrap_or_default();
+            let text = self.texts.get(bits >> 2).map(String::from).unwrap_or_default();
             (text, status_of(*bits))
         };
         let todos: Vec<TodoItem> = update
