@@ -141,3 +141,50 @@ test("readJsonl and clampPermission read with JSON.parse as it was at load: a wr
   }
   assert.equal(called, 0);
 });
+
+test("ChatState.ingestJsonl reads a chunk of several hundred KiB as it reads the same bytes fed a few at a time", () => {
+  // ingestJsonl hands the core 256 KiB at a time: a CRLF, a multi-byte
+  // character or a line may straddle each slice's end, and the chunk may
+  // start anywhere in its ArrayBuffer.
+  const SLICE = 256 * 1024;
+  const rand = prng(99);
+  const todo = (n) =>
+    `{"type":"todo_update","v":1,"todos":[{"content":"tâche ${n} 😀","status":"pending"},{"content":"b${n}","status":"completed"}]}`;
+  for (let round = 0; round < 4; round++) {
+    const parts = [enc('{"type":"session","workspace":"/w"}\n'), enc('{"type":"turn_started"}\r\n')];
+    let size = 0;
+    for (let n = 0; size < 3 * SLICE + 1000; n++) {
+      const pick = rand();
+      const line =
+        pick < 0.5
+          ? todo(n)
+          : pick < 0.9
+            ? `{"type":"message","role":"user","text":"${"é日x".repeat(Math.floor(rand() * 300))}"}`
+            : "{oops";
+      const piece = enc(line + ENDS[Math.floor(rand() * ENDS.length)]);
+      parts.push(piece);
+      size += piece.length;
+    }
+    let bytes = Buffer.concat(parts);
+    if (round === 0) {
+      // A CRLF split exactly at the first slice's end: "\r" its last byte, "\n" the next slice's first.
+      const head = enc('{"type":"message","role":"user","text":"');
+      const tail = enc('"}\r\n');
+      const fill = "x".repeat(SLICE - head.length - tail.length + 1);
+      bytes = Buffer.concat([head, enc(fill), tail, bytes]);
+      assert.equal(bytes[SLICE - 1], 0x0d);
+      assert.equal(bytes[SLICE], 0x0a);
+    }
+    const backing = new Uint8Array(bytes.length + 13);
+    backing.set(bytes, 7);
+    const whole = ChatState.fromJsonl(new Uint8Array(backing.buffer, 7, bytes.length));
+    const bit = ChatState.fromJsonl(chunked(bytes, rand));
+    assert.ok(whole.length > 1000, `round ${round}: ${whole.length} entries`);
+    assert.equal(whole.length, bit.length, `round ${round}: entries`);
+    assert.deepEqual(whole.endJsonl(), bit.endJsonl(), `round ${round}: the report`);
+    assert.deepEqual(whole.view({ cards: 3 }), bit.view({ cards: 3 }), `round ${round}: the screen`);
+    assert.deepEqual(whole.cards(), bit.cards(), `round ${round}: every card`);
+    whole.free();
+    bit.free();
+  }
+});
