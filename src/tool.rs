@@ -99,3 +99,27 @@ pub fn suggest_task_tool() -> ToolDefinition {
         input_schema: suggest_task_schema(),
     }
 }
+
+/// Both definitions as one JSON text, `{ todoWrite, suggestTask }`: what
+/// `scripts/build.mjs` writes into the package as constants (through
+/// `examples/tool_definitions.rs`, natively, so the module carries neither).
+///
+/// # Examples
+///
+/// ```
+/// let text = oda_tasks::tool::definitions_json();
+/// assert!(text.starts_with(r#"{"todoWrite":{"name":"todo_write","#));
+/// ```
+pub fn definitions_json() -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Definitions {
+        todo_write: ToolDefinition,
+        suggest_task: ToolDefinition,
+    }
+    serde_json::to_string(&Definitions {
+        todo_write: todo_write_tool(),
+        suggest_task: suggest_task_tool(),
+    })
+    .unwrap_or_default()
+}

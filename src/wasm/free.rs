@@ -1,13 +1,13 @@
-//! Exports that need no chat state: the stateless `todo_write` refusal path,
-//! the permission clamp and the tool definitions.
+//! Exports that need no chat state: the stateless `todo_write` refusal path
+//! and the permission clamp. (The tool definitions are no export: the
+//! package carries them as constants, `scripts/build.mjs`.)
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::chat_state::todo_write_answer;
 use super::convert::{answer, params, permission_order, tool_answer, Text};
 use crate::entry::Entry;
-use crate::{settle, suggest_call, tool};
+use crate::{settle, suggest_call};
 
 /// `todo_write` for a chat given only as "has a session or not": the list is
 /// self-contained, so no log is read. Answers `[answer JSON, entry text?]`.
@@ -58,25 +58,4 @@ pub fn clamp_permission(params_text: &str) -> Result<String, JsValue> {
         p.ceiling.as_deref(),
         &order,
     )))
-}
-
-/// Both tool definitions as JSON text (written into the package at build time).
-///
-/// # Examples
-///
-/// ```js
-/// assert.equal(JSON.parse(toolDefinitions()).todoWrite.name, "todo_write");
-/// ```
-#[wasm_bindgen(js_name = toolDefinitions)]
-pub fn tool_definitions() -> String {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Definitions {
-        todo_write: tool::ToolDefinition,
-        suggest_task: tool::ToolDefinition,
-    }
-    answer(&Definitions {
-        todo_write: tool::todo_write_tool(),
-        suggest_task: tool::suggest_task_tool(),
-    })
 }

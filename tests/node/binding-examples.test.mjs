@@ -32,7 +32,7 @@ function examples() {
 
 test("every binding export's doc example runs and its assertions hold", () => {
   const all = examples();
-  assert.ok(all.length >= 6, `found ${all.length} examples`);
+  assert.ok(all.length >= 5, `found ${all.length} examples`); // ChatStateCore, JsonlLines, todoWriteCall, suggestTaskWithoutSession, clampPermission
   for (const { name, code } of all) {
     const exports = Object.entries(glue).filter(([n]) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "default");
     const run = new Function("assert", ...exports.map(([n]) => n), code);
