@@ -261,38 +261,46 @@ function offer(n) {
 async function calls() {
   const copies = quick ? 1 : 3;
   const perCopy = 10;
+  const SIZES = [
+    ["10", 10],
+    ["100k", 100_000],
+  ];
   for (const [label, makeStore] of [
     ["JsonlStore", (dir) => new JsonlStore(dir)],
     ["MemoryStore", () => new MemoryStore()],
   ]) {
-    const results = {};
-    for (const [sizeName, count] of [
-      ["10", 10],
-      ["100k", 100_000],
-    ]) {
-      progress(`runTool calls on ${label}, chats of ${sizeName} entries`);
-      const dir = join(tmp, `calls-${label}-${sizeName}`);
-      const store = makeStore(dir);
+    // Every chat is written and warmed first, then the calls on the two sizes
+    // are timed in turn, so both meet the same disk (the 100k chats' 45 MB
+    // writes would otherwise still be flushing during their calls alone).
+    const chats = [];
+    for (const [sizeName, count] of SIZES) {
+      progress(`runTool calls on ${label}: writing the chats of ${sizeName} entries`);
+      const store = makeStore(join(tmp, `calls-${label}-${sizeName}`));
       const cache = new ChatStateCache(store, { size: 8 });
       const base = [...chatEntries(count, { seed: 42, maxOffers: 0 })];
-      const times = { todo_write: [], suggest_task: [] };
       for (let c = 0; c < copies; c++) {
         const chatId = `chat-${sizeName}-${c}`;
         await store.create(chatId, base);
-        let length = base.length;
         // Warm up: the first call reads the whole chat into the cache (untimed).
         const warm = await runTool(store, chatId, { name: "todo_write", input: twentyItems(0) }, { cache });
         if (!warm.ok) throw new Error(warm.error);
-        length++;
-        for (let n = 1; n <= perCopy; n++) {
-          length = await store.append(
+        chats.push({ sizeName, store, cache, chatId, length: base.length + 1 });
+      }
+    }
+    progress(`runTool calls on ${label}, the two sizes in turn`);
+    const results = Object.fromEntries(SIZES.map(([sizeName]) => [sizeName, { todo_write: [], suggest_task: [] }]));
+    for (let n = 1; n <= perCopy; n++) {
+      for (let c = 0; c < copies; c++) {
+        for (const chat of chats.filter((x) => x.chatId.endsWith(`-${c}`))) {
+          const { store, cache, chatId } = chat;
+          chat.length = await store.append(
             chatId,
             [
               ...(n > 1 ? [{ type: "suggestion_settled", v: 1, id: `s${n - 1}`, outcome: "dismissed" }] : []),
               { type: "turn_ended" },
               { type: "turn_started" },
             ],
-            length,
+            chat.length,
           );
           for (const [tool, input] of [
             ["todo_write", twentyItems(n)],
@@ -300,14 +308,16 @@ async function calls() {
           ]) {
             const t = performance.now();
             const r = await runTool(store, chatId, { name: tool, input }, { cache });
-            times[tool].push((performance.now() - t) * 1000);
+            results[chat.sizeName][tool].push((performance.now() - t) * 1000);
             if (!r.ok) throw new Error(`${tool} on ${chatId} refused: ${r.error}`);
-            length++;
+            chat.length++;
           }
         }
       }
-      results[sizeName] = times;
+    }
+    for (const [sizeName] of SIZES) {
       // One call on a cold cache, for comparison: it reads the whole chat.
+      const { store, cache } = chats.find((x) => x.sizeName === sizeName);
       const coldCache = new ChatStateCache(store, { size: 1 });
       const t = performance.now();
       await runTool(store, `chat-${sizeName}-0`, { name: "todo_write", input: twentyItems(99) }, { cache: coldCache });
