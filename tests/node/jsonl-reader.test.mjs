@@ -142,11 +142,11 @@ test("readJsonl and clampPermission read with JSON.parse as it was at load: a wr
   assert.equal(called, 0);
 });
 
-test("ChatState.ingestJsonl reads a chunk of several hundred KiB as it reads the same bytes fed a few at a time", () => {
-  // ingestJsonl hands the core 256 KiB at a time: a CRLF, a multi-byte
+test("ChatState.ingestJsonl reads a chunk of several MiB as it reads the same bytes fed a few at a time", () => {
+  // ingestJsonl hands the core 1 MiB at a time: a CRLF, a multi-byte
   // character or a line may straddle each slice's end, and the chunk may
   // start anywhere in its ArrayBuffer.
-  const SLICE = 256 * 1024;
+  const SLICE = 1 << 20;
   const rand = prng(99);
   const todo = (n) =>
     `{"type":"todo_update","v":1,"todos":[{"content":"tâche ${n} 😀","status":"pending"},{"content":"b${n}","status":"completed"}]}`;

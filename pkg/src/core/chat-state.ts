@@ -88,8 +88,8 @@ export interface ChatStateOptions {
 
 const FREED = "oda-tasks: this ChatState was freed; build a new one";
 
-/** The bytes `ingestJsonl` hands the core at a time (docs/performance.md: 1.1× the fold of one 45 MB chunk). */
-const JSONL_SLICE = 256 * 1024;
+/** The most bytes `ingestJsonl` hands the core at a time (docs/performance.md: 1.1× the fold of one 45 MB chunk). */
+const JSONL_SLICE = 1 << 20;
 
 /** What a method was called on, for the error that says it was not a ChatState. */
 function receiver(value: unknown): string {
