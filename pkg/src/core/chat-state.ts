@@ -4,7 +4,7 @@
 // wrappers over it.
 import { ChatStateCore } from "../../wasm/oda_tasks.js";
 import { assertReady } from "./ready.js";
-import { entryLines, hostParams, inputLimit, logArray, modelInput, recordArgument } from "./convert.js";
+import { entryLines, hostParams, inSlices, inputLimit, logArray, modelInput, recordArgument } from "./convert.js";
 import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
 import { realmIntact } from "./realm-guard.js";
 import type {
@@ -87,9 +87,6 @@ export interface ChatStateOptions {
 }
 
 const FREED = "oda-tasks: this ChatState was freed; build a new one";
-
-/** The most bytes `ingestJsonl` hands the core at a time (docs/performance.md: 1.1× the fold of one 45 MB chunk). */
-const JSONL_SLICE = 1 << 20;
 
 /** What a method was called on, for the error that says it was not a ChatState. */
 function receiver(value: unknown): string {
@@ -282,12 +279,7 @@ export class ChatState {
         "oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy",
       );
     }
-    // Fed in slices: each is copied into WASM memory and read while it is still
-    // in the CPU's cache, and a large file never grows that memory by its size.
-    const { buffer, byteOffset, length } = chunk;
-    for (let at = 0; at < length; at += JSONL_SLICE) {
-      core.ingestJsonl(new Uint8Array(buffer, byteOffset + at, Math.min(JSONL_SLICE, length - at)));
-    }
+    inSlices(chunk, (slice) => core.ingestJsonl(slice));
   }
 
   /**

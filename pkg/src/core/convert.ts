@@ -1,4 +1,5 @@
-// Everything that crosses into the WASM core crosses as JSON text, made here.
+// Everything that crosses into the WASM core crosses as JSON text, made here
+// (or as JSONL bytes, in slices).
 // Serialising in JS first means a getter, a Proxy trap, a cycle or a stack
 // overflow throws here, where it is caught, and never while Rust frames are
 // on the stack (with panic=abort that would corrupt the module for good).
@@ -11,6 +12,24 @@ import { faithfulJson } from "./entry-text.js";
  * todoWrite(log, input, { maxInputLength: 4 * DEFAULT_MAX_INPUT_LENGTH });
  */
 export const DEFAULT_MAX_INPUT_LENGTH = 1 << 20;
+/** The most bytes of JSONL handed to the core at a time (docs/performance.md: 1.1× the fold of one 45 MB chunk). */
+const JSONL_SLICE = 1 << 20;
+
+/**
+ * Hands `bytes` to `push` at most 1 MiB at a time, as views of the same
+ * memory: each slice is copied into WASM memory and read while it is still in
+ * the CPU's cache, and a large file never grows that memory by its size.
+ *
+ * @example
+ * inSlices(new Uint8Array(3 << 20), (slice) => console.log(slice.length)); // 1048576, three times
+ */
+export function inSlices(bytes: Uint8Array, push: (slice: Uint8Array) => void): void {
+  const { buffer, byteOffset, length } = bytes;
+  for (let at = 0; at < length; at += JSONL_SLICE) {
+    push(new Uint8Array(buffer, byteOffset + at, Math.min(JSONL_SLICE, length - at)));
+  }
+}
+
 /** Longest piece of a thrown message quoted in a refusal or an error, in characters. */
 const MAX_QUOTE = 200;
 

@@ -3,7 +3,7 @@
 // many calls on one chat keeps a ChatState instead (see state-cache.ts).
 import * as glue from "../../wasm/oda_tasks.js";
 import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } from "./chat-state.js";
-import { hostParams, logArray } from "./convert.js";
+import { hostParams, inSlices, logArray } from "./convert.js";
 import { parseJson } from "./entry-text.js";
 import { assertReady } from "./ready.js";
 import type {
@@ -175,7 +175,7 @@ export function readJsonl(bytes: Uint8Array | Iterable<Uint8Array>): JsonlRead {
     const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
     for (const chunk of chunks) {
       if (!(chunk instanceof Uint8Array)) throw new TypeError("oda-tasks: readJsonl needs Uint8Array chunks");
-      lines.push(chunk);
+      inSlices(chunk, (slice) => lines.push(slice));
       for (const text of lines.texts()) texts.push(text);
     }
     lines.end();
