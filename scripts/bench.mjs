@@ -284,14 +284,14 @@ async function calls() {
         // Warm up: the first call reads the whole chat into the cache (untimed).
         const warm = await runTool(store, chatId, { name: "todo_write", input: twentyItems(0) }, { cache });
         if (!warm.ok) throw new Error(warm.error);
-        chats.push({ sizeName, store, cache, chatId, length: base.length + 1 });
+        chats.push({ sizeName, copy: c, store, cache, chatId, length: base.length + 1 });
       }
     }
     progress(`runTool calls on ${label}, the two sizes in turn`);
     const results = Object.fromEntries(SIZES.map(([sizeName]) => [sizeName, { todo_write: [], suggest_task: [] }]));
     for (let n = 1; n <= perCopy; n++) {
       for (let c = 0; c < copies; c++) {
-        for (const chat of chats.filter((x) => x.chatId.endsWith(`-${c}`))) {
+        for (const chat of chats.filter((x) => x.copy === c)) {
           const { store, cache, chatId } = chat;
           chat.length = await store.append(
             chatId,
