@@ -2,6 +2,7 @@
 // keep nothing across restarts.
 import type { LogEntry } from "../core/functions.js";
 import { ConflictError, checkChatId, checkFrom, copyEntries, jsonCopy, missingChat, textsOf, truncated, type Store } from "./store.js";
+import { ChangeListeners, type ChangeListener } from "./watchers.js";
 
 /**
  * A {@link Store} held in a `Map`. Each operation runs synchronously from its
@@ -18,6 +19,20 @@ import { ConflictError, checkChatId, checkFrom, copyEntries, jsonCopy, missingCh
  */
 export class MemoryStore implements Store {
   readonly #chats = new Map<string, LogEntry[]>();
+  readonly #listeners = new ChangeListeners();
+
+  /**
+   * The change feed: `onChange(length)` after each write to chat `chatId`
+   * commits (at once, in this process). Returns the function that stops it.
+   *
+   * @example
+   * const stop = store.watch("chat-1", (length) => console.log("now", length));
+   * await store.append("chat-1", [{ type: "turn_started" }]); // logs "now 2"
+   * stop();
+   */
+  watch(chatId: string, onChange: ChangeListener): () => void {
+    return this.#listeners.watch(chatId, onChange);
+  }
 
   async read(chatId: string): Promise<LogEntry[] | null> {
     checkChatId(chatId);
@@ -56,7 +71,9 @@ export class MemoryStore implements Store {
       throw new ConflictError(chatId, expectedLength, log.length);
     }
     log.push(...copies);
-    return log.length;
+    const length = log.length;
+    this.#listeners.notify(chatId, length);
+    return length;
   }
 
   async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
@@ -64,6 +81,7 @@ export class MemoryStore implements Store {
     const copies = copyEntries(entries);
     if (this.#chats.has(chatId)) return false;
     this.#chats.set(chatId, copies);
+    this.#listeners.notify(chatId, copies.length);
     return true;
   }
 }

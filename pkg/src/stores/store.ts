@@ -48,6 +48,14 @@ export interface Store {
    * whether this call created it. Never touches an existing chat.
    */
   create(chatId: string, entries: readonly LogEntry[]): Promise<boolean>;
+  /**
+   * Optional, the change feed: `onChange(length)` hears chat `chatId`'s new
+   * log length after a write commits (from this process at once, and from
+   * other processes where the engine allows: docs/stores.md says which).
+   * Returns the function that stops watching. A listener that throws changes
+   * no write. A store without it is polled.
+   */
+  watch?(chatId: string, onChange: (length: number) => void): () => void;
 }
 
 /**
