@@ -49,3 +49,93 @@ test("storeContract refuses options it does not know or cannot use, before regis
   assert.ok(registered.length >= 16 && registered.every((name) => name.startsWith("collected: ")), registered.join("\n"));
   assert.ok(!registered.some((name) => name.includes("reopen")), "without reopen, no test needs a second store object");
 });
+
+test("storeContract's watch checks fail a feed that hears twice, never stops, leaks other chats, or lets a throw through", async () => {
+  /** Runs the contract's watch tests over `makeStore`; answers each test's title and error (or null). */
+  const outcomes = async (makeStore) => {
+    const tests = [];
+    storeContract({ name: "broken", makeStore, test: (title, fn) => tests.push({ title, fn }) });
+    const out = {};
+    for (const { title, fn } of tests.filter((t) => t.title.includes("watch"))) {
+      out[title.replace("broken: ", "")] = await fn().then(
+        () => null,
+        (e) => e,
+      );
+    }
+    return out;
+  };
+  /** A MemoryStore whose watch hands each notice to `deliver(listener, chatId, length)`, and whose stop is `stopper(stop)`. */
+  const broken = ({ deliver, stopper = (stop) => stop }) => {
+    const store = new MemoryStore();
+    const watchers = new Set();
+    const notify = (chatId, length) => {
+      for (const w of [...watchers]) deliver(w, chatId, length);
+    };
+    const { append, create } = store;
+    store.append = async (chatId, entries, expected) => {
+      const length = await append.call(store, chatId, entries, expected);
+      if (entries.length > 0) notify(chatId, length);
+      return length;
+    };
+    store.create = async (chatId, entries) => {
+      const made = await create.call(store, chatId, entries);
+      if (made) notify(chatId, entries.length);
+      return made;
+    };
+    store.watch = (chatId, onChange) => {
+      store.read(chatId).catch(() => undefined);
+      if (typeof onChange !== "function") throw new TypeError("oda-tasks: onChange must be a function");
+      const w = { chatId, onChange };
+      watchers.add(w);
+      return stopper(() => watchers.delete(w));
+    };
+    // Bad ids: as the real store refuses them (the checks under test here are the feed's).
+    const real = new MemoryStore();
+    const watch = store.watch;
+    store.watch = (chatId, onChange) => {
+      real.watch(chatId, () => undefined)();
+      return watch(chatId, onChange);
+    };
+    return store;
+  };
+  const good = await outcomes(() => new MemoryStore());
+  assert.ok(Object.keys(good).length >= 5);
+  assert.deepEqual(
+    Object.values(good),
+    Object.values(good).map(() => null),
+    "MemoryStore passes every watch test",
+  );
+  const failing = async (deliver, stopper) =>
+    Object.keys(Object.fromEntries(Object.entries(await outcomes(() => broken({ deliver, stopper }))).filter(([, e]) => e !== null)));
+  const ok = (w, chatId, length) => {
+    try {
+      if (w.chatId === chatId) w.onChange(length);
+    } catch {}
+  };
+  assert.deepEqual(await failing(ok), [], "the wrapper itself is a correct feed");
+  const twice = await failing((w, chatId, length) => {
+    ok(w, chatId, length);
+    ok(w, chatId, length);
+  });
+  assert.ok(
+    twice.some((t) => t.includes("heard once")),
+    twice.join("\n"),
+  );
+  const leaky = await failing((w, _chatId, length) => ok(w, w.chatId, length));
+  assert.ok(
+    leaky.some((t) => t.includes("no other chat")),
+    leaky.join("\n"),
+  );
+  const unstoppable = await failing(ok, () => () => undefined);
+  assert.ok(
+    unstoppable.some((t) => t.includes("stop really stops")),
+    unstoppable.join("\n"),
+  );
+  const throwing = await failing((w, chatId, length) => {
+    if (w.chatId === chatId) w.onChange(length); // a listener's throw reaches the write
+  });
+  assert.ok(
+    throwing.some((t) => t.includes("throws")),
+    throwing.join("\n"),
+  );
+});
