@@ -8,7 +8,7 @@ import { link, open, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { LogEntry } from "../../core/functions.js";
 import { entryTexts } from "../../core/entry-text.js";
-import { readOptions, wholeNumber } from "../../core/options.js";
+import { oneOf, readOptions, wholeNumber } from "../../core/options.js";
 import { JsonlScanner } from "./scanner.js";
 import { LockStuckError, acquireLock, claimName, errorCode, keepFresh, sweep } from "./lock.js";
 import {
@@ -32,6 +32,7 @@ import { PROBE_BYTES, checkpoints, latestBefore, probeBefore, remember, sameByte
 import { markOf, markedStart } from "./marks.js";
 import { waitingReads, type ReadGroup, type Scan } from "./read-queue.js";
 import { NEWLINE, READ_ONLY, syncDir, syncDirSync, writeAll } from "./durable.js";
+import { announce, fileSignature, folderFeed, type CountedLength } from "./watch.js";
 /**
  * Options of a {@link JsonlStore}.
  *
@@ -47,10 +48,20 @@ export interface JsonlStoreOptions {
   lockWait?: number;
   /** Bytes read from a file at a time; default 1 MiB. No line is ever held whole as more than one line. */
   readChunkBytes?: number;
+  /**
+   * How other processes' writes reach `watch`: `"fs-watch"` (the default),
+   * one `fs.watch` on the folder, falling back to polling where it fails
+   * (out of watches, EMFILE, a file system it does not serve); `"poll"`:
+   * always poll (a folder on a network file system shared between machines).
+   */
+  watchMode?: "fs-watch" | "poll";
+  /** How often (ms) polling stats the watched chats' files; default 1 000. */
+  watchPollMs?: number;
 }
 
 const DEFAULT_LOCK_WAIT = 10_000;
 const DEFAULT_READ_CHUNK = 1 << 20;
+const DEFAULT_WATCH_POLL = 1_000;
 
 /**
  * A {@link Store} that keeps each chat in one file of `dir`, one JSON entry
@@ -78,15 +89,26 @@ export class JsonlStore implements Store {
   readonly dir: string;
   readonly #lockWait: number;
   readonly #readChunk: number;
+  readonly #watchPoll: boolean;
+  readonly #watchPollMs: number;
 
   /** Creates `dir` (and its parents) when missing. */
   constructor(dir: string, options: JsonlStoreOptions = {}) {
-    const { lockWait = DEFAULT_LOCK_WAIT, readChunkBytes = DEFAULT_READ_CHUNK } = readOptions<JsonlStoreOptions>("JsonlStore", options, {
+    const {
+      lockWait = DEFAULT_LOCK_WAIT,
+      readChunkBytes = DEFAULT_READ_CHUNK,
+      watchMode = "fs-watch",
+      watchPollMs = DEFAULT_WATCH_POLL,
+    } = readOptions<JsonlStoreOptions>("JsonlStore", options, {
       lockWait: wholeNumber(1),
       readChunkBytes: wholeNumber(1),
+      watchMode: oneOf("fs-watch", "poll"),
+      watchPollMs: wholeNumber(1),
     });
     this.#lockWait = lockWait;
     this.#readChunk = readChunkBytes;
+    this.#watchPoll = watchMode === "poll";
+    this.#watchPollMs = watchPollMs;
     this.dir = resolve(dir);
     const first = mkdirSync(this.dir, { recursive: true });
     // Make the new directories themselves durable, not only what goes in them.
@@ -113,6 +135,41 @@ export class JsonlStore implements Store {
   file(chatId: string): string {
     checkChatId(chatId);
     return join(this.dir, `${fileStem(chatId)}.jsonl`);
+  }
+
+  /**
+   * The change feed: `onChange(length)` after each write to chat `chatId`.
+   * Writes through any JsonlStore of this folder in this process are heard
+   * at once; other processes' through one `fs.watch` on the folder (or, where
+   * it fails or with `watchMode: "poll"`, a check of the watched files' sizes
+   * every `watchPollMs`). Returns the function that stops it.
+   *
+   * @example
+   * const stop = new JsonlStore("./chats").watch("chat-1", (length) => console.log("now", length));
+   * stop();
+   */
+  watch(chatId: string, onChange: (length: number) => void): () => void {
+    return folderFeed(this.dir).watch(chatId, onChange, {
+      lengthOf: (id) => this.#lengthNow(id),
+      pollMs: this.#watchPollMs,
+      poll: this.#watchPoll,
+    });
+  }
+
+  /** The chat's length, counted on from this process's checkpoint under the chat's lock; null with no file. */
+  async #lengthNow(chatId: string): Promise<CountedLength | null> {
+    const file = this.file(chatId);
+    if (!(await exists(file))) return null;
+    return this.#locked(chatId, "read", async () => {
+      const opened = await openChat(chatId, file, "read");
+      if (opened === null) return null;
+      try {
+        const scan = await this.#scan(chatId, opened, file, Infinity);
+        return { length: scan.count, file: fileSignature({ ino: opened.st.ino, size: scan.end }) };
+      } finally {
+        await opened.fh.close();
+      }
+    });
   }
 
   read(chatId: string): Promise<LogEntry[] | null> {
@@ -255,9 +312,11 @@ export class JsonlStore implements Store {
         const tail = Math.min(probe.length, bytes.length); // a short append: the probe also holds bytes before it
         if (size === end && probe.subarray(probe.length - tail).equals(bytes.subarray(bytes.length - tail))) {
           remember(file, opened.st, { offset: end, count: length + texts.length }, probe);
+          announce(this.dir, chatId, length + texts.length, fileSignature({ ino: opened.st.ino, size: end }));
           return length + texts.length;
         }
         const recount = await this.#scan(chatId, opened, file, Infinity);
+        announce(this.dir, chatId, recount.count, fileSignature({ ino: opened.st.ino, size: recount.end }));
         return recount.count;
       } finally {
         await fh.close();
@@ -299,6 +358,8 @@ export class JsonlStore implements Store {
         await fh.close();
       }
       await link(temp, file);
+      // Readers see the whole log from here on: its watchers hear it now, in order with later appends.
+      announce(this.dir, chatId, texts.length, fileSignature(st));
     } catch (e) {
       if (errorCode(e) !== "EEXIST") throw e;
       await mustBeFile(chatId, file); // a directory or a dangling link is not a chat that exists

@@ -1,0 +1,83 @@
+// Drives one children/store-watch-child.mjs process: sends it lines and waits
+// for the lines it prints (writes it made, notices it heard).
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const SCRIPT = fileURLToPath(new URL("../children/store-watch-child.mjs", import.meta.url));
+
+/** How long a line may take to come (a notice through fs.watch or a poll): a bound for a hung child, not a timing. */
+const LINE_WAIT_MS = 20_000;
+
+/**
+ * Starts the child with `args` (see the script), under `runtime` (default this
+ * process's), with at most `maxFiles` file descriptors when given.
+ */
+export async function watchChild(args, { runtime = process.execPath, maxFiles } = {}) {
+  const argv = [SCRIPT, ...args];
+  const proc =
+    maxFiles === undefined
+      ? spawn(runtime, argv, { stdio: ["pipe", "pipe", "pipe"] })
+      : spawn("bash", ["-c", `ulimit -n ${maxFiles} && exec "$0" "$@"`, runtime, ...argv], { stdio: ["pipe", "pipe", "pipe"] });
+  const lines = [];
+  let partial = "";
+  let err = "";
+  let waiters = [];
+  proc.stdout.setEncoding("utf8");
+  proc.stderr.setEncoding("utf8");
+  proc.stdout.on("data", (chunk) => {
+    const parts = (partial + chunk).split("\n");
+    partial = parts.pop();
+    lines.push(...parts);
+    for (const w of waiters) w();
+  });
+  proc.stderr.on("data", (chunk) => (err += chunk));
+  const exited = new Promise((resolve) => proc.on("close", (code, signal) => resolve({ code, signal })));
+  exited.then(() => {
+    for (const w of waiters) w();
+  });
+  let closed = false;
+  exited.then(() => (closed = true));
+
+  /** Waits for a printed line equal to `line` (or matching a RegExp), after `from`; resolves to its index. */
+  const expect = async (line, from = 0) => {
+    const deadline = Date.now() + LINE_WAIT_MS;
+    for (;;) {
+      const at = lines.findIndex((l, i) => i >= from && (line instanceof RegExp ? line.test(l) : l === line));
+      if (at >= 0) return at;
+      if (closed) assert.fail(`the child ended without printing ${line}: ${lines.join(" | ")} ${err}`);
+      if (Date.now() > deadline) assert.fail(`no ${line} from the child within ${LINE_WAIT_MS} ms: ${lines.join(" | ")} ${err}`);
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 50);
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      waiters = [];
+    }
+  };
+  await expect("ready");
+  return {
+    lines,
+    expect,
+    send: (line) => proc.stdin.write(`${line}\n`),
+    /** Lines starting with "heard ". */
+    heard: () => lines.filter((l) => l.startsWith("heard ")),
+    /** Ends stdin; resolves to the child's notices once it has ended by itself. */
+    async end() {
+      proc.stdin.end();
+      let timer;
+      const hung = new Promise((resolve) => (timer = setTimeout(() => resolve({ code: "hung" }), LINE_WAIT_MS)));
+      const { code, signal } = await Promise.race([exited, hung]);
+      clearTimeout(timer);
+      if (code === "hung") {
+        proc.kill("SIGKILL");
+        assert.fail(`the child did not end by itself once its watches stopped: something keeps it alive (${lines.join(" | ")})`);
+      }
+      assert.equal(code, 0, `the child ended with ${code ?? signal}: ${err}`);
+      return JSON.parse(lines.at(-1));
+    },
+    kill: () => proc.kill("SIGKILL"),
+  };
+}
