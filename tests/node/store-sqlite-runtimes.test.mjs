@@ -1,4 +1,4 @@
-// The SQLite store's own test files (store-sqlite, store-sqlite-processes)
+// The SQLite store's own test files (store-sqlite, store-sqlite-processes, store-sqlite-watch)
 // on the runtimes whose driver is built in: Node 22 and 24 (node:sqlite,
 // with no flag) and Bun (bun:sqlite, under `bun test`). Node 20, which runs
 // npm test, covers better-sqlite3 itself. The runtimes are the registry
@@ -13,7 +13,7 @@ import { root } from "./support/browser.mjs";
 const runtimes = join(root, "tests/runtimes");
 execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
 const bin = (path) => join(runtimes, "node_modules", path);
-const FILES = ["tests/node/store-sqlite.test.mjs", "tests/node/store-sqlite-processes.test.mjs"];
+const FILES = ["tests/node/store-sqlite.test.mjs", "tests/node/store-sqlite-processes.test.mjs", "tests/node/store-sqlite-watch.test.mjs"];
 
 const RUNS = {
   "Node 22 (node:sqlite)": [bin("node-22/bin/node"), ["--test", "--test-reporter=tap", ...FILES]],
@@ -32,9 +32,10 @@ for (const [name, [cmd, args]] of Object.entries(RUNS)) {
       assert.fail(`${name} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-6000)}`);
     }
     const text = out.stdout + out.stderr;
-    // Every test of both files ran there (26 + 3 today): none was skipped for want of a driver.
+    // Every test of the files ran there (32 + 3 + 3 today): none was skipped for want of a driver.
     const passed = Number(/# pass (\d+)/.exec(text)?.[1] ?? / (\d+) pass\n/.exec(text)?.[1]);
-    assert.ok(passed >= 29, `${name} ran ${passed} tests:\n${text.slice(-3000)}`);
+    assert.ok(passed >= 38, `${name} ran ${passed} tests:\n${text.slice(-3000)}`);
     assert.match(text, /SqliteStore on (node|bun):sqlite: SIGKILL mid-write/);
+    assert.match(text, /SqliteStore on (node|bun):sqlite: watch across two processes on one file/);
   });
 }

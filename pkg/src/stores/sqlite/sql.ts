@@ -148,3 +148,21 @@ ORDER BY e.seq`,
     rows: true,
   };
 }
+
+// The change feed's reads (watch.ts): whether another connection committed,
+// and the watched chats' lengths in one statement.
+
+/** Changes when another connection commits to the file (the same connection's own commits leave it). */
+export const DATA_VERSION: Statement = { sql: "PRAGMA data_version", params: [], rows: true };
+
+/** The main database's file ("" for one in memory): connections to one file in one process share a feed. */
+export const DATABASE_FILE: Statement = { sql: "SELECT file FROM pragma_database_list WHERE name = 'main'", params: [], rows: true };
+
+/** The lengths of the chats `chatIds` (a JSON array of ids) that exist: rows of chat_id and length. */
+export function lengthsOf(chatIds: string): Statement {
+  return {
+    sql: `SELECT chat_id, length FROM ${CHATS} WHERE chat_id IN (SELECT value FROM json_each(?))`,
+    params: [chatIds],
+    rows: true,
+  };
+}

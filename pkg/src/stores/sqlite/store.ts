@@ -30,6 +30,7 @@ import {
   recordMigration,
   type Statement,
 } from "./sql.js";
+import { announce, databaseKey, watchDatabase } from "./watch.js";
 
 /**
  * Options of {@link SqliteStore}.
@@ -46,9 +47,16 @@ export interface SqliteStoreOptions {
   busyTimeout?: number;
   /** Tries per operation when D1 reports it overloaded or a read's connection lost; default 6, 25 ms apart, doubling to 1 s. */
   attempts?: number;
+  /**
+   * How often (ms) `watch` asks the database for other connections' writes:
+   * a file's `PRAGMA data_version` (default 100), D1's watched lengths
+   * (default 1 000). A Durable Object needs no asking.
+   */
+  watchPollMs?: number;
 }
 
 const DEFAULTS = { busyTimeout: 5_000, attempts: 6 };
+const WATCH_POLL_MS = { file: 100, d1: 1_000, "durable-object": 1_000 } as const;
 const stringify = JSON.stringify; // as at load: an app's wrapper never sees the store's texts
 
 /**
@@ -71,12 +79,20 @@ export class SqliteStore implements Store {
   readonly #driver: SqlDriver;
   readonly #busyTimeout: number;
   readonly #attempts: number;
+  readonly #watchPollMs: number;
+  readonly #db: object;
+  #key: unknown;
 
   /** `db`: a `node:sqlite` DatabaseSync, a better-sqlite3 or bun:sqlite Database, a D1 binding, or a Durable Object's `ctx.storage` (or `ctx.storage.sql`). */
   constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
-    const { busyTimeout = DEFAULTS.busyTimeout, attempts = DEFAULTS.attempts } = readOptions<SqliteStoreOptions>("SqliteStore", options, {
+    const {
+      busyTimeout = DEFAULTS.busyTimeout,
+      attempts = DEFAULTS.attempts,
+      watchPollMs,
+    } = readOptions<SqliteStoreOptions>("SqliteStore", options, {
       busyTimeout: wholeNumber(1),
       attempts: wholeNumber(1),
+      watchPollMs: wholeNumber(1),
     });
     this.#busyTimeout = busyTimeout;
     this.#attempts = attempts;
@@ -87,6 +103,32 @@ export class SqliteStore implements Store {
       );
     }
     this.#driver = driver;
+    this.#db = db;
+    this.#watchPollMs = watchPollMs ?? WATCH_POLL_MS[driver.kind];
+  }
+
+  /**
+   * The change feed: `onChange(length)` after each write to chat `chatId`.
+   * Writes through any SqliteStore of this database in this process (the
+   * same connection, another connection to the same file, the same D1
+   * binding or Durable Object) are heard at once; other processes' by asking
+   * every `watchPollMs` (a file: `PRAGMA data_version`, then the watched
+   * lengths in one query only when it moved; D1: the watched lengths).
+   * Returns the function that stops it.
+   *
+   * @example
+   * const stop = new SqliteStore(db).watch("chat-1", (length) => console.log("now", length));
+   * stop();
+   */
+  watch(chatId: string, onChange: (length: number) => void): () => void {
+    checkChatId(chatId);
+    return watchDatabase(this.#databaseKey(), this.#driver, this.#watchPollMs, chatId, onChange);
+  }
+
+  /** Which database this is, shared by every SqliteStore over it (asked once). */
+  #databaseKey(): unknown {
+    this.#key ??= databaseKey(this.#driver, this.#db);
+    return this.#key;
   }
 
   /**
@@ -181,6 +223,7 @@ export class SqliteStore implements Store {
     if (row === undefined) throw missingChat(chatId);
     const length = Number(row.length);
     if (Number(row.changed) !== 1) throw new ConflictError(chatId, expectedLength as number, length);
+    if (texts.length > 0) announce(() => this.#databaseKey(), chatId, length);
     return length;
   }
 
@@ -189,7 +232,9 @@ export class SqliteStore implements Store {
     const texts = entryTexts(entries);
     const epoch = globalThis.crypto.randomUUID();
     const results = await this.#writing(chatId, "write", createStatements(chatId, stringify(texts), texts.length, epoch));
-    return results[2]?.[0]?.epoch === epoch;
+    const created = results[2]?.[0]?.epoch === epoch;
+    if (created) announce(() => this.#databaseKey(), chatId, texts.length);
+    return created;
   }
 
   async #read(chatId: string, from: number): Promise<{ texts: string[]; epoch: string } | null> {

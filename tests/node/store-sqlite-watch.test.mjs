@@ -1,0 +1,169 @@
+// SqliteStore's change feed over a real database file, on each driver of the
+// runtime running this file (better-sqlite3 under Node 20; node:sqlite under
+// Node 22 and 24 and bun:sqlite under Bun, through store-sqlite-runtimes):
+// a second real process, PRAGMA data_version per interval and the lengths in
+// one query only when it moved, connections of one process heard at once.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStore } from "oda-tasks/sqlite";
+import { sqliteDrivers } from "./support/sqlite.mjs";
+import { watchChild } from "./support/watch-child.mjs";
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `list` holds `count` items (a bound for a lost notice, not a timing), then a little more for one that should not come. */
+async function heardAll(list, count, what) {
+  const deadline = Date.now() + 20_000;
+  while (list.length < count) {
+    if (Date.now() > deadline) assert.fail(`${what}: heard ${JSON.stringify(list)}`);
+    await pause(10);
+  }
+  await pause(300);
+}
+
+/** A migrated database file; `connect()` opens another connection to it. */
+async function fresh(open) {
+  const dir = mkdtempSync(join(tmpdir(), "oda-sqlite-watch-"));
+  const file = join(dir, "chats.db");
+  const connections = [];
+  const connect = () => {
+    const db = open(file);
+    connections.push(db);
+    return db;
+  };
+  await new SqliteStore(connect()).migrate();
+  return {
+    file,
+    connect,
+    done: () => {
+      for (const db of connections) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The real connection, counting the rows asked of it per SQL text (nothing else changed). */
+function counted(db) {
+  const asked = new Map();
+  return {
+    asked: (pattern) => [...asked].filter(([sql]) => pattern.test(sql)).reduce((n, [, k]) => n + k, 0),
+    connection: {
+      exec: (sql) => db.exec(sql),
+      prepare(sql) {
+        const prepared = db.prepare(sql);
+        return {
+          run: (...params) => prepared.run(...params),
+          all: (...params) => {
+            asked.set(sql, (asked.get(sql) ?? 0) + 1);
+            return prepared.all(...params);
+          },
+        };
+      },
+    },
+  };
+}
+
+const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
+const drivers = await sqliteDrivers();
+
+for (const [name, open] of Object.entries(drivers)) {
+  test(`SqliteStore on ${name}: watch across two processes on one file, each hearing the other's writes once and its own at once`, async () => {
+    const db = await fresh(open);
+    const store = new SqliteStore(db.connect(), { watchPollMs: 20 });
+    const heard = [];
+    const stop = store.watch("c", (length) => heard.push(length));
+    const child = await watchChild([name, db.file, JSON.stringify({ watchPollMs: 20 })]);
+    try {
+      child.send("watch c");
+      await child.expect("watching c");
+      child.send("create c 1");
+      await child.expect("wrote c 1");
+      await heardAll(heard, 1, "the other process's create");
+      assert.equal(await store.append("c", entries(2)), 3);
+      assert.deepEqual(heard, [1, 3], "this process's append: heard before it resolves");
+      await child.expect("heard c 3");
+      child.send("append c 1");
+      await child.expect("wrote c 4");
+      await heardAll(heard, 3, "the other process's append");
+      child.send("create d 2");
+      await child.expect("wrote d 2");
+      // Another connection to the file in this process: heard at once.
+      assert.equal(await new SqliteStore(db.connect()).append("c", entries(1)), 5);
+      assert.deepEqual(heard, [1, 3, 4, 5]);
+      await child.expect("heard c 5");
+      await pause(300);
+      assert.deepEqual(heard, [1, 3, 4, 5], "each length once, nothing of chat d");
+      assert.deepEqual(await child.end(), [
+        ["c", 1],
+        ["c", 3],
+        ["c", 4],
+        ["c", 5],
+      ]);
+    } finally {
+      child.kill();
+      stop();
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: watch asks PRAGMA data_version per interval, the watched lengths in one query only when it moved, and stops with the last listener`, async () => {
+    const db = await fresh(open);
+    const { asked, connection } = counted(db.connect());
+    const store = new SqliteStore(connection, { watchPollMs: 20 });
+    for (const chatId of ["a", "b", "c"]) await store.create(chatId, entries(1));
+    const heard = [];
+    const stops = ["a", "b", "c", "never"].map((chatId) => store.watch(chatId, (length) => heard.push([chatId, length])));
+    const versions = /data_version/;
+    const lengths = /json_each\(\?\)\)$/;
+    try {
+      await pause(300);
+      assert.ok(asked(versions) >= 3, `data_version asked ${asked(versions)} times in 300 ms at 20 ms`);
+      assert.equal(asked(lengths), 0, "nothing moved: no lengths asked");
+      assert.deepEqual(heard, []);
+      // This connection's own write: heard at once, and data_version (another connection's commits) does not move.
+      await store.append("a", entries(1));
+      assert.deepEqual(heard, [["a", 2]]);
+      await pause(200);
+      assert.equal(asked(lengths), 0);
+      // Another connection's writes to two chats: one lengths query tells both.
+      const other = new SqliteStore(db.connect());
+      const child = await watchChild([name, db.file]);
+      child.send("append b 2");
+      await child.expect("wrote b 3");
+      child.send("append c 1");
+      await child.expect("wrote c 2");
+      await child.end();
+      await heardAll(heard, 3, "the other process's writes");
+      assert.ok(asked(lengths) >= 1 && asked(lengths) <= 2, `lengths asked ${asked(lengths)} times`);
+      assert.deepEqual(heard.slice(1).sort(), [
+        ["b", 3],
+        ["c", 2],
+      ]);
+      await other.create("never", entries(4));
+      assert.deepEqual(heard.at(-1), ["never", 4]);
+    } finally {
+      for (const stop of stops) stop();
+    }
+    const after = asked(versions);
+    await pause(200);
+    assert.equal(asked(versions), after, "the last stop ends the timer");
+    db.done();
+  });
+}
+
+test("SqliteStore: watchPollMs is checked with the other options", () => {
+  const db = { prepare() {}, exec() {} };
+  for (const [value, shown] of [
+    [0, "0"],
+    [1.5, "1.5"],
+    ["100", '"100"'],
+  ]) {
+    assert.throws(() => new SqliteStore(db, { watchPollMs: value }), {
+      name: "TypeError",
+      message: `oda-tasks: invalid arguments of SqliteStore: \`watchPollMs\` must be a whole number >= 1 (got ${shown})`,
+    });
+  }
+});
