@@ -19,6 +19,7 @@ import {
   type Store,
 } from "./store.js";
 import { queued } from "./queue.js";
+import { announce, watchDatabase } from "./indexeddb-watch.js";
 
 /** The database layout's version; an upgrade adds to it. */
 const DB_VERSION = 1;
@@ -128,6 +129,20 @@ export class IndexedDbStore implements Store {
     this.#openTimeout = own.openTimeout ?? OPEN_TIMEOUT;
   }
 
+  /**
+   * The change feed: `onChange(length)` after each write to chat `chatId`
+   * commits. Writes through any IndexedDbStore of this database in this tab
+   * are heard at once; other tabs' through one `BroadcastChannel` per
+   * database name. Returns the function that stops it.
+   *
+   * @example
+   * const stop = new IndexedDbStore("my-chat-app").watch("chat-1", (length) => console.log("now", length));
+   * stop();
+   */
+  watch(chatId: string, onChange: (length: number) => void): () => void {
+    return watchDatabase(this.#factory, this.name, chatId, onChange);
+  }
+
   async read(chatId: string): Promise<LogEntry[] | null> {
     checkChatId(chatId);
     const db = await this.#open(chatId);
@@ -211,7 +226,10 @@ export class IndexedDbStore implements Store {
           copies.forEach((entry, i) => store.put(entry, [chatId, record.length + i]));
           const length = record.length + copies.length;
           chats.put({ ...record, length } satisfies ChatRecord, chatId);
-          tx.oncomplete = () => settle(length);
+          tx.oncomplete = () => {
+            if (copies.length > 0) announce(this.#factory, this.name, chatId, length);
+            settle(length);
+          };
         });
       });
     });
@@ -233,7 +251,10 @@ export class IndexedDbStore implements Store {
           const store = tx.objectStore(ENTRIES);
           copies.forEach((entry, i) => store.put(entry, [chatId, i]));
           chats.put({ length: copies.length, epoch: newEpoch() } satisfies ChatRecord, chatId);
-          tx.oncomplete = () => settle(true);
+          tx.oncomplete = () => {
+            announce(this.#factory, this.name, chatId, copies.length);
+            settle(true);
+          };
         });
       });
     });

@@ -1,0 +1,110 @@
+// IndexedDbStore's change feed in real headless Chromium: two tabs of one
+// origin, each hearing its own writes at once and the other tab's through
+// the database's BroadcastChannel, each length once; other chats and other
+// databases unheard; a stranger's message on the channel ignored; stop stops.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { openTabs } from "./support/browser.mjs";
+
+const page = `<!doctype html><meta charset="utf-8"><title>watch</title>
+<script type="module">
+  import { IndexedDbStore } from "/pkg/dist/entrypoints/browser.js";
+  const stores = new Map();
+  const stops = [];
+  window.heard = [];
+  window.store = (key, name) => {
+    if (!stores.has(key)) stores.set(key, new IndexedDbStore(name));
+    return stores.get(key);
+  };
+  window.watch = (name, chatId) => {
+    stops.push(window.store(name, name).watch(chatId, (length) => window.heard.push([name, chatId, length])));
+  };
+  window.stopAll = () => {
+    for (const stop of stops.splice(0)) stop();
+  };
+  window.ready = true;
+</script>`;
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the tab has heard `count` notices (a bound for a lost one, not a timing), then a little more; answers them. */
+async function heardIn(tab, count) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const heard = await tab.evaluate(() => window.heard);
+    if (heard.length >= count) break;
+    if (Date.now() > deadline) assert.fail(`heard ${JSON.stringify(heard)}, expected ${count} notices`);
+    await pause(20);
+  }
+  await pause(300);
+  return tab.evaluate(() => window.heard);
+}
+
+/** Runs a write in the tab through store `key` of database `name`; answers what it answered and what the tab had heard when it resolved. */
+const write = (tab, key, name, method, args) =>
+  tab.evaluate(
+    async ([key, name, method, args]) => ({ value: await window.store(key, name)[method](...args), heard: window.heard.slice() }),
+    [key, name, method, args],
+  );
+
+const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
+
+test("IndexedDbStore.watch in Chromium: a tab hears its own writes at once and the other tab's through BroadcastChannel, each once", async (t) => {
+  const { tabs, errors } = await openTabs(t, page, 2);
+  const [a, b] = tabs;
+  for (const tab of tabs) await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
+  for (const tab of tabs) await tab.evaluate(() => window.watch("w", "c"));
+
+  const created = await write(a, "w", "w", "create", ["c", entries(1)]);
+  assert.equal(created.value, true);
+  assert.deepEqual(created.heard, [["w", "c", 1]], "the writing tab hears before create resolves");
+  assert.deepEqual(await heardIn(b, 1), [["w", "c", 1]]);
+
+  const appended = await write(b, "w", "w", "append", ["c", entries(2), 1]);
+  assert.equal(appended.value, 3);
+  assert.deepEqual(appended.heard.at(-1), ["w", "c", 3]);
+  assert.deepEqual(await heardIn(a, 2), [
+    ["w", "c", 1],
+    ["w", "c", 3],
+  ]);
+
+  // Another IndexedDbStore object of the database in tab a: heard there at once.
+  const again = await write(a, "another", "w", "append", ["c", entries(1)]);
+  assert.deepEqual(again.heard.at(-1), ["w", "c", 4]);
+  // Not heard: another chat, another database's chat of the same id, a refused write, and a stranger's message on the channel.
+  await write(b, "w", "w", "create", ["d", entries(1)]);
+  await write(b, "x", "x", "create", ["c", entries(1)]);
+  await b.evaluate(() =>
+    window
+      .store("w", "w")
+      .append("c", [{ type: "late" }], 1)
+      .catch(() => "refused"),
+  );
+  await b.evaluate(() => {
+    const channel = new BroadcastChannel("oda-tasks:indexeddb:w");
+    for (const data of [
+      null,
+      "c",
+      { chatId: "c", length: 9 },
+      { odaTasks: 1, from: "x", chatId: "c", length: -1 },
+      { odaTasks: 1, from: "x", chatId: 7, length: 9 },
+    ]) {
+      channel.postMessage(data);
+    }
+    channel.close();
+  });
+  const expected = [
+    ["w", "c", 1],
+    ["w", "c", 3],
+    ["w", "c", 4],
+  ];
+  assert.deepEqual(await heardIn(a, 3), expected);
+  assert.deepEqual(await heardIn(b, 3), expected);
+
+  // Tab a stops: b's writes reach b alone.
+  await a.evaluate(() => window.stopAll());
+  await write(b, "w", "w", "append", ["c", entries(1)]);
+  assert.deepEqual(await heardIn(b, 4), [...expected, ["w", "c", 5]]);
+  assert.deepEqual(await a.evaluate(() => window.heard), expected, "a stopped tab hears nothing more");
+  assert.deepEqual(errors, []);
+});
