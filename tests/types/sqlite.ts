@@ -15,6 +15,7 @@ const stores: Store[] = [
   new SqliteStore(storage.sql),
 ];
 export const applied: Promise<number[]> = new SqliteStore(file).migrate();
+export const stopWatching: () => void = new SqliteStore(d1, { watchPollMs: 2_000 }).watch("c", (length: number) => void length);
 // @ts-expect-error lockTimeout is PostgreSQL's option
 void new SqliteStore(file, { lockTimeout: 5 });
 // @ts-expect-error a file name is not a connection

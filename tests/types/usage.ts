@@ -170,6 +170,16 @@ const jsonlStore = new JsonlStore("/tmp/oda-types", { lockWait: 5_000, readChunk
 const where: string = jsonlStore.file("c");
 // @ts-expect-error options are checked by name
 new JsonlStore("/tmp/oda-types", { lockwait: 5 });
+// The change feed: a stop function; the listener hears a number.
+const stopWatching: () => void = jsonlStore.watch("c", (n: number) => void n);
+const stopOptional: (() => void) | undefined = store.watch?.("c", () => undefined);
+void new JsonlStore("/tmp/oda-types", { watchMode: "poll", watchPollMs: 500 });
+// @ts-expect-error watchMode is "fs-watch" or "poll"
+void new JsonlStore("/tmp/oda-types", { watchMode: "inotify" });
+// @ts-expect-error the listener hears a length, not the entries
+jsonlStore.watch("c", (entries: string[]) => void entries);
+const stopTab: () => void = new IndexedDbStore("oda").watch("c", () => undefined);
+void stopWatching, stopOptional, stopTab;
 const codes: StoreError["code"][] = ["store/locked", "store/not-a-file", "store/read-only", "store/no-access", "store/truncated"];
 void fresh, own, where, codes;
 const created: boolean = await store.create("c", []);

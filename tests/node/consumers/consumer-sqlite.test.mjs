@@ -72,11 +72,51 @@ export class ContractObject extends DurableObject {
     };
     return runContract(\`SqliteStore in a Durable Object (ctx.\${over === "sql" ? "storage.sql" : "storage"})\`, fresh, () => new SqliteStore(db));
   }
+
+  // The change feed in the object: a write through another SqliteStore of it (ctx.storage.sql) heard at once.
+  async watch() {
+    const storage = this.ctx.storage;
+    for (const table of TABLES) storage.sql.exec(\`DROP TABLE IF EXISTS \${table}\`);
+    const store = new SqliteStore(storage);
+    await store.migrate();
+    const heard = [];
+    const stop = store.watch("w", (length) => heard.push(length));
+    await store.create("w", [{ type: "session" }]);
+    await new SqliteStore(storage.sql).append("w", [{ type: "x" }, { type: "y" }]);
+    const atOnce = heard.slice();
+    await pause(300);
+    stop();
+    return { atOnce, heard };
+  }
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** D1's change feed: this binding's writes at once; another Worker's (rows the store did not write) by the poll of the lengths. */
+async function d1Watch(env) {
+  await env.DB.batch(TABLES.map((table) => env.DB.prepare(\`DROP TABLE IF EXISTS \${table}\`)));
+  const store = new SqliteStore(env.DB, { watchPollMs: 50 });
+  await store.migrate();
+  const heard = [];
+  const stop = store.watch("w", (length) => heard.push(length));
+  await store.create("w", [{ type: "session" }]);
+  const atOnce = heard.slice();
+  await env.DB.batch([
+    env.DB.prepare("INSERT INTO oda_tasks_entries (chat_id, seq, entry) VALUES ('w', 1, '{\\"type\\":\\"x\\"}')"),
+    env.DB.prepare("UPDATE oda_tasks_chats SET length = 2 WHERE chat_id = 'w'"),
+  ]);
+  for (let waited = 0; heard.length < 2 && waited < 10_000; waited += 20) await pause(20);
+  await pause(300);
+  stop();
+  return { atOnce, heard, length: (await store.read("w")).length };
 }
 
 export default {
   async fetch(request, env) {
-    if (new URL(request.url).pathname === "/d1") {
+    const path = new URL(request.url).pathname;
+    if (path === "/d1-watch") return Response.json(await d1Watch(env));
+    if (path === "/do-watch") return Response.json(await env.OBJ.get(env.OBJ.idFromName("watch")).watch());
+    if (path === "/d1") {
       const fresh = async () => {
         await env.DB.batch(TABLES.map((table) => env.DB.prepare(\`DROP TABLE IF EXISTS \${table}\`)));
         const store = new SqliteStore(env.DB);
@@ -244,5 +284,13 @@ test("the packaged contract suite passes on D1 and in a Durable Object, inside w
       results.some((r) => / reopen: a new store object over the same data/.test(r.title)),
       `${where} ran the reopen test`,
     );
+    assert.ok(
+      results.some((r) => /watch: writes through another store object over the same data are heard/.test(r.title)),
+      `${where} ran the watch tests`,
+    );
   }
+  // D1: this binding's writes heard at once; a write the store did not make (another Worker's) by the poll of the lengths.
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/d1-watch`)).json(), { atOnce: [1], heard: [1, 2], length: 2 });
+  // A Durable Object: its own writes, through either of its stores, at once.
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/do-watch`)).json(), { atOnce: [1, 3], heard: [1, 3] });
 });
