@@ -106,14 +106,14 @@ export class FolderFeed {
       const name = `${fileStem(chatId)}.jsonl`;
       this.#byName.set(name, chatId);
       // What the file is now, so that only a change from here on is looked into.
-      const st = statSync(join(this.#dir, name), { bigint: true, throwIfNoEntry: false });
-      this.#known.set(chatId, {
-        length: undefined,
-        file: st === undefined ? "none" : fileSignature(st),
-        version: 0,
-        checking: false,
-        again: false,
-      });
+      let file: string | undefined;
+      try {
+        const st = statSync(join(this.#dir, name), { bigint: true, throwIfNoEntry: false });
+        file = st === undefined ? "none" : fileSignature(st);
+      } catch {
+        file = undefined; // not readable now: the first look counts it
+      }
+      this.#known.set(chatId, { length: undefined, file, version: 0, checking: false, again: false });
     }
     if (this.#source === undefined) this.#start(source);
     return () => {
