@@ -2,7 +2,7 @@
 // keep nothing across restarts.
 import type { LogEntry } from "../core/functions.js";
 import { ConflictError, checkChatId, checkFrom, copyEntries, jsonCopy, missingChat, textsOf, truncated, type Store } from "./store.js";
-import { ChangeListeners, type ChangeListener } from "./watchers.js";
+import { ChangeListeners } from "./watchers.js";
 
 /**
  * A {@link Store} held in a `Map`. Each operation runs synchronously from its
@@ -30,7 +30,7 @@ export class MemoryStore implements Store {
    * await store.append("chat-1", [{ type: "turn_started" }]); // logs "now 2"
    * stop();
    */
-  watch(chatId: string, onChange: ChangeListener): () => void {
+  watch(chatId: string, onChange: (length: number) => void): () => void {
     return this.#listeners.watch(chatId, onChange);
   }
 
