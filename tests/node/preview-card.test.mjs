@@ -59,7 +59,7 @@ test("previewCard draws the core's card for every complete list: changes (added,
   assert.equal(fromAi, previewCard, "oda-tasks/ai and oda-tasks/elements export the same function");
 });
 
-test("previewCard on a partial input: every item with text so far, trimmed; an unfinished status reads pending", () => {
+test("previewCard on a partial input: every item with text so far, trimmed; an unfinished status keeps the last card's, else reads pending", () => {
   const last = coreCard(null, { todos: [{ content: "Write tests", status: "in_progress" }] });
   const card = previewCard(
     { todos: [{ content: "Write tests", status: "completed" }, { content: "  Shi", status: "in_pro" }, { conte: 1 }, {}] },
@@ -81,6 +81,10 @@ test("previewCard on a partial input: every item with text so far, trimmed; an u
       moved: [],
     },
   });
+  // A status not written yet keeps the item's status in the last card.
+  assert.deepEqual(previewCard({ todos: [{ content: "Write tests", status: "comp" }] }, last).todos, [
+    { content: "Write tests", status: "in_progress" },
+  ]);
   const empty = {
     preview: true,
     index: null,

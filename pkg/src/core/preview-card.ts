@@ -22,8 +22,9 @@ const STATUSES: readonly string[] = ["pending", "in_progress", "completed"];
 /**
  * The card a `todo_write` input would make, from a partial input as the AI
  * SDK hands it during `input-streaming` (`part.input`): each item with some
- * text so far (trimmed; a missing or unfinished status reads `pending`),
- * compared with `lastCard`'s list as the core compares lists (by text).
+ * text so far (trimmed; a missing or unfinished status keeps the item's
+ * status in `lastCard`, else reads `pending`), compared with `lastCard`'s
+ * list as the core compares lists (by text).
  * Never throws: what cannot be read is left out.
  *
  * @example
@@ -32,8 +33,8 @@ const STATUSES: readonly string[] = ["pending", "in_progress", "completed"];
  * // <oda-todo-card preview={tentative} />, until the tool part's output.card arrives
  */
 export function previewCard(partialInput: unknown, lastCard?: { todos?: unknown } | null): PreviewCard {
-  const todos = items(field(partialInput, "todos"), true);
-  const previous = items(field(lastCard, "todos"), false);
+  const previous = items(field(lastCard, "todos"), null);
+  const todos = items(field(partialInput, "todos"), new Map(previous.map((t) => [t.content, t.status])));
   return { preview: true, index: null, turn: null, todos, counts: counts(todos), changes: diff(previous, todos) };
 }
 
@@ -46,8 +47,11 @@ function field(value: unknown, key: string): unknown {
   }
 }
 
-/** The readable items of a list: a partial one (`lenient`: any text so far, status defaulting to pending) or a recorded one. */
-function items(list: unknown, lenient: boolean): TodoItem[] {
+/**
+ * The readable items of a list: a recorded one (`was` null: items with a
+ * status), or a partial one (any text so far; with no status yet, the one it had).
+ */
+function items(list: unknown, was: ReadonlyMap<string, TodoStatus> | null): TodoItem[] {
   const out: TodoItem[] = [];
   if (!Array.isArray(list)) return out;
   let length = 0;
@@ -66,10 +70,10 @@ function items(list: unknown, lenient: boolean): TodoItem[] {
     const content = field(item, "content");
     const status = field(item, "status");
     if (typeof content !== "string") continue;
-    const text = lenient ? content.trim() : content;
+    const text = was !== null ? content.trim() : content;
     if (text === "") continue;
     if (typeof status === "string" && STATUSES.includes(status)) out.push({ content: text, status: status as TodoStatus });
-    else if (lenient) out.push({ content: text, status: "pending" });
+    else if (was !== null) out.push({ content: text, status: was.get(text) ?? "pending" });
   }
   return out;
 }
