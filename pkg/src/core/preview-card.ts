@@ -29,7 +29,7 @@ const STATUSES: readonly string[] = ["pending", "in_progress", "completed"];
  *
  * @example
  * import { previewCard } from "oda-tasks/elements";
- * const tentative = previewCard({ todos: [{ content: "Ship", status: "in_pro" }] }, lastCard);
+ * const tentative = previewCard({ todos: [{ content: "Ship", status: "in_pro" }] }, card); // card: the last recorded one
  * // <oda-todo-card preview={tentative} />, until the tool part's output.card arrives
  */
 export function previewCard(partialInput: unknown, lastCard?: { todos?: unknown } | null): PreviewCard {

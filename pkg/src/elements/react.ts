@@ -19,7 +19,7 @@ type Base<E> = DetailedHTMLProps<HTMLAttributes<E>, E> & { "heading-level"?: num
  *
  * @example
  * <oda-todo-card card={card} position={n + 1} total={cardCount} />;
- * <oda-todo-card preview={previewCard(part.input, lastCard)} />; // while the model writes the call
+ * <oda-todo-card preview={previewCard({ todos: [{ content: "Wri" }] }, card)} />; // while the model writes the call
  */
 export type OdaTodoCardProps = Base<OdaTodoCardElement> & {
   card?: TodoCard | null;

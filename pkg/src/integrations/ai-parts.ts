@@ -37,7 +37,8 @@ export type OdaDataChunk =
  * (its message type must include {@link OdaDataTypes}).
  *
  * @example
- * createUIMessageStream<ChatMessage>({ execute: ({ writer }) => { const parts: OdaPartWriter = writer; } });
+ * import { createUIMessageStream, type UIMessage } from "ai";
+ * createUIMessageStream<UIMessage<never, OdaDataTypes>>({ execute: ({ writer }) => void (writer satisfies OdaPartWriter) });
  */
 export interface OdaPartWriter {
   write(part: OdaDataChunk): void;

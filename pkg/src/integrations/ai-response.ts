@@ -14,7 +14,7 @@ import { partWriter, PendingWriter, type OdaPartWriter } from "./ai-parts.js";
  *
  * @example
  * import { streamText } from "ai";
- * const reply: StreamedReply = streamText({ model, tools, messages });
+ * const reply: StreamedReply = streamText({ model, tools: aiTools({ store, chatId }), messages });
  */
 export interface StreamedReply {
   toUIMessageStream(options?: { sendReasoning?: boolean; sendSources?: boolean }): ReadableStream<UIMessageChunk>;
@@ -33,7 +33,8 @@ interface ReplyStreamOptions {
  * Options of {@link aiTurnStream}: {@link aiTurn}'s, with the app's `writer`.
  *
  * @example
- * createUIMessageStream<ChatMessage>({ execute: ({ writer }) => { const options: AiTurnStreamOptions = { store, chatId: "chat-1", writer }; } });
+ * import { createUIMessageStream, type UIMessage } from "ai";
+ * createUIMessageStream<UIMessage<never, OdaDataTypes>>({ execute: ({ writer }) => void ({ store, chatId, writer } satisfies AiTurnStreamOptions) });
  */
 export interface AiTurnStreamOptions extends AiTurnOptions, ReplyStreamOptions {
   writer: OdaPartWriter & { merge(stream: ReadableStream<UIMessageChunk>): void };
@@ -46,7 +47,8 @@ export interface AiTurnStreamOptions extends AiTurnOptions, ReplyStreamOptions {
  * `createUIMessageStreamResponse` (`headers`, `status`, `statusText`).
  *
  * @example
- * const options: AiTurnResponseOptions<ChatMessage> = { store, chatId: id, originalMessages: messages, onFinish: ({ messages }) => save(id, messages) };
+ * import type { UIMessage } from "ai";
+ * const options: AiTurnResponseOptions<UIMessage<never, OdaDataTypes>> = { store, chatId: id, onFinish: ({ messages }) => show(messages) };
  */
 export interface AiTurnResponseOptions<UI_MESSAGE extends UIMessage = UIMessage> extends AiTurnOptions, ReplyStreamOptions {
   originalMessages?: UI_MESSAGE[];
@@ -154,15 +156,15 @@ export async function aiTurnResponse<UI_MESSAGE extends UIMessage = UIMessage>(
  * await it in `execute`.
  *
  * @example
- * import { createUIMessageStream, createUIMessageStreamResponse, streamText } from "ai";
- * import { aiTurnStream } from "oda-tasks/ai";
- * const stream = createUIMessageStream<ChatMessage>({
+ * import { createUIMessageStream, createUIMessageStreamResponse, streamText, type UIMessage } from "ai";
+ * import { aiTurnStream, type OdaDataTypes } from "oda-tasks/ai";
+ * const stream = createUIMessageStream<UIMessage<never, OdaDataTypes & { title: string }>>({
  *   execute: async ({ writer }) => {
- *     writer.write({ type: "data-title", data: "Release plan" });
+ *     writer.write({ type: "data-title", data: "Release plan" }); // the app's own part
  *     await aiTurnStream({ store, chatId: "chat-1", writer }, ({ tools, reminder }) => streamText({ model, tools, system: reminder ?? undefined, messages }));
  *   },
  * });
- * return createUIMessageStreamResponse({ stream });
+ * const response = createUIMessageStreamResponse({ stream }); // the route's answer
  */
 export async function aiTurnStream(
   options: AiTurnStreamOptions,

@@ -34,7 +34,8 @@ export type AiTools = {
  * recorded call writes the part it changed (`data-oda-plan`, `data-oda-suggestions`).
  *
  * @example
- * createUIMessageStream<ChatMessage>({ execute: ({ writer }) => { const options: AiToolsOptions = { store, chatId: "chat-1", writer }; } });
+ * import { createUIMessageStream, type UIMessage } from "ai";
+ * createUIMessageStream<UIMessage<never, OdaDataTypes>>({ execute: ({ writer }) => void aiTools({ store, chatId, writer } satisfies AiToolsOptions) });
  */
 export interface AiToolsOptions extends ChatToolsOptions {
   writer?: OdaPartWriter;

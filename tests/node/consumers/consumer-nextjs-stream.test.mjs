@@ -252,7 +252,8 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
       await tab.getByRole("button", { name: "Stop" }).click();
       await tab.getByRole("button", { name: "Send" }).waitFor({ timeout: 30_000 });
       const shown = await tab.locator("ol").textContent();
-      assert.equal(count(log(chats, "chat-1"), "todo_update"), 1, "stopped before the model's todo_write");
+      const atStop = log(chats, "chat-1");
+    assert.equal(count(atStop, "todo_update"), 1, `stopped before the model's todo_write: ${atStop} / ${shown}`);
       // The model was not stopped: its later todo_write is recorded in turn 2, and then the turn ends.
       const after = await until(() => {
         const types = log(chats, "chat-1");
@@ -269,7 +270,8 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
     const tab = await open("/");
     await send(tab, "Keep going");
     await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
-    assert.equal(count(log(chats, "chat-1"), "turn_ended"), 2, "turn 3 runs");
+    const running = log(chats, "chat-1");
+    assert.equal(count(running, "turn_ended"), 2, `turn 3 runs: ${running}`);
     await tab.close();
     const after = await until(() => {
       const types = log(chats, "chat-1");
