@@ -5,7 +5,7 @@
 import type { DetailedHTMLProps, HTMLAttributes } from "react";
 import type { SuggestionList } from "../chat/service.js";
 import type { TodoCard, TodoPlan } from "../core/types.js";
-import type { PreviewCard } from "../core/preview-card.js";
+import type { PreviewCard } from "./preview-card.js";
 import type { OdaPlanElement } from "./plan.js";
 import type { OdaSuggestionsElement, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
 import type { OdaTodoCardElement } from "./todo-card.js";

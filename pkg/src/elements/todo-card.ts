@@ -1,7 +1,7 @@
 // <oda-todo-card>: one "Update to-do list" card of a chat's timeline, drawn
 // from a card of the core's answers (`view().cards`, `cards(from, to)`).
 import type { TodoCard, TodoItem } from "../core/types.js";
-import type { PreviewCard } from "../core/preview-card.js";
+import type { PreviewCard } from "./preview-card.js";
 import { AnswerElement, h, headingLevel, hidden, icon } from "./dom.js";
 import { plural, STATUS } from "./words.js";
 import { accepted, previewCardProblem, todoCardProblem } from "./shapes.js";

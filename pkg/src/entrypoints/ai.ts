@@ -2,4 +2,4 @@
 export * from "../integrations/ai.js";
 export * from "../integrations/ai-response.js";
 export type { OdaDataChunk, OdaDataTypes, OdaPartWriter } from "../integrations/ai-parts.js";
-export { previewCard, type PreviewCard } from "../core/preview-card.js";
+export { previewCard, type PreviewCard } from "../elements/preview-card.js";

@@ -54,7 +54,11 @@ export function partWriter(call: string, writer: unknown): OdaPartWriter {
   return writer as OdaPartWriter;
 }
 
-/** Internal: a writer that keeps parts until the stream's writer is there (a few: the plan at the turn's start). */
+/**
+ * Internal: a writer that keeps parts until the message has begun. `useChat`
+ * takes a part that reaches it before the stream's `start` chunk (which names
+ * the message) as a message of its own: the parts go after it.
+ */
 export class PendingWriter implements OdaPartWriter {
   #target: OdaPartWriter | null = null;
   readonly #held: OdaDataChunk[] = [];
@@ -64,9 +68,30 @@ export class PendingWriter implements OdaPartWriter {
     else this.#held.push(part);
   }
 
-  attach(target: OdaPartWriter): void {
+  /** From now on parts go to `target`; answers the parts held so far, for the caller to send first. */
+  release(target: OdaPartWriter): OdaDataChunk[] {
+    if (this.#target !== null) return [];
     this.#target = target;
-    for (const part of this.#held.splice(0)) target.write(part);
+    return this.#held.splice(0);
+  }
+
+  /**
+   * The model's UI message stream with the held parts right after its
+   * `start` chunk (or at its end, when it has none); later parts go to `target`.
+   */
+  afterStart<C extends { type: string }>(stream: ReadableStream<C>, target: OdaPartWriter): ReadableStream<C> {
+    const release = (controller: TransformStreamDefaultController<C>) => {
+      for (const part of this.release(target)) controller.enqueue(part as unknown as C);
+    };
+    return stream.pipeThrough(
+      new TransformStream<C, C>({
+        transform(chunk, controller) {
+          controller.enqueue(chunk);
+          if (chunk.type === "start") release(controller);
+        },
+        flush: release,
+      }),
+    );
   }
 }
 

@@ -130,8 +130,7 @@ export async function aiTurnResponse<UI_MESSAGE extends UIMessage = UIMessage>(
       const body = createUIMessageStream<UI_MESSAGE>({
         ...streamOptions,
         execute: ({ writer }) => {
-          parts.attach(writer as unknown as OdaPartWriter);
-          writer.merge(reply.toUIMessageStream(replyOptions) as never);
+          writer.merge(parts.afterStart(reply.toUIMessageStream(replyOptions), writer as unknown as OdaPartWriter) as never);
           // Open until the turn has ended and its finished plan is written; a failed end is the stream's error.
           return turnEnded;
         },
@@ -177,9 +176,10 @@ export async function aiTurnStream(
   if (typeof (target as { merge?: unknown }).merge !== "function") {
     throw new TypeError("oda-tasks: invalid arguments of aiTurnStream: `writer` must be a UI message stream writer (it has no merge)");
   }
-  await aiTurn({ ...turn, writer: target } as unknown as AiTurnOptions, async (t) => {
+  const parts = new PendingWriter();
+  await aiTurn({ ...turn, writer: parts } as unknown as AiTurnOptions, async (t) => {
     const reply = replyOf("aiTurnStream", await call(t));
-    (target as AiTurnStreamOptions["writer"]).merge(reply.toUIMessageStream(replyOptions));
+    (target as AiTurnStreamOptions["writer"]).merge(parts.afterStart(reply.toUIMessageStream(replyOptions), target));
     await reply.consumeStream();
   });
 }

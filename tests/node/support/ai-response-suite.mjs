@@ -102,6 +102,8 @@ test("aiTurnResponse: the UI message stream carries the plan (replaced in place)
   const chunks = await chunksOf(response);
   const log = await types(store);
   assert.deepEqual(log, ["session", "turn_started", "todo_update", "suggestion_offered", "todo_update", "turn_ended"]);
+  // The message begins first: useChat takes a part sent before `start` as a message of its own.
+  assert.equal(chunks[0].type, "start");
   const planChunks = chunks.filter((c) => c.type === "data-oda-plan");
   assert.deepEqual(
     planChunks.map((c) => [c.id, c.data.state, c.data.todos.map((t) => t.status).join(",")]),
@@ -251,6 +253,7 @@ test("aiTurnStream: the app's own createUIMessageStream keeps its own data parts
   const store = await chat();
   const stream = createUIMessageStream({
     execute: async ({ writer }) => {
+      writer.write({ type: "start" });
       writer.write({ type: "data-title", id: "title", data: "Release" });
       await aiTurnStream({ store, chatId: "chat-1", writer }, ({ tools, reminder }) =>
         streamText({
@@ -268,6 +271,10 @@ test("aiTurnStream: the app's own createUIMessageStream keeps its own data parts
     },
   });
   const chunks = await chunksOf(createUIMessageStreamResponse({ stream }));
+  // The turn's parts go after the model stream's own start chunk (the second here).
+  const starts = chunks.flatMap((c, i) => (c.type === "start" ? [i] : []));
+  assert.equal(starts.length, 2);
+  assert.ok(chunks.findIndex((c) => c.type === "data-oda-plan") > starts[1]);
   const last = (await messagesOf(chunks)).at(-1);
   assert.deepEqual(
     dataParts(last, "data-title").map((p) => p.data),

@@ -1,7 +1,7 @@
 // The tentative card of a `todo_write` input the model is still writing: pure
 // JS over the partial list (no WASM round trip per token), so it runs in the
 // browser entry. The recorded card, the core's, replaces it.
-import type { TodoCard, TodoChanges, TodoCounts, TodoItem, TodoStatus } from "./types.js";
+import type { TodoCard, TodoChanges, TodoCounts, TodoItem, TodoStatus } from "../core/types.js";
 
 /**
  * A card drawn from an input still streaming: the shape of a {@link TodoCard}
