@@ -41,6 +41,7 @@ export type OdaDataChunk =
  * createUIMessageStream<UIMessage<never, OdaDataTypes>>({ execute: ({ writer }) => void (writer satisfies OdaPartWriter) });
  */
 export interface OdaPartWriter {
+  /** Writes one part into the stream. */
   write(part: OdaDataChunk): void;
 }
 

@@ -17,7 +17,9 @@ import { partWriter, PendingWriter, type OdaPartWriter } from "./ai-parts.js";
  * const reply: StreamedReply = streamText({ model, tools: aiTools({ store, chatId }), messages });
  */
 export interface StreamedReply {
+  /** The reply as UI message chunks, what `useChat` reads. */
   toUIMessageStream(options?: { sendReasoning?: boolean; sendSources?: boolean }): ReadableStream<UIMessageChunk>;
+  /** Reads the model's stream to its end, whoever reads the UI stream; settles then. */
   consumeStream(options?: { onError?: (error: unknown) => void }): PromiseLike<void>;
 }
 
@@ -37,7 +39,20 @@ interface ReplyStreamOptions {
  * createUIMessageStream<UIMessage<never, OdaDataTypes>>({ execute: ({ writer }) => void ({ store, chatId, writer } satisfies AiTurnStreamOptions) });
  */
 export interface AiTurnStreamOptions extends AiTurnOptions, ReplyStreamOptions {
-  writer: OdaPartWriter & { merge(stream: ReadableStream<UIMessageChunk>): void };
+  /** The app's `createUIMessageStream` writer: the turn's parts are written and the model's stream merged into it. */
+  writer: OdaPartWriter & MergingWriter;
+}
+
+/**
+ * A writer that merges a stream into its own (the AI SDK's `UIMessageStreamWriter` is one).
+ *
+ * @example
+ * import { createUIMessageStream } from "ai";
+ * createUIMessageStream({ execute: ({ writer }) => void (writer satisfies MergingWriter) });
+ */
+export interface MergingWriter {
+  /** Merges the chunks of `stream` into the writer's stream. */
+  merge(stream: ReadableStream<UIMessageChunk>): void;
 }
 
 /**

@@ -29,7 +29,7 @@ export type AiTools = {
 };
 
 /**
- * Options of {@link aiTools}: the chat, {@link runTool}'s options, and the
+ * Options of {@link aiTools}: the chat, `runTool`'s options, and the
  * `writer` of the app's own `createUIMessageStream`, into which each
  * recorded call writes the part it changed (`data-oda-plan`, `data-oda-suggestions`).
  *
