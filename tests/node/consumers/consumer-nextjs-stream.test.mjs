@@ -4,7 +4,9 @@
 // network), in real Chromium: the preview card while the model writes the
 // todo_write call, replaced by the recorded card; the plan part updating in
 // the assistant message before the turn ends; stop() and a closed tab, after
-// which the model runs on and the turn ends; and an app's own
+// which the model runs on and the turn ends; stop() with streamText's
+// abortSignal, which stops the model and ends the turn, after which a tool
+// call of the turn is refused; and an app's own
 // createUIMessageStream (aiTurnStream) keeping its own data parts. One
 // Turbopack build (the webpack and dev modes are consumer-nextjs.test.mjs's).
 import { test } from "node:test";
@@ -113,6 +115,60 @@ export default function Own() {
   );
 }
 `,
+    // The test's route for stop() with the model stopped too: the recipe's, with streamText's
+    // abortSignal, keeping the turn's tools so that GET can call one after the turn.
+    "app/api/late/route.ts": `import { convertToModelMessages, isStepCount, streamText } from "ai";
+import { createChat } from "oda-tasks";
+import { aiTurnResponse, type AiTools } from "oda-tasks/ai";
+import { model } from "../../../lib/model";
+import { store, type ChatMessage } from "../../../lib/oda";
+
+const kept = globalThis as { lateTools?: AiTools };
+export async function POST(request: Request) {
+  const { id, messages }: { id: string; messages: ChatMessage[] } = await request.json();
+  await createChat(store, id, { workspace: "/repos/app" });
+  return aiTurnResponse({ store, chatId: id }, async ({ tools, reminder }) => {
+    kept.lateTools = tools;
+    return streamText({
+      model, tools, system: reminder ?? undefined, stopWhen: isStepCount(10), abortSignal: request.signal,
+      messages: await convertToModelMessages(messages, { tools }),
+    });
+  });
+}
+/** A call of the last turn's todo_write that starts now: what it answers. */
+export async function GET() {
+  try {
+    await kept.lateTools?.todo_write.execute?.({ todos: [] }, { toolCallId: "late", messages: [] } as never);
+    return Response.json({ refused: null });
+  } catch (e) {
+    return Response.json({ refused: (e as Error).message });
+  }
+}
+`,
+    "app/late/page.tsx": `"use client";
+import { useState } from "react";
+import { useChat } from "@ai-sdk/react";
+import { DefaultChatTransport } from "ai";
+import type { ChatMessage } from "../../lib/oda";
+
+const transport = new DefaultChatTransport<ChatMessage>({ api: "/api/late" });
+
+export default function Late() {
+  const { messages, sendMessage, status, stop } = useChat<ChatMessage>({ id: "chat-4", transport });
+  const [input, setInput] = useState("");
+  return (
+    <main>
+      <ol>{messages.map((m) => <li key={m.id}>{m.parts.map((p, i) => p.type === "text" ? <p key={i}>{p.text}</p> : null)}</li>)}</ol>
+      <form onSubmit={(e) => { e.preventDefault(); void sendMessage({ text: input }); setInput(""); }}>
+        <label>Message <input value={input} onChange={(e) => setInput(e.target.value)} /></label>
+        {status === "submitted" || status === "streaming"
+          ? <button key="stop" type="button" onClick={() => void stop()}>Stop</button>
+          : <button key="send" type="submit">Send</button>}
+      </form>
+    </main>
+  );
+}
+`,
     "tsconfig.json": JSON.stringify({
       compilerOptions: {
         target: "ES2022",
@@ -164,7 +220,7 @@ async function until(check, what, ms = 60_000) {
 }
 const count = (types, type) => types.filter((t) => t === type).length;
 
-test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: preview card, plan part, stop(), a closed tab, the app's own stream", {
+test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: preview card, plan part, stop() (with and without abortSignal), a closed tab, the app's own stream", {
   timeout: 1_500_000,
 }, async (t) => {
   const command = "npx next build";
@@ -253,7 +309,7 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
       await tab.getByRole("button", { name: "Send" }).waitFor({ timeout: 30_000 });
       const shown = await tab.locator("ol").textContent();
       const atStop = log(chats, "chat-1");
-    assert.equal(count(atStop, "todo_update"), 1, `stopped before the model's todo_write: ${atStop} / ${shown}`);
+      assert.equal(count(atStop, "todo_update"), 1, `stopped before the model's todo_write: ${atStop} / ${shown}`);
       // The model was not stopped: its later todo_write is recorded in turn 2, and then the turn ends.
       const after = await until(() => {
         const types = log(chats, "chat-1");
@@ -262,6 +318,30 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
       assert.deepEqual(after.slice(5), ["turn_started", "todo_update", "turn_ended"]);
       assert.equal(await tab.locator("ol").textContent(), shown, "the stopped page read no more");
       assert.equal(await tab.getByText("Done.").count(), 0);
+      await tab.close();
+    },
+  );
+
+  await t.test(
+    "stop() with streamText's abortSignal: the model stops, the turn ends, and a tool call that starts afterwards is refused",
+    async () => {
+      const tab = await open("/late");
+      await send(tab, "Keep going");
+      await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
+      await tab.getByRole("button", { name: "Stop" }).click();
+      const ended = await until(() => {
+        const types = log(chats, "chat-4");
+        return types.includes("turn_ended") && types;
+      }, "the turn's end");
+      // Ended at the abort: the model's todo_write (after its 16 words) never came.
+      assert.deepEqual(ended, ["session", "turn_started", "turn_ended"]);
+      const late = await (await fetch(`${url}/api/late`)).json();
+      assert.match(
+        late.refused,
+        /^oda-tasks: todo_write was called after its aiTurn's model call settled; it was refused and recorded nothing/,
+      );
+      await sleep(5000); // longer than the rest of the model's script
+      assert.deepEqual(log(chats, "chat-4"), ["session", "turn_started", "turn_ended"]);
       await tab.close();
     },
   );
