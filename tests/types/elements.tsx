@@ -2,6 +2,7 @@
 import { useRef } from "react";
 import type { OdaSuggestionsElement, OdaTodoCardElement } from "oda-tasks/elements/react";
 import type { OdaSuggestionsEventMap, SuggestionList, TodoCard, TodoPlan } from "oda-tasks/elements/react";
+import { previewCard } from "oda-tasks/elements/react";
 import type { ChatState, SuggestionService } from "oda-tasks";
 
 export function Chat({
@@ -37,6 +38,9 @@ export function Chat({
           void started;
         }}
       />
+      <oda-todo-card preview={previewCard({ todos: [{ content: "Wri" }] }, cards.at(-1))} />
+      {/* @ts-expect-error a preview is previewCard's card, not a recorded one */}
+      <oda-todo-card preview={cards[0]} />
       {/* @ts-expect-error a card is a TodoCard, not text */}
       <oda-todo-card card="Update to-do list" />
       {/* @ts-expect-error the plan is TodoPlan */}

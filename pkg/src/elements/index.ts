@@ -10,6 +10,7 @@ export { OdaPlanElement } from "./plan.js";
 export { OdaSuggestionsElement } from "./suggestions.js";
 export type { OdaSuggestionsEventMap, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
 export { OdaTodoCardElement } from "./todo-card.js";
+export { previewCard, type PreviewCard } from "./preview-card.js";
 export type { ListedSuggestion, StartedProgress, SuggestionList } from "../chat/service.js";
 export type { TodoCard, TodoPlan } from "../core/types.js";
 

@@ -5,6 +5,7 @@
 import type { DetailedHTMLProps, HTMLAttributes } from "react";
 import type { SuggestionList } from "../chat/service.js";
 import type { TodoCard, TodoPlan } from "../core/types.js";
+import type { PreviewCard } from "./preview-card.js";
 import type { OdaPlanElement } from "./plan.js";
 import type { OdaSuggestionsElement, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
 import type { OdaTodoCardElement } from "./todo-card.js";
@@ -17,9 +18,15 @@ type Base<E> = DetailedHTMLProps<HTMLAttributes<E>, E> & { "heading-level"?: num
  * The JSX props of `<oda-todo-card>`.
  *
  * @example
- * <oda-todo-card card={card} position={n + 1} total={cardCount} />
+ * <oda-todo-card card={card} position={n + 1} total={cardCount} />;
+ * <oda-todo-card preview={previewCard({ todos: [{ content: "Wri" }] }, card)} />; // while the model writes the call
  */
-export type OdaTodoCardProps = Base<OdaTodoCardElement> & { card?: TodoCard | null; position?: number | null; total?: number | null };
+export type OdaTodoCardProps = Base<OdaTodoCardElement> & {
+  card?: TodoCard | null;
+  preview?: PreviewCard | null;
+  position?: number | null;
+  total?: number | null;
+};
 
 /**
  * The JSX props of `<oda-plan>`.

@@ -85,6 +85,16 @@ export function todoCardProblem(value: unknown): Problem {
 }
 
 /**
+ * Why `value` is not a card of `previewCard(input, lastCard)`, or `null` when it is one.
+ *
+ * @example
+ * previewCardProblem({ todos: [] }); // "`preview` must be true"
+ */
+export function previewCardProblem(value: unknown): Problem {
+  return isObject(value) && value.preview !== true ? "`preview` must be true" : todoCardProblem(value);
+}
+
+/**
  * Why `value` is not a plan of `view().plan`, or `null` when it is one.
  *
  * @example

@@ -51,6 +51,7 @@ button.primary { background: var(--_accent); border-color: var(--_accent); color
 
 /* <oda-todo-card> */
 .card { background: var(--_surface); border: 1px solid var(--_line); border-radius: var(--_radius); padding: 0.75rem 0.9rem; }
+.card.preview { border-style: dashed; }
 .card > header { display: flex; justify-content: space-between; align-items: baseline; gap: 0.25rem 0.75rem; flex-wrap: wrap; }
 .title { font-size: 0.95rem; display: flex; gap: 0.4rem; align-items: center; }
 .title .icon { color: var(--_accent); }

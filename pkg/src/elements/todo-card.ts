@@ -1,15 +1,18 @@
 // <oda-todo-card>: one "Update to-do list" card of a chat's timeline, drawn
 // from a card of the core's answers (`view().cards`, `cards(from, to)`).
 import type { TodoCard, TodoItem } from "../core/types.js";
+import type { PreviewCard } from "./preview-card.js";
 import { AnswerElement, h, headingLevel, hidden, icon } from "./dom.js";
 import { plural, STATUS } from "./words.js";
-import { accepted, todoCardProblem } from "./shapes.js";
+import { accepted, previewCardProblem, todoCardProblem } from "./shapes.js";
 
 /**
  * The card of one recorded `todo_write` update: the list that was sent, each
  * item's state as an icon and a word, and what changed (added, state
  * changed, moved, removed) as a word and an icon. Set `card`; `position` and
- * `total` (optional) add "2 of 4".
+ * `total` (optional) add "2 of 4". While the model still writes the call,
+ * set `preview` to `previewCard(part.input, lastCard)`: the tentative card,
+ * marked "Not yet recorded", until `card` (which wins) replaces it.
  *
  * @example
  * const el = document.createElement("oda-todo-card");
@@ -17,8 +20,9 @@ import { accepted, todoCardProblem } from "./shapes.js";
  * el.position = 4; el.total = 4;
  */
 export class OdaTodoCardElement extends AnswerElement {
-  protected readonly fed = ["card", "position", "total"];
+  protected readonly fed = ["card", "preview", "position", "total"];
   #card: TodoCard | null = null;
+  #preview: PreviewCard | null = null;
   #position: number | null = null;
   #total: number | null = null;
 
@@ -28,6 +32,15 @@ export class OdaTodoCardElement extends AnswerElement {
   }
   set card(value: TodoCard | null) {
     this.#card = accepted<TodoCard>("oda-todo-card", "card", "a card of view().cards or cards(from, to)", value, todoCardProblem);
+    this.redraw();
+  }
+
+  /** The tentative card of an input still streaming (`previewCard(part.input, lastCard)`); drawn while `card` is null. */
+  get preview(): PreviewCard | null {
+    return this.#preview;
+  }
+  set preview(value: PreviewCard | null) {
+    this.#preview = accepted<PreviewCard>("oda-todo-card", "preview", "a card of previewCard(input, lastCard)", value, previewCardProblem);
     this.redraw();
   }
 
@@ -49,9 +62,10 @@ export class OdaTodoCardElement extends AnswerElement {
     this.redraw();
   }
 
-  /** Renders the card from `card`, `position` and `total`. */
+  /** Renders the card from `card` (else `preview`), `position` and `total`. */
   protected draw(): void {
-    const c = this.#card;
+    const c: TodoCard | PreviewCard | null = this.#card ?? this.#preview;
+    const tentative = this.#card === null;
     if (c === null) {
       this.root.replaceChildren();
       return;
@@ -70,7 +84,11 @@ export class OdaTodoCardElement extends AnswerElement {
         .filter(Boolean)
         .join(", ") || "no change";
     const where = [
-      this.#position !== null ? `${count(this.#position)}${this.#total !== null ? ` of ${count(this.#total)}` : ""}` : null,
+      tentative
+        ? null
+        : this.#position !== null
+          ? `${count(this.#position)}${this.#total !== null ? ` of ${count(this.#total)}` : ""}`
+          : null,
       c.turn !== null ? `turn ${c.turn}` : null,
     ]
       .filter(Boolean)
@@ -102,11 +120,18 @@ export class OdaTodoCardElement extends AnswerElement {
     this.root.replaceChildren(
       h(
         "article",
-        { class: "card", part: "card", "aria-labelledby": "title" },
+        {
+          class: tentative ? "card preview" : "card",
+          part: tentative ? "card preview" : "card",
+          "aria-labelledby": "title",
+          "aria-busy": tentative ? "true" : null,
+          "data-preview": tentative,
+        },
         h(
           "header",
           { part: "header" },
           h(`h${level}`, { id: "title", class: "title", part: "title" }, icon("card"), "Update to-do list"),
+          tentative ? h("span", { class: "position pending-mark", part: "preview-mark", text: NOT_RECORDED }) : null,
           where ? h("span", { class: "position", part: "position", text: where }) : null,
         ),
         h(
@@ -154,6 +179,9 @@ export function todoItem(item: TodoItem, marks: HTMLElement[] = []): HTMLElement
     ),
   );
 }
+
+/** What a preview says of itself: the model is still writing the call; nothing is recorded yet. */
+const NOT_RECORDED = "Not yet recorded";
 
 /** A number as the words around it are written: English, with thousands grouped. */
 const count = (n: number): string => n.toLocaleString("en");

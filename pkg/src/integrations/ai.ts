@@ -4,12 +4,13 @@
 // the UI's tool part gets `{ text, card?, offer? }`.
 import { jsonSchema, tool, type Tool } from "ai";
 import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
-import { ANY, oneOf, readOptions, wholeNumber } from "../core/options.js";
+import { ANY, oneOf, ownOptions, readOptions, wholeNumber } from "../core/options.js";
 import { RUN_OPTION_RULES } from "../chat/run.js";
 import { beginTurn, endTurn } from "../chat/lifecycle.js";
 import { todoReminder } from "../chat/reminder.js";
 import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions, type UiToolHandlers } from "./tool-handlers.js";
 import type { UiToolResult } from "../chat/run.js";
+import { ChatParts, partWriter, type OdaPartWriter } from "./ai-parts.js";
 import type { JsonSchema } from "../core/types.js";
 
 /**
@@ -28,13 +29,26 @@ export type AiTools = {
 };
 
 /**
+ * Options of {@link aiTools}: the chat, `runTool`'s options, and the
+ * `writer` of the app's own `createUIMessageStream`, into which each
+ * recorded call writes the part it changed (`data-oda-plan`, `data-oda-suggestions`).
+ *
+ * @example
+ * import { createUIMessageStream, type UIMessage } from "ai";
+ * createUIMessageStream<UIMessage<never, OdaDataTypes>>({ execute: ({ writer }) => void aiTools({ store, chatId, writer } satisfies AiToolsOptions) });
+ */
+export interface AiToolsOptions extends ChatToolsOptions {
+  writer?: OdaPartWriter;
+}
+
+/**
  * Options of {@link aiTurn}: the chat, {@link aiTools}' options, and when to
  * put the list back into the model's context.
  *
  * @example
  * const options: AiTurnOptions = { store, chatId: "chat-1", remind: "always" }; // after compaction
  */
-export interface AiTurnOptions extends ChatToolsOptions {
+export interface AiTurnOptions extends AiToolsOptions {
   /**
    * `"due"` (default): the list's text when `reminderDue` says so;
    * `"always"`: whenever the list has items (after compaction, on resume);
@@ -71,20 +85,29 @@ export interface AiTurn {
  * import { aiTools } from "oda-tasks/ai";
  * const { text } = await generateText({ model, tools: aiTools({ store, chatId: "chat-1" }), messages });
  */
-export function aiTools(options: ChatToolsOptions): AiTools {
-  return boundTools(uiToolHandlers(chatToolsOptions("aiTools", options)), (_name, run) => run());
+export function aiTools(options: AiToolsOptions): AiTools {
+  const { writer, ...rest } = ownOptions("aiTools", options);
+  const chat = chatToolsOptions("aiTools", rest);
+  const parts = writer === undefined ? null : new ChatParts(chat.store, chat.chatId, chat.cache, partWriter("aiTools", writer));
+  return boundTools(uiToolHandlers(chat), (_name, run) => run(), parts);
 }
 
 /** How a tool's execute runs: directly ({@link aiTools}) or counted by a turn ({@link aiTurn}). */
 type Runner = (name: keyof AiTools, run: () => Promise<UiToolResult>) => Promise<UiToolResult>;
 
-function boundTools(handlers: UiToolHandlers, runner: Runner): AiTools {
+function boundTools(handlers: UiToolHandlers, runner: Runner, parts: ChatParts | null): AiTools {
+  // With a writer, the part a call changed is written before the call resolves (and counts in the turn).
+  const run = (name: keyof AiTools, input: unknown) => async () => {
+    const result = await handlers[name](input);
+    if (parts !== null) await parts.after(result);
+    return result;
+  };
   const aiTool = (name: keyof AiTools, definition: { description: string; inputSchema: JsonSchema }) =>
     tool<unknown, UiToolResult, Record<string, never>>({
       description: definition.description,
       // No `validate`: the SDK hands every input over as it came.
       inputSchema: jsonSchema<unknown>(JSON.parse(JSON.stringify(definition.inputSchema)) as JsonSchema),
-      execute: (input: unknown) => runner(name, () => handlers[name](input)),
+      execute: (input: unknown) => runner(name, run(name, input)),
       // The model reads the core's text and nothing else: the card and the offer are for the UI.
       toModelOutput: ({ output }) => ({ type: "text", value: output.text }),
     });
@@ -132,7 +155,9 @@ class TurnCalls {
  * settles, also when it throws or is aborted. A tool call still running
  * then (the SDK stops waiting for it on an abort) is waited for first, so
  * every call that began in the turn lands in it; a tool call that begins
- * after `call` settled is refused. Resolves to what `call` does.
+ * after `call` settled is refused. Resolves to what `call` does. With a
+ * `writer`, the plan's part is written when the turn begins and ends, and
+ * each recorded call writes the part it changed.
  *
  * @example
  * import { generateText } from "ai";
@@ -146,6 +171,7 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
   const {
     remind = "due",
     everyTurns,
+    writer,
     ...rest
   } = readOptions<AiTurnOptions>("aiTurn", options, {
     ...RUN_OPTION_RULES,
@@ -153,13 +179,18 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
     chatId: ANY,
     remind: oneOf("due", "always", "never"),
     everyTurns: wholeNumber(1),
+    writer: ANY,
   });
   const chat = chatToolsOptions("aiTurn", rest);
   const { store, chatId, cache } = chat;
+  const parts = writer === undefined ? null : new ChatParts(store, chatId, cache, partWriter("aiTurn", writer));
   const calls = new TurnCalls();
-  const tools = boundTools(uiToolHandlers(chat), calls.run);
+  const tools = boundTools(uiToolHandlers(chat), calls.run, parts);
   const states = cache === undefined ? undefined : { cache };
   const turn = await beginTurn(store, chatId, states);
+  // The parts are a view: a failed read leaves them as they were, the turn runs on.
+  const showPlan = () => parts?.plan().catch(() => undefined);
+  await showPlan();
   let reminder: string | null = null;
   let result: T;
   try {
@@ -175,9 +206,11 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
     // The call's failure is the one to report; the turn still ends, after its tool calls.
     await calls.close();
     await endTurn(store, chatId, states).catch(() => undefined);
+    await showPlan();
     throw e;
   }
   await calls.close();
   await endTurn(store, chatId, states);
+  await showPlan();
   return result;
 }

@@ -4,8 +4,8 @@
 // (Turbopack) and `next start`, `next build --webpack` and `next start`, and
 // `next dev` (Turbopack), each with a Node route (JsonlStore) and an Edge
 // route, and no next.config. In real Chromium a message makes the card appear
-// from the tool part, the plan follow the event stream, and Start on the chip
-// create the new chat, which the store then holds. Slow (three builds on a
+// from the tool part and the plan from its data part, and Start on the chip
+// (which follows the event stream) create the new chat, which the store then holds. Slow (three builds on a
 // shared machine): built once per mode, niced, with generous timeouts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -183,7 +183,7 @@ async function chat(t, { url, chats, output }) {
   await card.getByRole("article", { name: "Update to-do list" }).waitFor({ timeout: 120_000 });
   assert.match(await card.locator("[part=list]").textContent(), /Write tests[\s\S]*Ship/);
   await tab.getByText("Planned.").waitFor({ timeout: 60_000 });
-  // The plan follows the chat's event stream: the finished checklist of turn 1.
+  // The plan part of the assistant message: the finished checklist of turn 1.
   const plan = tab.locator("oda-plan");
   await plan.locator("[part=state]").filter({ hasText: "Finished · turn 1" }).waitFor({ timeout: 60_000 });
   assert.equal(await plan.locator("[part=counts]").textContent(), "0 of 2 completed");
