@@ -4,10 +4,9 @@
 // the UI's tool part gets `{ text, card?, offer? }`.
 import { jsonSchema, tool, type Tool } from "ai";
 import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
-import { ANY, oneOf, readOptions, wholeNumber } from "../core/options.js";
+import { ANY, readOptions } from "../core/options.js";
 import { RUN_OPTION_RULES } from "../chat/run.js";
-import { beginTurn, endTurn } from "../chat/lifecycle.js";
-import { todoReminder } from "../chat/reminder.js";
+import { openTurn, TURN_REMINDER_RULES } from "../chat/turn.js";
 import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions, type UiToolHandlers } from "./tool-handlers.js";
 import type { UiToolResult } from "../chat/run.js";
 import type { JsonSchema } from "../core/types.js";
@@ -95,38 +94,6 @@ function boundTools(handlers: UiToolHandlers, runner: Runner): AiTools {
 }
 
 /**
- * The tool calls of one {@link aiTurn}: each is counted while it runs, so
- * the turn ends only after all have settled; once the model call has
- * settled, a call that begins is refused and records nothing.
- */
-class TurnCalls {
-  readonly #running = new Set<Promise<unknown>>();
-  #closed = false;
-
-  run: Runner = (name, run) => {
-    if (this.#closed) {
-      return Promise.reject(
-        new TypeError(
-          `oda-tasks: ${name} was called after its aiTurn's model call settled; it was refused and recorded nothing ` +
-            "(a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
-        ),
-      );
-    }
-    const call = run();
-    this.#running.add(call);
-    const done = () => this.#running.delete(call);
-    call.then(done, done);
-    return call;
-  };
-
-  /** Refuses new calls and waits until every call that began has settled. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
-  }
-}
-
-/**
  * Runs one model call as one turn of chat `chatId`: begins the turn, hands
  * `call` the tools and the list's reminder, and ends the turn when `call`
  * settles, also when it throws or is aborted. A tool call still running
@@ -151,33 +118,27 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
     ...RUN_OPTION_RULES,
     store: ANY,
     chatId: ANY,
-    remind: oneOf("due", "always", "never"),
-    everyTurns: wholeNumber(1),
+    ...TURN_REMINDER_RULES,
   });
   const chat = chatToolsOptions("aiTurn", rest);
-  const { store, chatId, cache } = chat;
-  const calls = new TurnCalls();
-  const tools = boundTools(uiToolHandlers(chat), calls.run);
-  const states = cache === undefined ? undefined : { cache };
-  const turn = await beginTurn(store, chatId, states);
-  let reminder: string | null = null;
+  const open = await openTurn(
+    chat.store,
+    chat.chatId,
+    chat.cache,
+    { remind, ...(everyTurns === undefined ? {} : { everyTurns }) },
+    (name) =>
+      `oda-tasks: ${name} was called after its aiTurn's model call settled; it was refused and recorded nothing ` +
+      "(a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
+  );
+  const tools = boundTools(uiToolHandlers(chat), open.calls.run);
   let result: T;
   try {
-    if (remind !== "never") {
-      reminder = await todoReminder(store, chatId, {
-        always: remind === "always",
-        ...(everyTurns === undefined ? {} : { everyTurns }),
-        ...states,
-      });
-    }
-    result = await call({ tools, turn, reminder });
+    result = await call({ tools, turn: open.turn, reminder: open.reminder });
   } catch (e) {
     // The call's failure is the one to report; the turn still ends, after its tool calls.
-    await calls.close();
-    await endTurn(store, chatId, states).catch(() => undefined);
+    await open.end().catch(() => undefined);
     throw e;
   }
-  await calls.close();
-  await endTurn(store, chatId, states);
+  await open.end();
   return result;
 }
