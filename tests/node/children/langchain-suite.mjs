@@ -302,10 +302,21 @@ test("the chat: `chatId` wins over the thread; with neither, a clear error befor
     message:
       "oda-tasks: odaTasksMiddleware has no chat id: pass `chatId` to odaTasksMiddleware, or run the agent with `configurable: { thread_id }` (the chat's id)",
   });
-  assert.throws(
-    () => odaTasksMiddleware({ store, remind: "sometimes" }),
-    /^TypeError: oda-tasks: invalid arguments of odaTasksMiddleware: `remind`/,
-  );
+  for (const bad of [
+    { everyTurns: 0 },
+    { everyTurns: "3" },
+    { everyTurns: 1.5 },
+    { maxInputLength: -1 },
+    { oneActive: "no" },
+    { remind: "sometimes" },
+  ]) {
+    const [name] = Object.keys(bad);
+    assert.throws(
+      () => odaTasksMiddleware({ store, ...bad }),
+      (e) => e instanceof TypeError && e.message.startsWith(`oda-tasks: invalid arguments of odaTasksMiddleware: \`${name}\``),
+      JSON.stringify(bad),
+    );
+  }
   assert.throws(() => odaTasksMiddleware({ store, chatid: "c" }), {
     message: "oda-tasks: invalid arguments of odaTasksMiddleware: unknown option `chatid`",
   });
