@@ -43,6 +43,8 @@ const TODO_LIST_TOOL = "write_todos";
 /** One agent run on one chat: its turn, begun at its first model or tool call, and how it ended. */
 interface AgentRun {
   chatId: string;
+  /** The run's own abort signal, which tells its hooks and tool calls from another run's. */
+  signal: AbortSignal | undefined;
   turn?: Promise<OpenTurn>;
   ended?: Promise<void>;
   /** Stops following the run's abort signal. */
@@ -93,11 +95,14 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
     `(${NAME}'s tools work during a run of the agent it was given to)`;
 
   const register = (chat: string, signal: AbortSignal | undefined): AgentRun => {
-    const agentRun: AgentRun = { chatId: chat, unfollow: () => undefined };
+    const agentRun: AgentRun = { chatId: chat, signal, unfollow: () => undefined };
     runs.set(chat, agentRun);
     agentRun.unfollow = follow(signal, () => void end(agentRun).catch(() => undefined));
     return agentRun;
   };
+  /** Whether `agentRun` is the run `runtime` belongs to (a newer run on the chat has taken its turn over). */
+  const mine = (agentRun: AgentRun | undefined, runtime: Runtime): agentRun is AgentRun =>
+    agentRun !== undefined && (agentRun.signal === undefined || agentRun.signal === runSignal(runtime));
   const begin = (agentRun: AgentRun): Promise<OpenTurn> => {
     agentRun.turn ??= openTurn(store, agentRun.chatId, run.cache, reminder, refusal);
     return agentRun.turn;
@@ -115,10 +120,10 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
 
   const langchainTool = (definition: ToolDefinition<"todo_write" | "suggest_task">) =>
     tool(
-      async (input: unknown, config: { configurable?: unknown; signal?: AbortSignal }) => {
+      async (input: unknown, config: Runtime) => {
         const chat = chatOf(config.configurable);
         const agentRun = runs.get(chat);
-        if (agentRun === undefined || agentRun.ended !== undefined) throw new TypeError(refusal(definition.name));
+        if (!mine(agentRun, config) || agentRun.ended !== undefined) throw new TypeError(refusal(definition.name));
         const open = await begin(agentRun);
         const handlers = uiToolHandlers({ store, chatId: chat, ...run });
         const { text, ...ui } = await open.calls.run(definition.name, () => handlers[definition.name](input));
@@ -139,22 +144,25 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
     beforeAgent: async (_state, runtime) => {
       const chat = chatOf(runtime.configurable);
       const previous = runs.get(chat);
-      // A run still registered on this chat never ended (it threw outside the model call): its turn ends first.
+      // A run still registered on this chat failed outside the model call, or still runs: its turn ends
+      // first, and the newer run holds the chat's turn (one open turn per chat, as beginTurn keeps).
       if (previous !== undefined) await end(previous).catch(() => undefined);
       register(chat, runSignal(runtime));
     },
     wrapModelCall: async (request, handler) => {
       const tools = request.tools.map((t) => (t as { name?: unknown }).name);
       const chat = chatOf(request.runtime.configurable);
+      const registered = runs.get(chat);
       if (tools.includes(TODO_LIST_TOOL)) {
-        const agentRun = runs.get(chat);
-        if (agentRun !== undefined) await end(agentRun);
+        if (mine(registered, request.runtime)) await end(registered);
         throw new TypeError(
           `oda-tasks: ${NAME} replaces LangChain's todoListMiddleware: remove todoListMiddleware (its ${TODO_LIST_TOOL} tool) from the agent's middleware; two task lists would confuse the model`,
         );
       }
+      // A newer run on this chat holds its turn: this run's model calls go on without one (its tools are refused).
+      if (registered !== undefined && !mine(registered, request.runtime)) return handler(request);
       // A model call after the run's turn ended (a retry by a middleware listed before this one) opens the next.
-      const agentRun = runs.get(chat) ?? register(chat, runSignal(request.runtime));
+      const agentRun = registered ?? register(chat, runSignal(request.runtime));
       const open = await begin(agentRun);
       try {
         return await handler(open.reminder === null ? request : withReminder(request, open.reminder));
@@ -166,9 +174,15 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
     },
     afterAgent: async (_state, runtime) => {
       const agentRun = runs.get(chatOf(runtime.configurable));
-      if (agentRun !== undefined) await end(agentRun);
+      if (mine(agentRun, runtime)) await end(agentRun);
     },
   }) as AgentMiddleware;
+}
+
+/** What the middleware reads of a hook's runtime or a tool call's config. */
+interface Runtime {
+  configurable?: unknown;
+  signal?: AbortSignal | undefined;
 }
 
 /** The request with the list's text after the system message (or as it, when there is none). */
@@ -183,7 +197,7 @@ function withReminder(request: ModelRequest, reminder: string): ModelRequest {
  * (the run's, the step's timeout and its failures), which stops following
  * the run once the step is over; the run's is kept beside it.
  */
-function runSignal(runtime: { configurable?: unknown; signal?: AbortSignal | undefined }): AbortSignal | undefined {
+function runSignal(runtime: Runtime): AbortSignal | undefined {
   const signals = (runtime.configurable as { __pregel_abort_signals?: { externalAbortSignal?: unknown } } | undefined)
     ?.__pregel_abort_signals;
   const external = signals?.externalAbortSignal;

@@ -272,6 +272,64 @@ test("two chats on one agent at once: each run's turn and tool calls stay on its
   assert.deepEqual([a[2], b[2]].sort(), ["suggestion_offered", "todo_update"]);
 });
 
+test("two runs on one chat at once: the newer holds the chat's turn; the older's end leaves it alone, its tools are refused", {
+  timeout: 20_000,
+}, async () => {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const gates = [];
+  const gate = () => {
+    const g = {};
+    g.started = new Promise((resolve) => (g.start = resolve));
+    g.done = new Promise((resolve) => (g.release = resolve));
+    gates.push(g);
+    return g;
+  };
+  const [gateA, gateB] = [gate(), gate()];
+  let n = 0;
+  const slow = tool(
+    async () => {
+      const g = gates[n++];
+      g.start();
+      await g.done;
+      return "slow done";
+    },
+    { name: "slow", description: "Waits to be released.", schema: { type: "object", properties: {} } },
+  );
+  const model = fakeModel()
+    .respondWithTools([{ id: "a1", name: "slow", args: {} }]) // A
+    .respondWithTools([
+      { id: "b1", name: "todo_write", args: good },
+      { id: "b2", name: "slow", args: {} },
+    ]) // B
+    .respondWithTools([{ id: "a2", name: "todo_write", args: good }]) // A, after B took the turn over
+    .respond(new AIMessage("A done"))
+    .respondWithTools([{ id: "b3", name: "suggest_task", args: suggestion }]) // B
+    .respond(new AIMessage("B done"));
+  const agent = createAgent({ model, tools: [slow], middleware: [odaTasksMiddleware({ store })] });
+  const runA = agent.invoke(user("A"), thread("c"));
+  await gateA.started;
+  const runB = agent.invoke(user("B"), thread("c"));
+  await gateB.started;
+  gateA.release();
+  const a = await runA;
+  assert.equal(a.messages.at(-1).content, "A done");
+  // A's todo_write came after B took the chat's turn over: refused, recorded nothing.
+  assert.match(toolResults(a.messages).a2[0], new RegExp(`^TypeError: ${lateRefusal("todo_write").replace(/[()]/g, "\\$&")}`));
+  gateB.release();
+  const b = await runB;
+  assert.deepEqual(toolResults(b.messages).b3, [texts[4], { offer }]);
+  assert.deepEqual(await types(store, "c"), [
+    "session",
+    "turn_started",
+    "turn_ended",
+    "turn_started",
+    "todo_update",
+    "suggestion_offered",
+    "turn_ended",
+  ]);
+});
+
 for (const [order, middleware] of [
   ["after", (store) => [odaTasksMiddleware({ store }), todoListMiddleware()]],
   ["before", (store) => [todoListMiddleware(), odaTasksMiddleware({ store })]],
