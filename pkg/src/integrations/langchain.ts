@@ -103,8 +103,9 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
   /** Whether `agentRun` is the run `runtime` belongs to (a newer run on the chat has taken its turn over). */
   const mine = (agentRun: AgentRun | undefined, runtime: Runtime): agentRun is AgentRun =>
     agentRun !== undefined && (agentRun.signal === undefined || agentRun.signal === runSignal(runtime));
-  const begin = (agentRun: AgentRun): Promise<OpenTurn> => {
-    agentRun.turn ??= openTurn(store, agentRun.chatId, run.cache, reminder, refusal);
+  /** The run's turn, begun on first use; `undefined` once the run ended (aborted) before it began. */
+  const begin = (agentRun: AgentRun): Promise<OpenTurn> | undefined => {
+    if (agentRun.ended === undefined) agentRun.turn ??= openTurn(store, agentRun.chatId, run.cache, reminder, refusal);
     return agentRun.turn;
   };
   /** Ends the run's turn once (after its tool calls settle); later calls of its tools are refused. */
@@ -125,6 +126,7 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
         const agentRun = runs.get(chat);
         if (!mine(agentRun, config) || agentRun.ended !== undefined) throw new TypeError(refusal(definition.name));
         const open = await begin(agentRun);
+        if (open === undefined) throw new TypeError(refusal(definition.name));
         const handlers = uiToolHandlers({ store, chatId: chat, ...run });
         const { text, ...ui } = await open.calls.run(definition.name, () => handlers[definition.name](input));
         // The model reads `text`; the artifact carries what the UI draws.
@@ -164,6 +166,7 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
       // A model call after the run's turn ended (a retry by a middleware listed before this one) opens the next.
       const agentRun = registered ?? register(chat, runSignal(request.runtime));
       const open = await begin(agentRun);
+      if (open === undefined) return handler(request); // aborted before its first model call: no turn to write
       try {
         return await handler(open.reminder === null ? request : withReminder(request, open.reminder));
       } catch (e) {

@@ -7,7 +7,7 @@
 // tests/node/langchain.test.mjs, against the BUILT package.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, createAgent, fakeModel, todoListMiddleware, tool } from "langchain";
+import { AIMessage, createAgent, createMiddleware, fakeModel, todoListMiddleware, tool } from "langchain";
 import { createChat, MemoryStore, replaySuggestions, replayTodos, todoListText, todoWrite } from "oda-tasks";
 import { odaTasksMiddleware } from "oda-tasks/langchain";
 
@@ -193,6 +193,42 @@ test("aborted while another tool runs: the turn still ends (the run's signal, no
   controller.abort();
   await assert.rejects(run);
   assert.deepEqual(await ended, ["session", "turn_started", "todo_update", "turn_ended"]);
+});
+
+test("aborted before its first model call reaches the middleware: nothing is written", { timeout: 20_000 }, async () => {
+  const { store } = await setup();
+  let started;
+  let reached;
+  let release;
+  const waiting = new Promise((resolve) => (started = resolve));
+  const inside = new Promise((resolve) => (reached = resolve));
+  const gate = new Promise((resolve) => (release = resolve));
+  // A middleware before this one that holds the model call; one after it that tells it got through.
+  const holder = createMiddleware({
+    name: "holder",
+    wrapModelCall: async (request, handler) => {
+      started();
+      await gate;
+      return handler(request);
+    },
+  });
+  const probe = createMiddleware({
+    name: "probe",
+    wrapModelCall: (request, handler) => {
+      reached();
+      return handler(request);
+    },
+  });
+  const model = fakeModel().respond(new AIMessage("done"));
+  const agent = createAgent({ model, middleware: [holder, odaTasksMiddleware({ store }), probe] });
+  const controller = new AbortController();
+  const run = agent.invoke(user("go"), { ...thread("c"), signal: controller.signal });
+  await waiting;
+  controller.abort();
+  await assert.rejects(run);
+  release();
+  await inside;
+  assert.deepEqual(await types(store, "c"), ["session"]);
 });
 
 test("a run whose model call throws still ends its turn, after the todo_write it recorded; the model's error is the one thrown", async () => {
