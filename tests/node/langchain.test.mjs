@@ -24,6 +24,6 @@ test("odaTasksMiddleware in createAgent under Node 22: texts, artifacts, one tur
     env,
   });
   assert.equal(r.status, 0, `${r.stdout.slice(-6000)}\n${r.stderr.slice(-3000)}`);
-  assert.match(r.stdout, /ℹ pass 15\b/);
+  assert.match(r.stdout, /ℹ pass 17\b/);
   assert.match(r.stdout, /ℹ fail 0\b/);
 });

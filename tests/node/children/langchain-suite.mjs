@@ -7,7 +7,7 @@
 // tests/node/langchain.test.mjs, against the BUILT package.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, createAgent, createMiddleware, fakeModel, todoListMiddleware, tool } from "langchain";
+import { AIMessage, createAgent, createMiddleware, fakeModel, modelRetryMiddleware, todoListMiddleware, tool } from "langchain";
 import { createChat, MemoryStore, replaySuggestions, replayTodos, todoListText, todoWrite } from "oda-tasks";
 import { odaTasksMiddleware } from "oda-tasks/langchain";
 
@@ -240,6 +240,25 @@ test("a run whose model call throws still ends its turn, after the todo_write it
   await assert.rejects(agent.invoke(user("go"), thread("c")), (e) => e.message.includes("provider down"));
   assert.deepEqual(await types(store, "c"), ["session", "turn_started", "todo_update", "turn_ended"]);
 });
+
+for (const [order, expected] of [
+  ["listed first: a retried model call stays in the run's one turn", ["session", "turn_started", "turn_ended"]],
+  [
+    "listed after modelRetryMiddleware: the failure ends the turn, the retry opens the next",
+    ["session", "turn_started", "turn_ended", "turn_started", "turn_ended"],
+  ],
+]) {
+  test(`a model call retried by modelRetryMiddleware, odaTasksMiddleware ${order}`, async () => {
+    const { store } = await setup();
+    const model = fakeModel().respond(new Error("overloaded")).respond(new AIMessage("done"));
+    const retry = modelRetryMiddleware({ maxRetries: 1, initialDelayMs: 0, jitter: false });
+    const ours = odaTasksMiddleware({ store });
+    const agent = createAgent({ model, middleware: order.startsWith("listed first") ? [ours, retry] : [retry, ours] });
+    const result = await agent.invoke(user("go"), thread("c"));
+    assert.equal(result.messages.at(-1).content, "done");
+    assert.deepEqual(await types(store, "c"), expected);
+  });
+}
 
 test("two runs on one chat: two turns; the reminder follows aiTurn's rule (everyTurns) and goes after the system prompt", async () => {
   const store = new MemoryStore();
