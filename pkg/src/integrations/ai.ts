@@ -4,10 +4,9 @@
 // the UI's tool part gets `{ text, card?, offer? }`.
 import { jsonSchema, tool, type Tool } from "ai";
 import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
-import { ANY, oneOf, ownOptions, readOptions, wholeNumber } from "../core/options.js";
+import { ANY, ownOptions, readOptions } from "../core/options.js";
 import { RUN_OPTION_RULES } from "../chat/run.js";
-import { beginTurn, endTurn } from "../chat/lifecycle.js";
-import { todoReminder } from "../chat/reminder.js";
+import { openTurn, TURN_REMINDER_RULES, type TurnReminderOptions } from "../chat/turn.js";
 import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions, type UiToolHandlers } from "./tool-handlers.js";
 import type { UiToolResult } from "../chat/run.js";
 import { ChatParts, partWriter, type OdaPartWriter } from "./ai-parts.js";
@@ -48,16 +47,7 @@ export interface AiToolsOptions extends ChatToolsOptions {
  * @example
  * const options: AiTurnOptions = { store, chatId: "chat-1", remind: "always" }; // after compaction
  */
-export interface AiTurnOptions extends AiToolsOptions {
-  /**
-   * `"due"` (default): the list's text when `reminderDue` says so;
-   * `"always"`: whenever the list has items (after compaction, on resume);
-   * `"never"`: no reminder.
-   */
-  remind?: "due" | "always" | "never";
-  /** `reminderDue`'s `everyTurns` (default 3). */
-  everyTurns?: number;
-}
+export interface AiTurnOptions extends AiToolsOptions, TurnReminderOptions {}
 
 /**
  * What {@link aiTurn} hands the model call: the tools, the turn's number and
@@ -118,38 +108,6 @@ function boundTools(handlers: UiToolHandlers, runner: Runner, parts: ChatParts |
 }
 
 /**
- * The tool calls of one {@link aiTurn}: each is counted while it runs, so
- * the turn ends only after all have settled; once the model call has
- * settled, a call that begins is refused and records nothing.
- */
-class TurnCalls {
-  readonly #running = new Set<Promise<unknown>>();
-  #closed = false;
-
-  run: Runner = (name, run) => {
-    if (this.#closed) {
-      return Promise.reject(
-        new TypeError(
-          `oda-tasks: ${name} was called after its aiTurn's model call settled; it was refused and recorded nothing ` +
-            "(a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
-        ),
-      );
-    }
-    const call = run();
-    this.#running.add(call);
-    const done = () => this.#running.delete(call);
-    call.then(done, done);
-    return call;
-  };
-
-  /** Refuses new calls and waits until every call that began has settled. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
-  }
-}
-
-/**
  * Runs one model call as one turn of chat `chatId`: begins the turn, hands
  * `call` the tools and the list's reminder, and ends the turn when `call`
  * settles, also when it throws or is aborted. A tool call still running
@@ -177,40 +135,34 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
     ...RUN_OPTION_RULES,
     store: ANY,
     chatId: ANY,
-    remind: oneOf("due", "always", "never"),
-    everyTurns: wholeNumber(1),
     writer: ANY,
+    ...TURN_REMINDER_RULES,
   });
   const chat = chatToolsOptions("aiTurn", rest);
-  const { store, chatId, cache } = chat;
-  const parts = writer === undefined ? null : new ChatParts(store, chatId, cache, partWriter("aiTurn", writer));
-  const calls = new TurnCalls();
-  const tools = boundTools(uiToolHandlers(chat), calls.run, parts);
-  const states = cache === undefined ? undefined : { cache };
-  const turn = await beginTurn(store, chatId, states);
+  const parts = writer === undefined ? null : new ChatParts(chat.store, chat.chatId, chat.cache, partWriter("aiTurn", writer));
+  const open = await openTurn(
+    chat.store,
+    chat.chatId,
+    chat.cache,
+    { remind, ...(everyTurns === undefined ? {} : { everyTurns }) },
+    (name) =>
+      `oda-tasks: ${name} was called after its aiTurn's model call settled; it was refused and recorded nothing ` +
+      "(a turn's tools work while its call runs: await every model call inside the call given to aiTurn)",
+  );
+  const tools = boundTools(uiToolHandlers(chat), open.calls.run, parts);
   // The parts are a view: a failed read leaves them as they were, the turn runs on.
   const showPlan = () => parts?.plan().catch(() => undefined);
   await showPlan();
-  let reminder: string | null = null;
   let result: T;
   try {
-    if (remind !== "never") {
-      reminder = await todoReminder(store, chatId, {
-        always: remind === "always",
-        ...(everyTurns === undefined ? {} : { everyTurns }),
-        ...states,
-      });
-    }
-    result = await call({ tools, turn, reminder });
+    result = await call({ tools, turn: open.turn, reminder: open.reminder });
   } catch (e) {
     // The call's failure is the one to report; the turn still ends, after its tool calls.
-    await calls.close();
-    await endTurn(store, chatId, states).catch(() => undefined);
+    await open.end().catch(() => undefined);
     await showPlan();
     throw e;
   }
-  await calls.close();
-  await endTurn(store, chatId, states);
+  await open.end();
   await showPlan();
   return result;
 }

@@ -56,6 +56,7 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
     "dist/entrypoints/index.workerd.js",
     "dist/entrypoints/wasm-inline.js",
     "dist/entrypoints/ai.js",
+    "dist/entrypoints/langchain.js",
     "dist/entrypoints/cli.js",
     "dist/entrypoints/browser.js",
     "dist/entrypoints/node.js",

@@ -2,7 +2,8 @@
 // recipes of docs/integration.md as printed, type-checked with the real
 // packages' types and run under Node 22 (which `ai` 7 needs) with scripted
 // models and no network: the Vercel AI SDK (tests/node/support/ai-suite.mjs), and
-// @openai/agents, LangChain, Mastra and @google/genai (tests/node/support/frameworks-suite.mjs).
+// @openai/agents, LangChain (its tools, and a v1 createAgent with odaTasksMiddleware), Mastra and
+// @google/genai (tests/node/support/frameworks-suite.mjs).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -21,7 +22,15 @@ execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "
 const node22 = join(runtimes, "node_modules/node-22/bin/node");
 
 const fixture = (name) => readFileSync(join(root, "tests/node/support", name), "utf8");
-const recipeTs = ["reply-ai.ts", "tools-agents.ts", "tools-langchain.ts", "tools-mastra.ts", "tools-genai.ts", "one-liners.ts"];
+const recipeTs = [
+  "reply-ai.ts",
+  "tools-agents.ts",
+  "tools-langchain.ts",
+  "agent-langchain.ts",
+  "tools-mastra.ts",
+  "tools-genai.ts",
+  "one-liners.ts",
+];
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {
   deps: {
@@ -29,6 +38,7 @@ const dir = consumer(once, tarball, {
     "@openai/agents": "0.20.0",
     zod: "4.6.7",
     "@langchain/core": "1.4.0",
+    langchain: "1.5.14",
     "@mastra/core": "1.71.0",
     "@google/genai": "3.3.0",
     openai: "7.59.0",
@@ -77,8 +87,8 @@ test("Vercel AI SDK: aiTools and aiTurn with generateText and streamText over Me
   assert.match(out, /ℹ fail 0\b/);
 });
 
-test("@openai/agents, LangChain, Mastra and @google/genai with scripted models", () => {
+test("@openai/agents, LangChain (tools, and createAgent with odaTasksMiddleware), Mastra and @google/genai with scripted models", () => {
   const out = suite("frameworks-suite.mjs");
-  assert.match(out, /ℹ pass 4\b/);
+  assert.match(out, /ℹ pass 5\b/);
   assert.match(out, /ℹ fail 0\b/);
 });
