@@ -12,14 +12,14 @@ const pkg = fileURLToPath(new URL("../pkg/", import.meta.url));
 const src = join(pkg, "src");
 const dist = join(pkg, "dist");
 
+/** The main entry (`.` for browsers): every other entry that uses the core shares its modules' chunk. */
+const CORE = "entrypoints/index";
+
 /**
  * Internal modules the repository's unit tests and bench import by their
  * dist path. Each is built as an entry that only re-exports a shared chunk
  * (checked below), so its state is the package's own and no code ships twice.
  */
-/** The main entry (`.` for browsers): every other entry that uses the core shares its modules' chunk. */
-const CORE = "entrypoints/index";
-
 const TEST_ENTRIES = ["core/entry-text", "core/realm-guard", "stores/jsonl/lock", "stores/jsonl/scanner"];
 
 /** `./dist/x/y.js` of every export condition and bin, as `x/y`. */
