@@ -73,9 +73,9 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
     assert.ok(files.includes(file), `${file} is packed (got ${files.join(", ")})`);
   }
   assert.ok(!files.some((f) => f.startsWith("src/")), "sources stay out");
-  // Bundled: the JS is the exported entries and their shared chunks (and the inlined .wasm); a module of
+  // Bundled: the JS is the exported entries (and the bin) and their shared chunks (and the inlined .wasm); a module of
   // its own elsewhere is one of the stubs the repository's tests import, which only re-exports a chunk.
-  const targets = new Set(JSON.stringify(manifest.exports).match(/dist\/[\w/.-]+\.js/g));
+  const targets = new Set(JSON.stringify([manifest.exports, manifest.bin]).match(/dist\/[\w/.-]+\.js/g));
   for (const file of files.filter((f) => f.endsWith(".js") && f.startsWith("dist/"))) {
     if (targets.has(file) || /^dist\/chunks\/[\w-]+\.js$/.test(file) || file === "dist/entrypoints/wasm-inline.js") continue;
     const text = readFileSync(join(clone, "pkg", file), "utf8").replace(/^\/\/.*$/gm, "");
