@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import * as pkg from "oda-tasks";
@@ -37,7 +37,7 @@ test("browser entry: calls before init() say what to do; init() once, then it wo
   // process of its own: in this one the Node entry has initialised the core.
   const entry = new URL("../../pkg/dist/entrypoints/index.js", import.meta.url).href;
   const script = `
-    import { readFileSync } from "node:fs";
+    import { readdirSync, readFileSync } from "node:fs";
     const web = await import(${JSON.stringify(entry)});
     const out = {};
     try { web.todoWrite([], { todos: [] }); out.before = "no error"; } catch (e) { out.before = e instanceof Error && e.message === web.NOT_INITIALISED; }
@@ -135,6 +135,17 @@ test("bundled: every subpath export loads, and Node's entry loads a handful of f
     const module = await import(name);
     assert.ok(Object.keys(module).length > 0, `${name} exports something`);
   }
+  // Only the package's own sources are bundled: peers (ai, pg, ...) and runtime modules stay imports.
+  const dist = new URL("../../pkg/dist/", import.meta.url);
+  for (const map of readdirSync(dist, { recursive: true }).filter((f) => f.endsWith(".js.map"))) {
+    const { sources } = JSON.parse(readFileSync(new URL(map, dist), "utf8"));
+    assert.deepEqual(
+      sources.filter((s) => !/^(\.\.\/)+src\/[\w/.-]+\.ts$/.test(s)),
+      [],
+      `${map} bundles only pkg/src`,
+    );
+  }
+  assert.match(readFileSync(new URL("entrypoints/ai.js", dist), "utf8"), /^import \{[^}]*\} from "ai";$/m);
   // The files a fresh process reads for `import "oda-tasks"` (the loader's own hooks see each one).
   const script = `
     import { registerHooks } from "node:module";
