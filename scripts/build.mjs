@@ -1,11 +1,12 @@
 // Builds the npm package in pkg/: the Rust core to .wasm, the wasm-bindgen
 // glue (pkg/wasm/), the tool definitions as constants (pkg/src/gen/), then
-// the TypeScript host layer (pkg/dist/). Run through `npm run build`, which
+// the TypeScript host layer (pkg/dist/: .d.ts by tsc, bundled JS by esbuild). Run through `npm run build`, which
 // first installs what is missing (scripts/setup.sh).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { bundle } from "./bundle.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
@@ -125,4 +126,8 @@ export const CORE_IMPORTS: readonly string[] = ${JSON.stringify(signature(WebAss
 `,
 );
 
+// tsc type-checks and writes the .d.ts files (pkg/tsconfig.json emits no JS);
+// esbuild then writes the JS, each entry point bundled (scripts/bundle.mjs).
+rmSync(new URL("../pkg/dist/", import.meta.url), { recursive: true, force: true });
 run("node", ["node_modules/typescript/bin/tsc", "-p", "pkg"]);
+await bundle();

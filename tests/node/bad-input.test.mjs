@@ -1806,12 +1806,16 @@ test("entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typ
     await assert.rejects(store.append("c", [bad]), (e) => e instanceof TypeError && e.message === message, message);
   }
   assert.deepEqual(await store.read("c"), [session], "nothing written");
-  // A copy of the module loaded after the app wrapped JSON.stringify takes the
-  // wrapper: its check refuses what the wrapper makes, rather than write it.
+  // A copy of the package's code loaded after the app wrapped JSON.stringify takes the
+  // wrapper: its check refuses what the wrapper makes, rather than write it. (The module
+  // is bundled: a fresh copy of the shared chunk it re-exports is a fresh copy of its code.)
+  const { readFileSync } = await import("node:fs");
+  const stub = readFileSync(new URL("../../pkg/dist/core/entry-text.js", import.meta.url), "utf8");
+  const chunk = /\bentryLine\b[^}]*\} from "\.\.\/(chunks\/[\w-]+\.js)"/.exec(stub)[1];
   const stringify = JSON.stringify;
   JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
   try {
-    const late = await import(`../../pkg/dist/core/entry-text.js?wrapped=${Date.now()}`);
+    const late = await import(`../../pkg/dist/${chunk}?wrapped=${Date.now()}`);
     assert.throws(() => late.entryLine({ type: "x", a: 1 }), {
       name: "TypeError",
       message: "oda-tasks: the entry's JSON text is not one line (is JSON.stringify wrapped?); nothing was written",

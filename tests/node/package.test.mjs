@@ -2,6 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import * as pkg from "oda-tasks";
 
@@ -35,7 +37,7 @@ test("browser entry: calls before init() say what to do; init() once, then it wo
   // process of its own: in this one the Node entry has initialised the core.
   const entry = new URL("../../pkg/dist/entrypoints/index.js", import.meta.url).href;
   const script = `
-    import { readFileSync } from "node:fs";
+    import { readdirSync, readFileSync } from "node:fs";
     const web = await import(${JSON.stringify(entry)});
     const out = {};
     try { web.todoWrite([], { todos: [] }); out.before = "no error"; } catch (e) { out.before = e instanceof Error && e.message === web.NOT_INITIALISED; }
@@ -108,4 +110,52 @@ test("export conditions: edge-light (Next.js Edge routes) gets the inlined entry
   assert.equal(resolved("workerd", "worker"), "index.workerd.js");
   assert.equal(resolved("worker"), "index.workerd.js");
   assert.equal(resolved("workerd", "edge-light"), "index.workerd.js");
+});
+
+test("source maps: with --enable-source-maps an oda-tasks: error from the built package names the TypeScript file and line", () => {
+  const script = `
+    import { ChatState } from "oda-tasks";
+    try { ChatState.empty({ maxLineBytes: -1 }); } catch (e) { console.log(e.stack); }`;
+  const stack = execFileSync(process.execPath, ["--enable-source-maps", "--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.match(stack, /^TypeError: oda-tasks: invalid arguments of ChatState: `maxLineBytes` must be/);
+  const [, file, line] = /\n {4}at [^\n]*?\((\/[^\n]*\/pkg\/src\/[\w/.-]+\.ts):(\d+):\d+\)/.exec(stack) ?? [];
+  assert.ok(file, `the first frame names a pkg/src/*.ts file:\n${stack}`);
+  // The line it names is the throw in the source.
+  assert.match(readFileSync(file, "utf8").split("\n")[Number(line) - 1], /throw /);
+  // Without the flag the same frame is the bundle's file: the map is what points at the source.
+  const plain = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.match(plain.split("\n")[1], /\/pkg\/dist\/[\w/-]+\.js:\d+:\d+\)$/);
+});
+
+test("bundled: every subpath export loads, and Node's entry loads a handful of files (the core in one shared chunk)", async () => {
+  const manifest = JSON.parse(readFileSync(new URL("../../pkg/package.json", import.meta.url), "utf8"));
+  const subpaths = Object.keys(manifest.exports).filter((k) => !k.includes("*") && !/\.(wasm|json)$/.test(k));
+  for (const subpath of subpaths) {
+    const name = subpath === "." ? "oda-tasks" : `oda-tasks/${subpath.slice(2)}`;
+    const module = await import(name);
+    assert.ok(Object.keys(module).length > 0, `${name} exports something`);
+  }
+  // Only the package's own sources are bundled: peers (ai, pg, ...) and runtime modules stay imports.
+  const dist = new URL("../../pkg/dist/", import.meta.url);
+  for (const map of readdirSync(dist, { recursive: true }).filter((f) => f.endsWith(".js.map"))) {
+    const { sources } = JSON.parse(readFileSync(new URL(map, dist), "utf8"));
+    assert.deepEqual(
+      sources.filter((s) => !/^(\.\.\/)+src\/[\w/.-]+\.ts$/.test(s)),
+      [],
+      `${map} bundles only pkg/src`,
+    );
+  }
+  assert.match(readFileSync(new URL("entrypoints/ai.js", dist), "utf8"), /^import \{[^}]*\} from "ai";$/m);
+  // The files a fresh process reads for `import "oda-tasks"` (the loader's own hooks see each one).
+  const script = `
+    import { registerHooks } from "node:module";
+    const seen = [];
+    registerHooks({ load(url, context, next) { if (url.includes("/pkg/")) seen.push(url.replace(/^.*\\/pkg\\//, "")); return next(url, context); } });
+    const { todoWrite } = await import("oda-tasks");
+    todoWrite([], { todos: [] });
+    console.log(JSON.stringify(seen));`;
+  const node24 = fileURLToPath(new URL("../runtimes/node_modules/node-24/bin/node", import.meta.url));
+  const seen = JSON.parse(execFileSync(node24, ["--input-type=module", "-e", script], { encoding: "utf8" }));
+  assert.ok(seen.includes("dist/entrypoints/index.node.js") && seen.includes("wasm/oda_tasks.js"), seen.join(", "));
+  assert.ok(seen.length <= 8, `Node's entry loads ${seen.length} files: ${seen.join(", ")}`);
 });

@@ -63,9 +63,10 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
     "dist/entrypoints/postgres.js",
     "dist/entrypoints/sqlite.js",
     "dist/entrypoints/testing.js",
-    "dist/stores/sqlite/sql.js",
-    "dist/testing/contract.js",
-    "dist/integrations/sdk-tools.js",
+    "dist/entrypoints/index.node.js.map",
+    "dist/stores/sqlite/sql.d.ts",
+    "dist/testing/contract.d.ts",
+    "dist/integrations/sdk-tools.d.ts",
     "wasm/oda_tasks.js",
     "wasm/oda_tasks.d.ts",
     "wasm/oda_tasks_bg.wasm",
@@ -73,6 +74,14 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
     assert.ok(files.includes(file), `${file} is packed (got ${files.join(", ")})`);
   }
   assert.ok(!files.some((f) => f.startsWith("src/")), "sources stay out");
+  // Bundled: the JS is the exported entries (and the bin) and their shared chunks (and the inlined .wasm); a module of
+  // its own elsewhere is one of the stubs the repository's tests import, which only re-exports a chunk.
+  const targets = new Set(JSON.stringify([manifest.exports, manifest.bin]).match(/dist\/[\w/.-]+\.js/g));
+  for (const file of files.filter((f) => f.endsWith(".js") && f.startsWith("dist/"))) {
+    if (targets.has(file) || /^dist\/chunks\/[\w-]+\.js$/.test(file) || file === "dist/entrypoints/wasm-inline.js") continue;
+    const text = readFileSync(join(clone, "pkg", file), "utf8").replace(/^\/\/.*$/gm, "");
+    assert.match(text, /^(\s*(import|export) \{[^}]*\}( from "[^"]+")?;|\s*import "[^"]+";)+\s*$/, `${file} only re-exports`);
+  }
   assert.equal(readFileSync(join(clone, "pkg/LICENSE"), "utf8"), readFileSync(join(root, "LICENSE"), "utf8"));
   assert.match(readFileSync(join(root, "LICENSE"), "utf8"), /^MIT License\n/);
   assert.equal(readFileSync(join(clone, "pkg/CHANGELOG.md"), "utf8"), readFileSync(join(root, "CHANGELOG.md"), "utf8"));
@@ -102,7 +111,8 @@ test("package.json: bin without ./, engines as tested, side effects only where t
   assert.equal(manifest.engines.node, ">=20.19");
   const [major, minor] = process.versions.node.split(".").map(Number);
   assert.ok(major > 20 || (major === 20 && minor >= 19), `these tests run on Node ${process.versions.node}`);
-  // The entries that load the core on import, the CLI, and the elements (they define themselves on import).
+  // The entries that load the core on import, the CLI, the elements (they define themselves on import), and the
+  // bundle's shared chunks (one may run code on import that an entry relies on: a bare `import "chunk"`).
   assert.deepEqual(manifest.sideEffects, [
     "./dist/entrypoints/index.node.js",
     "./dist/entrypoints/index.inline.js",
@@ -110,6 +120,7 @@ test("package.json: bin without ./, engines as tested, side effects only where t
     "./dist/entrypoints/cli.js",
     "./dist/elements/index.js",
     "./dist/elements/react.js",
+    "./dist/chunks/*.js",
   ]);
   assert.equal(manifest.types, "./dist/entrypoints/index.d.ts");
   assert.equal(manifest.scripts.prepack, "node ../scripts/prepack.mjs");

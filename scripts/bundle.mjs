@@ -1,0 +1,176 @@
+// The JS of pkg/dist: each entry point the package exports (read from
+// pkg/package.json, so a new subpath needs no edit here) bundled by esbuild
+// from pkg/src, with the code two entries share in chunks (dist/chunks/), so a
+// cold start loads a few files instead of one per module and no code ships
+// twice. Run by scripts/build.mjs after tsc has written the .d.ts files.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const pkg = fileURLToPath(new URL("../pkg/", import.meta.url));
+const src = join(pkg, "src");
+const dist = join(pkg, "dist");
+
+/** The main entry (`.` for browsers): every other entry that uses the core shares its modules' chunk. */
+const CORE = "entrypoints/index";
+
+/**
+ * Internal modules the repository's unit tests and bench import by their
+ * dist path. Each is built as an entry that only re-exports a shared chunk
+ * (checked below), so its state is the package's own and no code ships twice.
+ */
+const TEST_ENTRIES = ["core/entry-text", "core/realm-guard", "stores/jsonl/lock", "stores/jsonl/scanner"];
+
+/** `./dist/x/y.js` of every export condition and bin, as `x/y`. */
+function exportedEntries() {
+  const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+  const found = new Set();
+  const walk = (value) => {
+    if (typeof value === "string") {
+      const m = /^(?:\.\/)?dist\/(.+)\.js$/.exec(value);
+      if (m) found.add(m[1]);
+    } else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(manifest.exports);
+  walk(manifest.bin);
+  return [...found].sort();
+}
+
+/** Where a file of pkg/src (or the pkg/ tree) is once built: `src/a/b.ts` is `dist/a/b.js`. */
+const built = (file) => (file.startsWith(src + sep) ? join(dist, relative(src, file)).replace(/\.ts$/, ".js") : file);
+
+/**
+ * A path to `target` (a built location) from any file one folder below dist/,
+ * where every entry and chunk sits, so it holds wherever esbuild puts the code.
+ */
+const fromDepthOne = (target) => `../${relative(dist, target).split(sep).join("/")}`;
+
+/**
+ * Bundles pkg/src into pkg/dist and checks the layout the relative paths rely on.
+ *
+ * @example
+ * await bundle(); // after tsc -p pkg
+ */
+export async function bundle() {
+  const exported = new Map(exportedEntries().map((name) => [join(src, `${name}.ts`), name]));
+  const entries = new Map([...exported, ...TEST_ENTRIES.map((name) => [join(src, `${name}.ts`), name])]);
+  for (const file of entries.keys())
+    if (!existsSync(file)) throw new Error(`bundle: ${relative(pkg, file)} is exported (pkg/package.json) but has no source`);
+
+  const coreFile = join(src, `${CORE}.ts`);
+  /** The entries that import the main entry's modules too (set after the first pass). */
+  const withCore = new Set();
+  const layout = {
+    name: "oda-tasks-layout",
+    setup(b) {
+      // A test entry re-exports its module (and imports the main entry's, like the exported entries).
+      b.onResolve({ filter: /^oda-test-entry:/ }, (args) => ({ path: args.path.slice(15), namespace: "oda-test-entry" }));
+      b.onLoad({ filter: /.*/, namespace: "oda-test-entry" }, (args) => ({
+        contents: `export * from ${JSON.stringify(args.path)};\nimport ${JSON.stringify(coreFile)};\n`,
+        resolveDir: dirname(args.path),
+        loader: "js",
+      }));
+      b.onResolve({ filter: /^\.\.?\// }, async (args) => {
+        if (args.pluginData?.inner) return undefined;
+        const target = resolve(args.resolveDir, args.path);
+        // A file written into dist/ after the bundle (its .d.ts stands in the sources): wasm-inline.js.
+        const stand = join(dirname(target), args.path.split("/").at(-1).replace(/\.js$/, ".d.ts"));
+        if (target.startsWith(src + sep) && !existsSync(target.replace(/\.js$/, ".ts")) && existsSync(stand))
+          return { path: fromDepthOne(built(target)), external: true };
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { inner: true },
+        });
+        if (r.errors.length > 0) return { errors: r.errors };
+        // The wasm-bindgen glue and the .wasm stay files of their own in pkg/wasm/.
+        if (!r.path.startsWith(src + sep)) return { path: fromDepthOne(r.path), external: true };
+        // An entry imported by another entry stays an import of that file: its side effects (loading the core) stay in it.
+        if (exported.has(r.path) && r.path !== args.importer) {
+          if (!exported.has(args.importer))
+            throw new Error(`bundle: ${relative(pkg, args.importer)} imports the entry ${relative(pkg, r.path)}; only entries may`);
+          const path = relative(dirname(built(args.importer)), built(r.path))
+            .split(sep)
+            .join("/");
+          return { path: path.startsWith(".") ? path : `./${path}`, external: true };
+        }
+        return undefined;
+      });
+      // `new URL("../../x", import.meta.url)` written for its source's folder, made to hold from the bundle's.
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        const text = readFileSync(args.path, "utf8");
+        const contents = text.replace(
+          /new URL\((["'])(\.\.?\/[^"']*)\1, import\.meta\.url\)/g,
+          (_, q, rel) =>
+            `new URL(${q}${fromDepthOne(built(resolve(dirname(args.path), rel)))}${rel.endsWith("/") ? "/" : ""}${q}, import.meta.url)`,
+        );
+        const tail = withCore.has(args.path) ? `\nimport ${JSON.stringify(coreFile)};\n` : "";
+        return { contents: contents + tail, loader: "ts" };
+      });
+    },
+  };
+
+  const options = {
+    absWorkingDir: pkg,
+    outdir: dist,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    charset: "utf8",
+    // Bundling renames a function whose name another module also uses (`init2`); its `.name` stays the source's.
+    keepNames: true,
+    // Optional peers and runtime modules stay imports: the app has them, or the entry that needs them is not imported.
+    packages: "external",
+    external: ["node:*", "bun:*", "cloudflare:*"],
+    chunkNames: "chunks/[name]-[hash]",
+    metafile: true,
+    logLevel: "warning",
+    // pkg/package.json's sideEffects names the built files; the sources keep every import.
+    ignoreAnnotations: true,
+  };
+  // Which entries reach the main entry's modules (a first pass, nothing written).
+  const probe = await build({
+    ...options,
+    write: false,
+    entryPoints: [...entries].map(([file, name]) => ({ in: file, out: name })),
+    plugins: [layout],
+  });
+  const reach = (from) => {
+    const seen = new Set();
+    const visit = (file) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const i of probe.metafile.inputs[file]?.imports ?? []) if (!i.external) visit(i.path);
+    };
+    visit(from);
+    return seen;
+  };
+  const core = reach(relative(pkg, coreFile));
+  const usesCore = (file) => [...reach(relative(pkg, file))].some((f) => core.has(f));
+  // Such an entry also imports the main entry's modules, so all of them share one chunk: a cold start
+  // loads one file for the core, not one per set of entries that happen to share a module.
+  for (const file of exported.keys()) if (file !== coreFile && usesCore(file)) withCore.add(file);
+  const result = await build({
+    ...options,
+    entryPoints: [...entries].map(([file, name]) => ({ in: exported.has(file) ? file : `oda-test-entry:${file}`, out: name })),
+    sourcemap: "linked",
+    sourcesContent: true,
+    plugins: [layout],
+  });
+
+  // Every file that holds code sits one folder below dist/ (the relative paths above rely on it);
+  // a test entry deeper down only re-exports a chunk.
+  let bytes = 0;
+  const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith(".js"));
+  for (const [file, output] of outputs) {
+    bytes += output.bytes;
+    const depth = relative("dist", file).split("/").length - 1;
+    const code = Object.values(output.inputs).reduce((n, i) => n + i.bytesInOutput, 0);
+    if (depth !== 1 && code > 0) throw new Error(`bundle: ${file} holds code (${code} bytes) outside a folder one below dist/`);
+  }
+  console.error(`bundle: ${entries.size} entries and ${outputs.length - entries.size} shared chunks in pkg/dist, ${bytes} bytes of JS`);
+}
