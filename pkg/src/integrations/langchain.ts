@@ -6,7 +6,7 @@ import { createMiddleware, tool, type AgentMiddleware, type ModelRequest } from 
 import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
 import { ANY, readOptions } from "../core/options.js";
 import { RUN_OPTION_RULES, type RunToolOptions } from "../chat/run.js";
-import { openTurn, TURN_REMINDER_RULES, type OpenTurn } from "../chat/turn.js";
+import { openTurn, TURN_REMINDER_RULES, type OpenTurn, type TurnReminderOptions } from "../chat/turn.js";
 import { chatToolsOptions, uiToolHandlers } from "./tool-handlers.js";
 import { looseInputSchema } from "./sdk-tools.js";
 import type { Store } from "../stores/store.js";
@@ -20,18 +20,10 @@ import type { ToolDefinition } from "../core/types.js";
  * @example
  * const options: OdaTasksMiddlewareOptions = { store, remind: "always" }; // the chat: each run's thread_id
  */
-export interface OdaTasksMiddlewareOptions extends RunToolOptions {
+export interface OdaTasksMiddlewareOptions extends RunToolOptions, TurnReminderOptions {
   store: Store;
   /** The chat every run works on; omitted: each run's `configurable.thread_id`. */
   chatId?: string;
-  /**
-   * `"due"` (default): the list's text when `reminderDue` says so;
-   * `"always"`: whenever the list has items (after compaction, on resume);
-   * `"never"`: no reminder.
-   */
-  remind?: "due" | "always" | "never";
-  /** `reminderDue`'s `everyTurns` (default 3). */
-  everyTurns?: number;
 }
 
 /** The name LangChain knows the middleware by (`createAgent` refuses a name twice). */

@@ -26,8 +26,10 @@ export class MemoryStore implements Store {
    * commits (at once, in this process). Returns the function that stops it.
    *
    * @example
-   * const stop = store.watch("chat-1", (length) => console.log("now", length));
-   * await store.append("chat-1", [{ type: "turn_started" }]); // logs "now 2"
+   * const memory = new MemoryStore();
+   * await memory.create("chat-1", [{ type: "session", workspace: null }]);
+   * const stop = memory.watch("chat-1", (length) => console.log("now", length));
+   * await memory.append("chat-1", [{ type: "turn_started" }]); // logs "now 2"
    * stop();
    */
   watch(chatId: string, onChange: (length: number) => void): () => void {
