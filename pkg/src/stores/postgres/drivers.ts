@@ -4,7 +4,7 @@
 // LISTEN. The drivers are the app's; the package imports neither on this
 // path (`pg` is loaded only for a connection string).
 import type { PgPool, PgPoolClient } from "./client.js";
-import { asError, withCause } from "./errors.js";
+import { asError, isBug, isFatal, isServerError, withCause } from "./errors.js";
 
 /**
  * What the store needs of a postgres.js `Sql` (what `postgres(url)` returns).
@@ -85,11 +85,11 @@ interface PgOwnClient extends PgListenClient {
  * with `connect` (node-postgres and the pools that follow it); `null` for
  * anything else.
  */
-export function databaseOf(client: unknown): Database | null {
-  if (isPostgresJs(client)) return postgresJs(client);
+export function databaseOf(client: unknown, connectWait: number): Database | null {
+  if (isPostgresJs(client)) return postgresJs(client, connectWait);
   if (isPool(client)) return nodePostgres(client);
   const inner = (client as { $client?: unknown } | null)?.$client;
-  if (typeof client === "object" && client !== null && inner !== undefined && inner !== client) return databaseOf(inner);
+  if (typeof client === "object" && client !== null && inner !== undefined && inner !== client) return databaseOf(inner, connectWait);
   return null;
 }
 
@@ -188,13 +188,15 @@ function ignore(): void {}
 /**
  * postgres.js: `reserve()` for a session, `unsafe()` for its SQL (bind
  * values as they are; `SET LOCAL` is sent as literals), its SQLSTATE already
- * in `error.code` and `error.severity`; LISTEN through `sql.listen`.
+ * in `error.code` and `error.severity`; LISTEN through `sql.listen`. A
+ * server it cannot reach makes postgres.js try again forever: a lease waits
+ * `connectWait` ms at most, and fails as a lost connection does.
  */
-export function postgresJs(sql: PostgresJsSql): Database {
+export function postgresJs(sql: PostgresJsSql, connectWait: number): Database {
   const prepare = sql.options?.prepare !== false;
   const pool: PgPool = {
     async connect(): Promise<PgPoolClient> {
-      const reserved = await sql.reserve();
+      const reserved = await within(sql.reserve(), connectWait);
       return {
         async query(text, values) {
           const statement = typeof text === "string" ? { text, values } : text;
@@ -203,8 +205,17 @@ export function postgresJs(sql: PostgresJsSql): Database {
           const rows = await reserved.unsafe(statement.text, params, params.length > 0 ? { prepare } : {});
           return { rows: [...rows] };
         },
-        // A connection lost under a query is closed by postgres.js itself and opened again on next use.
-        release: () => reserved.release(),
+        release: (error) => {
+          if (!(error instanceof Error)) return reserved.release();
+          // postgres.js has closed a lost connection already (and opens it again on next use):
+          // releasing it would hand the closed one out again.
+          if (isFatal(error) || (!isServerError(error) && !isBug(error))) return;
+          // The connection stands, maybe inside a transaction: end it before it goes back.
+          Promise.resolve(reserved.unsafe("ROLLBACK")).then(
+            () => reserved.release(),
+            () => undefined,
+          );
+        },
       };
     },
     end: () => sql.end({ timeout: 5 }),
@@ -234,6 +245,27 @@ export function postgresJs(sql: PostgresJsSql): Database {
       };
     },
   };
+}
+
+/** `reserving`, or an Error after `ms` (the connection it brings later goes straight back). */
+async function within(reserving: Promise<PostgresJsReserved>, ms: number): Promise<PostgresJsReserved> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let late = false;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(new Error(`postgres.js gave no connection within ${ms} ms`));
+    }, ms);
+  });
+  reserving.then(
+    (reserved) => late && reserved.release(),
+    () => undefined,
+  );
+  try {
+    return await Promise.race([reserving, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A pool of pg's own for a connection string; its idle connections' errors (a server restart) are expected. */

@@ -52,7 +52,11 @@ export interface PostgresStoreOptions {
    * before it fails with `store/locked`, writing nothing; default 5 000.
    */
   lockTimeout?: number;
-  /** How long (ms) any one statement of the store may run before it fails with `store/unavailable`; default 30 000. */
+  /**
+   * How long (ms) any one statement of the store may run before it fails
+   * with `store/unavailable`; default 30 000. Over postgres.js, also how long
+   * a try waits for a connection (it retries an unreachable server forever).
+   */
   statementTimeout?: number;
   /**
    * Whether each write sends its notice (`pg_notify` in its transaction) for
@@ -142,7 +146,7 @@ export class PostgresStore implements Store {
       this.#db = poolFor(client).then(nodePostgres);
       this.#db.catch(() => undefined); // reported by the first operation
     } else {
-      const db = databaseOf(client);
+      const db = databaseOf(client, statementTimeout);
       if (db === null) {
         throw new TypeError("oda-tasks: PostgresStore needs a pg.Pool, a postgres.js Sql, Drizzle's db over one, or a connection string");
       }
