@@ -36,7 +36,12 @@ async function fresh({ migrate = true } = {}) {
     return p;
   };
   if (migrate) await new PostgresStore(sql()).migrate();
-  return { schema, sql, pool, done: () => Promise.all(clients.map((c) => c.end({ timeout: 1 }).catch(() => undefined))) };
+  return {
+    schema,
+    sql,
+    pool,
+    done: () => Promise.all(clients.map((c) => (c.reserve ? c.end({ timeout: 1 }) : c.end()).catch(() => undefined))),
+  };
 }
 
 const rejectsWith = (promise, code, message) =>
@@ -78,9 +83,9 @@ test("postgres.js: entries come back as the exact JSON text written, and the too
   try {
     const store = new PostgresStore(db.sql());
     await store.create("c", [topSession("c"), { type: "turn_started" }]);
-    await store.append("c", [{ type: "raw", n: 1.0, big: 12345678901234567890, k: { z: 1, a: 2 } }]);
+    await store.append("c", [{ type: "raw", n: 1.5, big: 2 ** 60, k: { z: 1, a: 2 } }]);
     const texts = await store.readTextFrom("c", 2);
-    assert.deepEqual(texts, ['{"type":"raw","n":1,"big":12345678901234567000,"k":{"z":1,"a":2}}']);
+    assert.deepEqual(texts, ['{"type":"raw","n":1.5,"big":1152921504606847000,"k":{"z":1,"a":2}}']);
     const memory = new MemoryStore();
     await memory.create("c", await store.read("c"));
     const r = await runTool(store, "c", todoCall);
