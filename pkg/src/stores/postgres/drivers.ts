@@ -19,7 +19,7 @@ export interface PostgresJsSql {
   /** Runs SQL text; with no values, by the simple protocol (several statements at once). */
   unsafe(text: string, values?: unknown[], options?: { prepare?: boolean }): PromiseLike<unknown[]>;
   /** LISTEN on a connection of postgres.js's own, re-listened by it after a lost connection (calling `onListen` again). */
-  listen(channel: string, onNotice: (payload: string) => void, onListen?: () => void): Promise<{ unlisten(): Promise<unknown> }>;
+  listen(channel: string, onNotice: (payload: string) => void, onListen?: () => void): Promise<PostgresJsListening>;
   /** Its transactions: the store does not use them (it must know a transaction's id before COMMIT). */
   begin: unknown;
   /** Closes every connection: {@link PostgresStore.end} calls it only on a client the store made itself. */
@@ -36,8 +36,21 @@ export interface PostgresJsSql {
  * reserved.release();
  */
 export interface PostgresJsReserved {
+  /** Runs SQL text on this connection. */
   unsafe(text: string, values?: unknown[], options?: { prepare?: boolean }): PromiseLike<unknown[]>;
+  /** Hands the connection back to the `Sql`'s pool. */
   release(): void;
+}
+
+/**
+ * What `sql.listen` resolves to.
+ *
+ * @example
+ * const { unlisten }: PostgresJsListening = await sql.listen("oda_tasks", (payload) => console.log(payload));
+ */
+export interface PostgresJsListening {
+  /** Stops this listener (postgres.js keeps its LISTEN connection until `sql.end()`). */
+  unlisten(): Promise<unknown>;
 }
 
 /** A LISTEN in place; `stop` ends it and hands its connection back. */

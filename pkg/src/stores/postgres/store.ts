@@ -27,10 +27,9 @@ import { LOCK_TIMEOUT, STATEMENT_TIMEOUT, asError, databaseError, isFatal, isSer
 import { databaseOf, poolFor, nodePostgres, type Database, type PostgresJsSql } from "./drivers.js";
 import { ChangeFeed } from "./feed.js";
 import { APPEND, CREATE, MIGRATIONS, MIGRATION_LOCK, READ, appendSql, createSql, migrationFiles } from "./sql.js";
-import type { ChangeListener } from "../watchers.js";
 
 export type { PgPool, PgPoolClient } from "./client.js";
-export type { PostgresJsSql, PostgresJsReserved } from "./drivers.js";
+export type { PostgresJsSql, PostgresJsReserved, PostgresJsListening } from "./drivers.js";
 export { POSTGRES_TABLES } from "./sql.js";
 
 /**
@@ -169,7 +168,7 @@ export class PostgresStore implements Store {
    * const stop = store.watch("chat-1", (length) => console.log("now", length));
    * stop();
    */
-  watch(chatId: string, onChange: ChangeListener): () => void {
+  watch(chatId: string, onChange: (length: number) => void): () => void {
     return this.#feed.watch(chatId, onChange);
   }
 
