@@ -213,7 +213,7 @@ test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError
     assert.equal(errors[0].code, "store/unavailable");
     assert.match(
       errors[0].message,
-      /^PostgresStore\.watch sent a notice that its LISTEN did not hear within 2000 ms \(LISTEN does not work through a PgBouncer in transaction mode\) \(no notice heard\); the watched chats are read in one query every 200 ms until it listens again \(next try in \d+ ms\)$/,
+      /^PostgresStore\.watch did not hear its probe notice within 2000 ms \(LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify\) \(no notice heard\); the watched chats are read in one query every 200 ms until it listens again \(next try in \d+ ms\)$/,
     );
     await new Promise((resolve) => setTimeout(resolve, 300)); // one poll sets where each chat stands
     assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
@@ -227,6 +227,44 @@ test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError
     await direct.end();
     await bouncer.stop();
     await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+  }
+});
+
+test("watch: a role that may not run pg_notify is told through onError and polls with one query", async () => {
+  // Roles and the grant on pg_notify belong to a database and a cluster: a database of its own.
+  const database = `oda_role_${process.pid}`;
+  const role = `oda_viewer_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${database}`);
+  const owner = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
+  const viewer = new pg.Pool({ connectionString: `postgres://${role}@127.0.0.1:${server.port}/${database}` });
+  try {
+    await new PostgresStore(owner).migrate();
+    await owner.query(`CREATE ROLE ${role} LOGIN`);
+    await owner.query(`GRANT SELECT ON oda_tasks_chats, oda_tasks_entries TO ${role}`);
+    await owner.query("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC");
+    const writer = new PostgresStore(owner); // a superuser: its writes still notify
+    await writer.create("a", [session]);
+    const errors = [];
+    const store = new PostgresStore(viewer, { watchPollMs: 200, onError: (e) => errors.push(e) });
+    const heard = [];
+    const stop = store.watch("a", (n) => heard.push(n));
+    await until("onError", () => errors.length > 0);
+    assert.equal(errors[0].code, "store/unavailable");
+    assert.match(
+      errors[0].message,
+      /^PostgresStore\.watch did not hear its probe notice within 2000 ms \(LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify\) \(permission denied for function pg_notify\); the watched chats are read in one query every 200 ms until it listens again \(next try in \d+ ms\)$/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // one poll sets where the chat stands
+    assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
+    await until("the polled change", () => heard.length === 1, 5_000);
+    assert.deepEqual(heard, [2]);
+    stop();
+    await store.end();
+  } finally {
+    await viewer.end().catch(() => undefined);
+    await owner.end();
+    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
   }
 });
 

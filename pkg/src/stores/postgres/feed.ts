@@ -103,7 +103,7 @@ export class ChangeFeed {
         return;
       }
       this.#listening = listening;
-      step = `sent a notice that its LISTEN did not hear within ${this.#options.probeMs} ms (LISTEN does not work through a PgBouncer in transaction mode)`;
+      step = `did not hear its probe notice within ${this.#options.probeMs} ms (LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify)`;
       await this.#probeOnce(db.pool);
       if (generation !== this.#generation || this.#listening !== listening) return;
       this.#state = "listening";
