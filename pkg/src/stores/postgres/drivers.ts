@@ -74,8 +74,6 @@ export type Listen = (
 export interface Database {
   pool: PgPool;
   listen: Listen;
-  /** Whether the driver re-listens by itself after a lost connection (postgres.js), calling `onListen`. */
-  relistens: boolean;
 }
 
 /** A `pg` client as far as LISTEN needs it (a `pg.PoolClient` is one). */
@@ -126,7 +124,6 @@ function isPool(client: unknown): client is PgPool {
 export function nodePostgres(pool: PgPool): Database {
   return {
     pool,
-    relistens: false,
     async listen(channel, onNotice, onLost) {
       const { Client, options } = pool as { Client?: new (config: object) => PgOwnClient; options?: object };
       let client: PgListenClient;
@@ -235,7 +232,6 @@ export function postgresJs(sql: PostgresJsSql, connectWait: number): Database {
   };
   return {
     pool,
-    relistens: true,
     async listen(channel, onNotice, _onLost, onListen) {
       let first = true;
       let over = false;
