@@ -22,7 +22,8 @@ fi
 # Debian's packages: Chromium for the browser tests (playwright-core never
 # downloads a browser of its own) and the PostgreSQL server binaries for the
 # PostgresStore tests, which initdb and run a throwaway server of their own
-# (and a throwaway PgBouncer in transaction mode in front of it).
+# (and a throwaway PgBouncer in transaction mode, and websockify for Neon's
+# WebSocket driver, in front of it).
 APT=()
 for flag in "$@"; do
   case "$flag" in
@@ -30,6 +31,7 @@ for flag in "$@"; do
     --postgres)
       compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || [ -n "${PG_BIN:-}" ] || APT+=(postgresql)
       [ -x /usr/sbin/pgbouncer ] || APT+=(pgbouncer)
+      [ -x /usr/bin/websockify ] || APT+=(websockify)
       ;;
   esac
 done
