@@ -2,7 +2,8 @@
 // follows node-postgres's connect/query/release but speaks the PostgreSQL
 // protocol over a WebSocket: through a real proxy (Debian's websockify) to a
 // real server started for this file. The Store contract, the change feed
-// (a write of another process's pool heard through its LISTEN), store/locked.
+// (a write of another process's pool heard through its LISTEN), store/locked,
+// and a lost COMMIT (a relay between websockify and the server cuts it).
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { Pool, neonConfig } from "@neondatabase/serverless";
@@ -10,14 +11,18 @@ import ws from "ws";
 import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { contractOver } from "./support/contract.mjs";
+import { isCommit, startProxy } from "./support/pg-proxy.mjs";
 import { freshSchema, startServer } from "./support/postgres.mjs";
 import { hasWebsockify, startWsProxy } from "./support/wsproxy.mjs";
 
 assert.ok(hasWebsockify(), "Debian's websockify is installed (scripts/setup.sh --postgres installs it)");
 const server = await startServer();
-const proxy = await startWsProxy(server);
+// websockify → the relay of pg-proxy.mjs (which can cut a COMMIT) → the server.
+const relay = await startProxy(server.port);
+const proxy = await startWsProxy(relay);
 after(async () => {
   await proxy.stop();
+  await relay.close();
   await server.stop();
 });
 // Plain WebSocket and no TLS to the local proxy; Neon's own endpoints set none of this.
@@ -103,6 +108,23 @@ test("Neon's Pool: another session holds a chat's row: store/locked after lockTi
   } finally {
     await holder.query("ROLLBACK").catch(() => undefined);
     holder.release();
+    await db.done();
+  }
+});
+
+test("Neon's Pool: a COMMIT the server got but whose answer was lost is looked up, not repeated: written once", async () => {
+  const db = await fresh();
+  try {
+    const store = new PostgresStore(db.neon());
+    await store.create("c", [session]);
+    const commits = relay.count(isCommit);
+    const cuts = relay.cuts;
+    relay.arm(isCommit, "after");
+    assert.equal(await store.append("c", [{ type: "x" }, { type: "y" }], 1), 3);
+    assert.equal(relay.cuts, cuts + 1, "the connection really was cut");
+    assert.equal(commits(), 1, "no second COMMIT: the store asked the server instead");
+    assert.deepEqual(await new PostgresStore(db.neon()).read("c"), [session, { type: "x" }, { type: "y" }]);
+  } finally {
     await db.done();
   }
 });

@@ -29,7 +29,8 @@ const accepts = (port) =>
   });
 
 /**
- * Starts websockify from a free port to `server` (support/postgres.mjs); resolves to `{ port, stop() }`.
+ * Starts websockify from a free port to `server` (support/postgres.mjs, or
+ * anything with the `port` to relay to); resolves to `{ port, stop() }`.
  *
  * @example
  * const proxy = await startWsProxy(server);
