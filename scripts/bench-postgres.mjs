@@ -2,8 +2,13 @@
 // JsonlStore (a temp directory, fsync per append) on the same machine.
 // Measures conditional appends per second and runTool calls per second
 // (read the log, decide, append) with 1, 8 and 32 chats worked on at once,
-// each chat by one sequential caller. Prints a table of medians over runs,
-// then one JSON line. Run: `npm run bench:postgres` (BENCH_RUNS=5 by default).
+// each chat by one sequential caller. Then the change feed's cost: conditional
+// appends from 4 processes at once with each write's NOTIFY and without it
+// (`notify: false`), while a fifth process watches every chat
+// (`postgres_append_throughput_with_notify_vs_without`, target >= 0.9).
+// Prints a table of medians over runs, then one JSON line.
+// Run: `npm run bench:postgres` (BENCH_RUNS=5 by default).
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +18,11 @@ import { PostgresStore } from "oda-tasks/postgres";
 import { startServer } from "../tests/node/support/postgres.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/** The notify measure: processes appending at once, chats per process, appends per chat. */
+const PROCESSES = 4;
+const CHATS_PER_PROCESS = 4;
+const APPENDS_PER_CHAT = 100;
+
 const CHATS = [1, 8, 32];
 /** Operations per run, split over the chats (so every run does about the same work). */
 const OPS = 640;
@@ -66,31 +76,109 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/**
+ * One appending process: makes its chats, warms up, says "ready", and on a
+ * line from the parent appends APPENDS_PER_CHAT times to each chat (the chats
+ * at once, each by one sequential caller); prints the seconds it took.
+ */
+async function worker(url, notify) {
+  const store = new PostgresStore(url, { notify });
+  const ids = Array.from({ length: CHATS_PER_PROCESS }, (_, i) => `notify-${process.pid}-${i}`);
+  await Promise.all(ids.map((id) => store.create(id, [session(id), { type: "turn_started" }])));
+  await Promise.all(ids.map((id) => operations.append(store, id, 5)));
+  process.stdout.write(`ready ${JSON.stringify(ids)}\n`);
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    ids.map(async (id) => {
+      let length = 7;
+      for (let i = 0; i < APPENDS_PER_CHAT; i++)
+        length = await store.append(id, [{ type: "message", role: "user", text: `m ${i}` }], length);
+    }),
+  );
+  process.stdout.write(`${Number(process.hrtime.bigint() - start) / 1e9}\n`);
+  await store.end();
+  process.exit(0);
+}
+
+/** Lines a child prints, one at a time. */
+function lines(child) {
+  let buffered = "";
+  const waiting = [];
+  const ready = [];
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, i);
+      buffered = buffered.slice(i + 1);
+      const w = waiting.shift();
+      if (w) w(line);
+      else ready.push(line);
+    }
+  });
+  return () => (ready.length > 0 ? Promise.resolve(ready.shift()) : new Promise((resolve) => waiting.push(resolve)));
+}
+
+/** Appends per second of PROCESSES processes at once, with or without each write's NOTIFY, every chat watched by `watcher`. */
+async function appendsAcrossProcesses(url, notify, watcher) {
+  const children = Array.from({ length: PROCESSES }, () =>
+    spawn(process.execPath, [new URL(import.meta.url).pathname, "--worker", url, notify ? "notify" : "quiet"], {
+      stdio: ["pipe", "pipe", "inherit"],
+    }),
+  );
+  const next = children.map(lines);
+  const stops = [];
+  let heard = 0;
+  for (const line of await Promise.all(next.map((n) => n()))) {
+    for (const id of JSON.parse(line.slice("ready ".length))) stops.push(watcher.watch(id, () => heard++));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the watcher's LISTEN is in place
+  for (const child of children) child.stdin.write("go\n");
+  const seconds = Math.max(...(await Promise.all(next.map(async (n) => Number(await n())))));
+  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve)))));
+  for (const stop of stops) stop();
+  if (notify && heard === 0) throw new Error("the watcher heard no notice");
+  return (PROCESSES * CHATS_PER_PROCESS * APPENDS_PER_CHAT) / seconds;
+}
+
+// A child started by appendsAcrossProcesses runs only its part (and exits).
+if (process.argv[2] === "--worker") await worker(process.argv[3], process.argv[4] === "notify");
+
 const server = await startServer();
 const dir = mkdtempSync(join(tmpdir(), "oda-bench-jsonl-"));
 const pool = server.pool({ max: Math.max(...CHATS) });
 const stores = { PostgresStore: new PostgresStore(pool), JsonlStore: new JsonlStore(dir) };
 const results = [];
+const notifyRates = { with: [], without: [] };
 try {
   await stores.PostgresStore.migrate();
-  for (const [op, perChat] of Object.entries(operations)) {
-    for (const chats of CHATS) {
-      for (const [name, store] of Object.entries(stores)) {
-        await measure(store, chats, perChat); // warm-up: connections, prepared statements, page cache
-        const rates = [];
-        for (let run = 0; run < RUNS; run++) rates.push(await measure(store, chats, perChat));
-        results.push({ store: name, op, chats, perSecond: Math.round(median(rates)), runs: RUNS });
+  if (process.env.BENCH_PARTS !== "notify") {
+    for (const [op, perChat] of Object.entries(operations)) {
+      for (const chats of CHATS) {
+        for (const [name, store] of Object.entries(stores)) {
+          await measure(store, chats, perChat); // warm-up: connections, prepared statements, page cache
+          const rates = [];
+          for (let run = 0; run < RUNS; run++) rates.push(await measure(store, chats, perChat));
+          results.push({ store: name, op, chats, perSecond: Math.round(median(rates)), runs: RUNS });
+        }
       }
     }
   }
+  // With and without in turn, so a drift of the machine falls on both alike.
+  await appendsAcrossProcesses(server.url, true, stores.PostgresStore); // warm-up
+  for (let run = 0; run < RUNS; run++) {
+    notifyRates.with.push(await appendsAcrossProcesses(server.url, true, stores.PostgresStore));
+    notifyRates.without.push(await appendsAcrossProcesses(server.url, false, stores.PostgresStore));
+  }
 } finally {
+  await stores.PostgresStore.end();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
 const rate = (store, op, chats) => results.find((r) => r.store === store && r.op === op && r.chats === chats).perSecond;
 const rows = [["operation", "chats", "PostgresStore /s", "JsonlStore /s", "Postgres ÷ JSONL"]];
-for (const op of Object.keys(operations)) {
+for (const op of results.length > 0 ? Object.keys(operations) : []) {
   for (const chats of CHATS) {
     const pg = rate("PostgresStore", op, chats);
     const jsonl = rate("JsonlStore", op, chats);
@@ -99,4 +187,26 @@ for (const op of Object.keys(operations)) {
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  "));
-console.log(JSON.stringify({ bench: "postgres", runs: RUNS, opsPerRun: OPS, results }));
+const withNotify = median(notifyRates.with);
+const withoutNotify = median(notifyRates.without);
+const ratio = withNotify / withoutNotify;
+console.log(
+  `appends from ${PROCESSES} processes (${PROCESSES * CHATS_PER_PROCESS} chats, all watched): with NOTIFY ${Math.round(withNotify)}/s, without ${Math.round(withoutNotify)}/s, ratio ${ratio.toFixed(3)} (target >= 0.9)`,
+);
+const keys = { postgres_append_throughput_with_notify_vs_without: Number(ratio.toFixed(3)) };
+console.log(
+  JSON.stringify({
+    bench: "postgres",
+    runs: RUNS,
+    opsPerRun: OPS,
+    results,
+    notify: {
+      processes: PROCESSES,
+      chats: PROCESSES * CHATS_PER_PROCESS,
+      appendsPerRun: PROCESSES * CHATS_PER_PROCESS * APPENDS_PER_CHAT,
+      with: notifyRates.with.map(Math.round),
+      without: notifyRates.without.map(Math.round),
+    },
+    keys,
+  }),
+);

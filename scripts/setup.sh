@@ -21,12 +21,18 @@ fi
 # What the tests need beyond the build (`npm test` passes both flags), from
 # Debian's packages: Chromium for the browser tests (playwright-core never
 # downloads a browser of its own) and the PostgreSQL server binaries for the
-# PostgresStore tests, which initdb and run a throwaway server of their own.
+# PostgresStore tests, which initdb and run a throwaway server of their own
+# (and a throwaway PgBouncer in transaction mode, and websockify for Neon's
+# WebSocket driver, in front of it).
 APT=()
 for flag in "$@"; do
   case "$flag" in
     --browser) [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || APT+=(chromium) ;;
-    --postgres) compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || [ -n "${PG_BIN:-}" ] || APT+=(postgresql) ;;
+    --postgres)
+      compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || [ -n "${PG_BIN:-}" ] || APT+=(postgresql)
+      [ -x /usr/sbin/pgbouncer ] || APT+=(pgbouncer)
+      [ -x /usr/bin/websockify ] || APT+=(websockify)
+      ;;
   esac
 done
 if [ ${#APT[@]} -gt 0 ]; then

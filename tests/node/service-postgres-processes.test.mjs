@@ -29,7 +29,7 @@ async function fresh() {
   };
 }
 
-async function startRace({ crashed }) {
+async function startRace({ crashed, driver = "pg" }) {
   const db = await fresh();
   try {
     const { store } = db;
@@ -47,7 +47,7 @@ async function startRace({ crashed }) {
       await store.append("offer-chat", [plan.settled], log.length);
     }
 
-    const results = await raceChildren(CHILD, [db.schema.url, "start", "offer-chat", "s1", String(CALLS)], PROCESSES);
+    const results = await raceChildren(CHILD, [db.schema.url, "start", "offer-chat", "s1", String(CALLS), driver], PROCESSES);
     assert.equal(results.length, PROCESSES * CALLS);
     assert.deepEqual(
       results.filter((x) => "error" in x),
@@ -78,27 +78,31 @@ test(`PostgresStore: ${PROCESSES} processes x ${CALLS} concurrent starts of one 
 test(`PostgresStore: after a crash between started and brief, ${PROCESSES} x ${CALLS} starts write the brief exactly once`, () =>
   startRace({ crashed: true }));
 
-test(`PostgresStore: ${PROCESSES} processes x ${CALLS} suggest_task calls in one turn: exactly one is accepted`, async () => {
-  const db = await fresh();
-  try {
-    await db.store.create("chat", [session("chat"), { type: "turn_started" }]);
-    const results = await raceChildren(CHILD, [db.schema.url, "suggest", "chat", "-", String(CALLS)], PROCESSES);
-    assert.equal(results.length, PROCESSES * CALLS);
-    assert.deepEqual(
-      results.filter((x) => "error" in x && !("ok" in x)),
-      [],
-      "no call failed",
-    );
-    const accepted = results.filter((x) => x.ok);
-    assert.equal(accepted.length, 1);
-    assert.match(accepted[0].output, /^Suggested "Task \d+-\d+"\. The user decides whether to start it; do not start it yourself\.$/);
-    for (const r of results.filter((x) => !x.ok))
-      assert.equal(r.error, "suggest_task: one suggestion per turn; this turn already offered one");
-    const log = await db.store.read("chat");
-    const offers = log.filter((e) => e.type === "suggestion_offered");
-    assert.equal(offers.length, 1);
-    assert.equal(`Suggested "${offers[0].title}". The user decides whether to start it; do not start it yourself.`, accepted[0].output);
-  } finally {
-    await db.done();
-  }
-});
+test(`PostgresStore over postgres.js: ${PROCESSES} processes x ${CALLS} concurrent starts of one offer: one chat, one settlement, one brief`, () =>
+  startRace({ crashed: false, driver: "postgres.js" }));
+
+for (const driver of ["pg", "postgres.js"])
+  test(`PostgresStore (${driver}): ${PROCESSES} processes x ${CALLS} suggest_task calls in one turn: exactly one is accepted`, async () => {
+    const db = await fresh();
+    try {
+      await db.store.create("chat", [session("chat"), { type: "turn_started" }]);
+      const results = await raceChildren(CHILD, [db.schema.url, "suggest", "chat", "-", String(CALLS), driver], PROCESSES);
+      assert.equal(results.length, PROCESSES * CALLS);
+      assert.deepEqual(
+        results.filter((x) => "error" in x && !("ok" in x)),
+        [],
+        "no call failed",
+      );
+      const accepted = results.filter((x) => x.ok);
+      assert.equal(accepted.length, 1);
+      assert.match(accepted[0].output, /^Suggested "Task \d+-\d+"\. The user decides whether to start it; do not start it yourself\.$/);
+      for (const r of results.filter((x) => !x.ok))
+        assert.equal(r.error, "suggest_task: one suggestion per turn; this turn already offered one");
+      const log = await db.store.read("chat");
+      const offers = log.filter((e) => e.type === "suggestion_offered");
+      assert.equal(offers.length, 1);
+      assert.equal(`Suggested "${offers[0].title}". The user decides whether to start it; do not start it yourself.`, accepted[0].output);
+    } finally {
+      await db.done();
+    }
+  });

@@ -369,7 +369,7 @@ test("PostgresStore: misuse of the constructor and of append is refused clearly"
   for (const bad of [undefined, null, 42, {}, { connect: 1 }]) {
     assert.throws(() => new PostgresStore(bad), {
       name: "TypeError",
-      message: "oda-tasks: PostgresStore needs a pg.Pool or a connection string",
+      message: "oda-tasks: PostgresStore needs a pg.Pool, a postgres.js Sql, Drizzle's db over one, or a connection string",
     });
   }
   for (const attempts of [0, 1.5, -1, "3"]) {

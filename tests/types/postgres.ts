@@ -20,3 +20,18 @@ void codes;
 new PostgresStore({ host: "localhost" });
 // @ts-expect-error attempts is a number
 new PostgresStore(pool, { attempts: "3" });
+
+// The app's own clients, as their own typings declare them.
+import postgres from "postgres";
+import { Pool as NeonPool } from "@neondatabase/serverless";
+const sql = postgres("postgres://localhost/app");
+const overPostgresJs: Store = new PostgresStore(sql, { watchPollMs: 1000, onError: (e: Error) => console.error(e.message), notify: true });
+// Drizzle's db (its typings do not pass this project's strict lib check): its $client shape.
+const overDrizzle: Store = new PostgresStore({ $client: sql });
+const overDrizzlePg: Store = new PostgresStore({ $client: pool });
+const overNeon: Store = new PostgresStore(new NeonPool({ connectionString: "postgres://localhost/app" }));
+void [overPostgresJs, overDrizzle, overDrizzlePg, overNeon];
+const stop: () => void = store.watch?.("chat-1", (length: number) => void length) ?? (() => undefined);
+stop();
+// @ts-expect-error onError is a function
+new PostgresStore(sql, { onError: "warn" });

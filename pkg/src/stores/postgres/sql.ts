@@ -19,6 +19,12 @@ export const { chats: CHATS, entries: ENTRIES, migrations: MIGRATIONS } = POSTGR
 /** Key of the advisory lock that makes concurrent `migrate()` calls take turns. */
 export const MIGRATION_LOCK = 7_102_300_451_001; // "oda-tasks migrations"; any constant works, it just must not change
 
+// The change feed. Every store's notices go to one channel; a notice's
+// payload is "<oid of the chats table> <new length> <chat id>" (a chat id is
+// at most 200 characters, so far below the 8,000-byte limit), and a store
+// keeps only those of its own table: stores of other schemas share the channel.
+export const CHANNEL = "oda_tasks";
+
 // Concurrency. The chat's row in oda_tasks_chats holds its length. An append
 // is `UPDATE ... SET length = length + n WHERE chat_id = $1 AND length =
 // $expected RETURNING length`: the UPDATE row-locks the chat, and under READ
@@ -28,31 +34,55 @@ export const MIGRATION_LOCK = 7_102_300_451_001; // "oda-tasks migrations"; any 
 // a ConflictError. The winner writes entries at seq old .. new-1 in the same
 // statement, so seqs have no gap and no duplicate; the (chat_id, seq) primary
 // key would refuse a duplicate even if that reasoning were wrong.
-export const APPEND = `
+export const APPEND = appendSql(true);
+
+/**
+ * The append, with or without its notice. The notice (see {@link CHANNEL})
+ * is sent inside the append's transaction: PostgreSQL delivers it at COMMIT
+ * and drops it on a rollback, so a watcher hears exactly the writes that stand.
+ */
+export function appendSql(notify: boolean): string {
+  return `
 WITH bumped AS (
   UPDATE ${CHATS} SET length = length + $3
   WHERE chat_id = $1 AND ($4::bigint IS NULL OR length = $4::bigint)
-  RETURNING length
+  RETURNING length, tableoid
 ), written AS (
   INSERT INTO ${ENTRIES} (chat_id, seq, entry)
   SELECT $1, bumped.length - $3 + t.i - 1, t.e::json
   FROM bumped, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
 )
-SELECT length::text AS length, pg_current_xact_id()::text AS xid FROM bumped`;
+SELECT length::text AS length, pg_current_xact_id()::text AS xid${notify ? `, ${notice("bumped.length")}` : ""} FROM bumped`;
+}
 
 // Create-if-absent: ON CONFLICT DO NOTHING waits for a concurrent creator of
 // the same id to finish and then does nothing, so exactly one creator wins.
-export const CREATE = `
+export const CREATE = createSql(true);
+
+/** The create, with or without its notice; answers one row when this call created the chat, none when it existed. */
+export function createSql(notify: boolean): string {
+  return `
 WITH made AS (
   INSERT INTO ${CHATS} (chat_id, length) VALUES ($1, $3)
   ON CONFLICT (chat_id) DO NOTHING
-  RETURNING chat_id
+  RETURNING chat_id, length, tableoid
 ), written AS (
   INSERT INTO ${ENTRIES} (chat_id, seq, entry)
   SELECT made.chat_id, t.i - 1, t.e::json
   FROM made, unnest($2::text[]) WITH ORDINALITY AS t(e, i)
 )
-SELECT count(*)::int AS created, pg_current_xact_id()::text AS xid FROM made`;
+SELECT pg_current_xact_id()::text AS xid${notify ? `, ${notice("made.length")}` : ""} FROM made`;
+}
+
+function notice(length: string): string {
+  return `pg_notify('${CHANNEL}', tableoid::text || ' ' || ${length}::text || ' ' || $1) AS notice`;
+}
+
+/** The oid of the chats table the connection's `search_path` names, as notices carry it. */
+export const TABLE_OID = `SELECT '${CHATS}'::regclass::oid::text AS oid`;
+
+/** The watched chats' lengths, all in one query (a chat that does not exist has no row). */
+export const LENGTHS = `SELECT chat_id, length::text AS length FROM ${CHATS} WHERE chat_id = ANY($1::text[])`;
 
 export const LENGTH = `SELECT length::text AS length FROM ${CHATS} WHERE chat_id = $1`;
 

@@ -1,11 +1,12 @@
 // The PostgreSQL store: chats shared by several app servers. Exported as
-// `oda-tasks/postgres`; `pg` is an optional peer dependency, loaded only when
-// the store is given a connection string instead of a pool. Beside it: the
-// SQL (sql.ts), the sorting of failures (errors.ts) and pooled clients with
-// the one retry loop (client.ts).
+// `oda-tasks/postgres`; `pg` and `postgres` are optional peer dependencies,
+// and `pg` is loaded only when the store is given a connection string. Beside
+// it: the SQL (sql.ts), the sorting of failures (errors.ts), pooled clients
+// with the one retry loop (client.ts), the drivers (drivers.ts) and the
+// change feed (feed.ts).
 import type { LogEntry } from "../../core/types.js";
 import { entryFromText, entryTexts } from "../../core/entry-text.js";
-import { readOptions, wholeNumber } from "../../core/options.js";
+import { BOOLEAN, readOptions, wholeNumber } from "../../core/options.js";
 import {
   ConflictError,
   StoreError,
@@ -23,9 +24,12 @@ import { backoffDelay, sleep } from "../backoff.js";
 import { queued } from "../queue.js";
 import { RETRY_BACKOFF, currentLength, giveBack, lease, retrying, rollback, type PgPool, type PgPoolClient, type Try } from "./client.js";
 import { LOCK_TIMEOUT, STATEMENT_TIMEOUT, asError, databaseError, isFatal, isServerError, retryable, withCause } from "./errors.js";
-import { APPEND, CREATE, MIGRATIONS, MIGRATION_LOCK, READ, migrationFiles } from "./sql.js";
+import { databaseOf, poolFor, nodePostgres, type Database, type PostgresJsSql } from "./drivers.js";
+import { ChangeFeed } from "./feed.js";
+import { APPEND, CREATE, MIGRATIONS, MIGRATION_LOCK, READ, appendSql, createSql, migrationFiles } from "./sql.js";
 
 export type { PgPool, PgPoolClient } from "./client.js";
+export type { PostgresJsSql, PostgresJsReserved, PostgresJsListening } from "./drivers.js";
 export { POSTGRES_TABLES } from "./sql.js";
 
 /**
@@ -47,11 +51,35 @@ export interface PostgresStoreOptions {
    * before it fails with `store/locked`, writing nothing; default 5 000.
    */
   lockTimeout?: number;
-  /** How long (ms) any one statement of the store may run before it fails with `store/unavailable`; default 30 000. */
+  /**
+   * How long (ms) any one statement of the store may run before it fails
+   * with `store/unavailable`; default 30 000. Over postgres.js, also how long
+   * a try waits for a connection (it retries an unreachable server forever).
+   */
   statementTimeout?: number;
+  /**
+   * Whether each write sends its notice (`pg_notify` in its transaction) for
+   * the `watch` of other processes; default true. `false` only where no
+   * process watches these chats (a bulk import): their watchers miss it.
+   */
+  notify?: boolean;
+  /**
+   * Where `watch` could not LISTEN, the interval (ms) of the one query that
+   * reads every watched chat's length instead; default 1 000.
+   */
+  watchPollMs?: number;
+  /**
+   * Hears the change feed's failures: its LISTEN connection lost, or LISTEN
+   * not heard (a PgBouncer in transaction mode), and so polling until it
+   * listens again. Default: `console.warn`.
+   */
+  onError?: (error: Error) => void;
 }
 
-const DEFAULTS = { attempts: 6, lockTimeout: 5_000, statementTimeout: 30_000 };
+const DEFAULTS = { attempts: 6, lockTimeout: 5_000, statementTimeout: 30_000, notify: true, watchPollMs: 1_000 };
+/** How long a probe notice may take to come back before LISTEN counts as not working. */
+const PROBE_MS = 2_000;
+const FUNCTION = { expected: "a function", check: (v: unknown) => typeof v === "function" };
 let stores = 0;
 
 /**
@@ -72,8 +100,12 @@ let stores = 0;
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class PostgresStore implements Store {
+  readonly #db: Promise<Database>;
   readonly #pool: Promise<PgPool>;
   readonly #owned: boolean;
+  readonly #feed: ChangeFeed;
+  readonly #append: string;
+  readonly #create: string;
   readonly #attempts: number;
   readonly #lockTimeout: number;
   readonly #statementTimeout: number;
@@ -81,32 +113,63 @@ export class PostgresStore implements Store {
   readonly #queueKey = `oda-tasks/postgres#${++stores}:`;
 
   /**
-   * `pool`: a `pg.Pool` the app owns (it ends it), or a connection string
-   * (the store makes a pool with pg's defaults and {@link end} ends it).
+   * `client`: the app's own client, which the app ends: a node-postgres
+   * `Pool` (or one that follows it: Neon's serverless `Pool`,
+   * `@vercel/postgres`'s `createPool()`), a postgres.js `Sql`, or Drizzle's
+   * `db` over either (its `$client` is used). Or a connection string: the
+   * store makes a `pg` pool with pg's defaults and {@link end} ends it.
    */
-  constructor(pool: PgPool | string, options: PostgresStoreOptions = {}) {
+  constructor(client: PgPool | PostgresJsSql | { $client: PgPool | PostgresJsSql } | string, options: PostgresStoreOptions = {}) {
     const {
       attempts = DEFAULTS.attempts,
       lockTimeout = DEFAULTS.lockTimeout,
       statementTimeout = DEFAULTS.statementTimeout,
+      notify = DEFAULTS.notify,
+      watchPollMs = DEFAULTS.watchPollMs,
+      onError = (error: Error) => console.warn(error.message),
     } = readOptions<PostgresStoreOptions>("PostgresStore", options, {
       attempts: wholeNumber(1),
       lockTimeout: wholeNumber(1),
       statementTimeout: wholeNumber(1),
+      notify: BOOLEAN,
+      watchPollMs: wholeNumber(1),
+      onError: FUNCTION,
     });
     this.#attempts = attempts;
     this.#lockTimeout = lockTimeout;
     this.#statementTimeout = statementTimeout;
-    if (typeof pool === "string") {
+    this.#append = appendSql(notify);
+    this.#create = createSql(notify);
+    if (typeof client === "string") {
       this.#owned = true;
-      this.#pool = poolFor(pool);
-      this.#pool.catch(() => undefined); // reported by the first operation
-    } else if (typeof pool === "object" && pool !== null && typeof pool.connect === "function") {
-      this.#owned = false;
-      this.#pool = Promise.resolve(pool);
+      this.#db = poolFor(client).then(nodePostgres);
+      this.#db.catch(() => undefined); // reported by the first operation
     } else {
-      throw new TypeError("oda-tasks: PostgresStore needs a pg.Pool or a connection string");
+      const db = databaseOf(client, statementTimeout);
+      if (db === null) {
+        throw new TypeError("oda-tasks: PostgresStore needs a pg.Pool, a postgres.js Sql, Drizzle's db over one, or a connection string");
+      }
+      this.#owned = false;
+      this.#db = Promise.resolve(db);
     }
+    this.#pool = this.#db.then((db) => db.pool);
+    this.#pool.catch(() => undefined);
+    this.#feed = new ChangeFeed(this.#db, { pollMs: watchPollMs, probeMs: PROBE_MS, onError });
+  }
+
+  /**
+   * The change feed: `onChange(length)` after each write to chat `chatId`
+   * commits, from this store at once and from other processes through
+   * PostgreSQL's LISTEN (one connection per store, while anything is
+   * watched), or by polling where LISTEN does not work (`onError` says so).
+   * Returns the function that stops it.
+   *
+   * @example
+   * const stop = store.watch("chat-1", (length) => console.log("now", length));
+   * stop();
+   */
+  watch(chatId: string, onChange: (length: number) => void): () => void {
+    return this.#feed.watch(chatId, onChange);
   }
 
   /**
@@ -202,13 +265,13 @@ export class PostgresStore implements Store {
       if (conditional && length !== expected) throw new ConflictError(chatId, expectedLength as number, length);
       return length;
     }
-    return this.#writing(chatId, async (client) => {
+    const length = await this.#writing(chatId, async (client) => {
       // Twice at most: a chat created after this statement's snapshot is
       // invisible to the UPDATE but seen by the next statement.
       for (let round = 0; ; round++) {
         const { rows } = await client.query({
-          name: "oda-tasks-append",
-          text: APPEND,
+          name: this.#append === APPEND ? "oda-tasks-append" : "oda-tasks-append-quiet",
+          text: this.#append,
           values: [chatId, texts, texts.length, expected],
         });
         const row = rows[0] as { length: string; xid: string } | undefined;
@@ -219,20 +282,35 @@ export class PostgresStore implements Store {
         if (round > 0) throw new StoreError("store/database", `chat "${chatId}": the append matched no row twice`, chatId);
       }
     });
+    this.#feed.told(chatId, length);
+    return length;
   }
 
   async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
     checkChatId(chatId);
     const texts = entryTexts(entries);
-    return this.#writing(chatId, async (client) => {
-      const { rows } = await client.query({ name: "oda-tasks-create", text: CREATE, values: [chatId, texts, texts.length] });
-      const row = rows[0] as { created: number; xid: string };
-      return { value: row.created === 1, xid: row.created === 1 ? row.xid : null };
+    const created = await this.#writing(chatId, async (client) => {
+      const { rows } = await client.query({
+        name: this.#create === CREATE ? "oda-tasks-create" : "oda-tasks-create-quiet",
+        text: this.#create,
+        values: [chatId, texts, texts.length],
+      });
+      const row = rows[0] as { xid: string } | undefined;
+      return { value: row !== undefined, xid: row?.xid ?? null };
     });
+    if (created) this.#feed.told(chatId, texts.length);
+    return created;
   }
 
-  /** Ends the pool when the store made it from a connection string; an app's own pool is left to the app. */
+  /**
+   * Stops the change feed, and ends the pool when the store made it from a
+   * connection string; an app's own client is left to the app.
+   *
+   * @example
+   * await new PostgresStore(process.env.DATABASE_URL!).end();
+   */
   async end(): Promise<void> {
+    await this.#feed.close();
     if (this.#owned) await (await this.#pool).end();
   }
 
@@ -441,23 +519,4 @@ export class PostgresStore implements Store {
       },
     );
   }
-}
-
-/** A pool of pg's own for a connection string; its idle connections' errors (a server restart) are expected. */
-async function poolFor(connectionString: string): Promise<PgPool> {
-  const specifier = "pg"; // not a literal: bundlers must not pull `pg` into browser builds
-  let mod: { default?: unknown; Pool?: unknown };
-  try {
-    mod = (await import(specifier)) as { default?: unknown; Pool?: unknown };
-  } catch (e) {
-    throw withCause(new Error("oda-tasks: PostgresStore needs the `pg` package for a connection string: npm install pg"), e);
-  }
-  const Pool = ((mod.default as { Pool?: unknown } | undefined)?.Pool ?? mod.Pool) as new (
-    config: object,
-  ) => PgPool & {
-    on(event: "error", listener: () => void): void;
-  };
-  const pool = new Pool({ connectionString });
-  pool.on("error", () => undefined);
-  return pool;
 }

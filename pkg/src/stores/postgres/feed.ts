@@ -1,0 +1,287 @@
+// PostgresStore's change feed: one LISTEN connection per store (opened by the
+// first watch, closed when the last stops), a probe proving that notices are
+// heard, one query for every watched chat's length after each (re)connect,
+// and, where LISTEN does not work, one such query per interval.
+import { backoffDelay, type Backoff } from "../backoff.js";
+import { StoreError } from "../store.js";
+import { ChangeListeners, type ChangeListener } from "../watchers.js";
+import { giveBack, lease, type PgPool } from "./client.js";
+import type { Database, Listening } from "./drivers.js";
+import { asError, withCause } from "./errors.js";
+import { CHANNEL, LENGTHS, TABLE_OID } from "./sql.js";
+
+/** Tries to listen again: 1 s, doubling, at most 30 s, spread so stores do not reconnect in step. */
+export const LISTEN_BACKOFF: Backoff = { first: 1000, factor: 2, max: 30_000, jitter: true };
+
+/** How the feed is set up: the poll's interval, how long a probe notice may take, where failures are said. */
+export interface FeedOptions {
+  pollMs: number;
+  probeMs: number;
+  onError: (error: Error) => void;
+}
+
+type State = "idle" | "connecting" | "listening" | "polling";
+
+let probes = 0;
+
+/**
+ * The watchers of one PostgresStore. Writes of this process are told at once
+ * ({@link told}); other processes' through the notices. Lengths only grow:
+ * a notice that arrives after a newer length was told is dropped.
+ */
+export class ChangeFeed {
+  readonly #listeners = new ChangeListeners();
+  /** The last length told per watched chat; -1: watched while listening, any length is news. */
+  readonly #known = new Map<string, number>();
+  readonly #db: Promise<Database>;
+  readonly #options: FeedOptions;
+  #state: State = "idle";
+  /** Bumped by every open and close: work of an older one finds it changed and stops. */
+  #generation = 0;
+  #listening: Listening | null = null;
+  #oid: string | null = null;
+  #failures = 0;
+  #pollTimer: ReturnType<typeof setTimeout> | null = null;
+  #retryTimer: ReturnType<typeof setTimeout> | null = null;
+  #probe: { token: string; heard: () => void } | null = null;
+
+  constructor(db: Promise<Database>, options: FeedOptions) {
+    this.#db = db;
+    this.#options = options;
+  }
+
+  watch(chatId: string, onChange: ChangeListener): () => void {
+    const stop = this.#listeners.watch(chatId, onChange);
+    if (!this.#known.has(chatId) && this.#state === "listening") this.#known.set(chatId, -1);
+    if (this.#state === "idle") this.#open();
+    return () => {
+      stop();
+      if (!this.#listeners.has(chatId)) this.#known.delete(chatId);
+      if (this.#listeners.chats().length === 0 && this.#state !== "idle") void this.close();
+    };
+  }
+
+  /** A write of this process committed: its watchers hear it now, not when the notice comes back. */
+  told(chatId: string, length: number): void {
+    if (this.#listeners.has(chatId)) this.#tell(chatId, length);
+  }
+
+  /** Stops listening and polling; watchers added later open it again. */
+  async close(): Promise<void> {
+    this.#generation++;
+    this.#state = "idle";
+    this.#clearTimers();
+    this.#probe = null;
+    const listening = this.#listening;
+    this.#listening = null;
+    if (listening !== null) await listening.stop().catch(() => undefined);
+  }
+
+  #open(): void {
+    this.#state = "connecting";
+    this.#failures = 0;
+    void this.#connect(++this.#generation);
+  }
+
+  async #connect(generation: number): Promise<void> {
+    let step = "could not open the LISTEN connection";
+    try {
+      const db = await this.#db;
+      this.#oid ??= await this.#tableOid(db.pool);
+      if (generation !== this.#generation) return;
+      let listening: Listening | null = null;
+      listening = await db.listen(
+        CHANNEL,
+        (payload) => this.#onNotice(payload),
+        (error) => {
+          if (listening !== null) this.#lost(generation, listening, error);
+        },
+        () => void this.#resync(generation),
+      );
+      if (generation !== this.#generation) {
+        await listening.stop().catch(() => undefined);
+        return;
+      }
+      this.#listening = listening;
+      step = `did not hear its probe notice within ${this.#options.probeMs} ms (LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify)`;
+      await this.#probeOnce(db.pool);
+      if (generation !== this.#generation || this.#listening !== listening) return;
+      this.#state = "listening";
+      this.#failures = 0;
+      this.#clearTimers();
+      // Notices sent while nobody listened are lost: read what they said.
+      await this.#resync(generation);
+    } catch (e) {
+      if (generation !== this.#generation) return;
+      await this.#fail(generation, `PostgresStore.watch ${step}`, e);
+    }
+  }
+
+  #lost(generation: number, listening: Listening, error: Error): void {
+    if (generation !== this.#generation || this.#listening !== listening) return;
+    void this.#fail(generation, "PostgresStore.watch lost its LISTEN connection", error);
+  }
+
+  /** Says why, polls until LISTEN works again, and tries again after the backoff. */
+  async #fail(generation: number, why: string, cause: unknown): Promise<void> {
+    const listening = this.#listening;
+    this.#listening = null;
+    this.#probe = null;
+    if (listening !== null) await listening.stop().catch(() => undefined);
+    if (generation !== this.#generation) return;
+    this.#state = "polling";
+    const retry = backoffDelay(LISTEN_BACKOFF, this.#failures++);
+    this.#report(
+      withCause(
+        new StoreError(
+          "store/unavailable",
+          `${why} (${asError(cause).message}); the watched chats are read in one query every ${this.#options.pollMs} ms until it listens again (next try in ${Math.round(retry)} ms)`,
+          "",
+        ),
+        cause,
+      ),
+    );
+    if (this.#pollTimer === null) this.#schedulePoll(generation);
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      if (generation === this.#generation) void this.#connect(generation);
+    }, retry);
+  }
+
+  #schedulePoll(generation: number): void {
+    this.#pollTimer = setTimeout(async () => {
+      this.#pollTimer = null;
+      if (generation !== this.#generation || this.#state !== "polling") return;
+      try {
+        await this.#resync(generation, false);
+      } catch (e) {
+        if (generation === this.#generation)
+          this.#report(
+            withCause(
+              new StoreError(
+                "store/unavailable",
+                `PostgresStore.watch could not read the watched chats' lengths (${asError(e).message})`,
+                "",
+              ),
+              e,
+            ),
+          );
+      }
+      if (generation === this.#generation && this.#state === "polling" && this.#pollTimer === null) this.#schedulePoll(generation);
+    }, this.#options.pollMs);
+  }
+
+  /**
+   * Reads every watched chat's length in one query and tells the ones that
+   * grew. A chat with no length known yet takes the one read, untold: the
+   * viewer read it after watching. Failures while listening turn to polling.
+   */
+  async #resync(generation: number, fallBack = true): Promise<void> {
+    const chats = this.#listeners.chats();
+    if (chats.length === 0) return;
+    let rows: { chat_id: string; length: string }[];
+    try {
+      const db = await this.#db;
+      const client = await lease(db.pool);
+      try {
+        rows = (await client.query(LENGTHS, [chats])).rows as { chat_id: string; length: string }[];
+        giveBack(client);
+      } catch (e) {
+        giveBack(client, asError(e));
+        throw e;
+      }
+    } catch (e) {
+      if (!fallBack) throw e;
+      if (generation === this.#generation && this.#state === "listening") {
+        await this.#fail(generation, "PostgresStore.watch could not read the watched chats' lengths after listening", e);
+      }
+      return;
+    }
+    if (generation !== this.#generation) return;
+    for (const row of rows) {
+      const length = Number(row.length);
+      if (!this.#listeners.has(row.chat_id)) continue;
+      if (this.#known.has(row.chat_id)) this.#tell(row.chat_id, length);
+      else this.#known.set(row.chat_id, length);
+    }
+  }
+
+  #tell(chatId: string, length: number): void {
+    const known = this.#known.get(chatId);
+    if (known !== undefined && length <= known) return;
+    this.#known.set(chatId, length);
+    this.#listeners.notify(chatId, length);
+  }
+
+  /** A payload "<table oid> <length> <chat id>", or "<table oid> probe <token>". */
+  #onNotice(payload: string): void {
+    const a = payload.indexOf(" ");
+    const b = payload.indexOf(" ", a + 1);
+    if (a < 0 || b < 0 || payload.slice(0, a) !== this.#oid) return;
+    const middle = payload.slice(a + 1, b);
+    const rest = payload.slice(b + 1);
+    if (middle === "probe") {
+      if (this.#probe?.token === rest) this.#probe.heard();
+      return;
+    }
+    const length = Number(middle);
+    if (Number.isSafeInteger(length) && this.#listeners.has(rest)) this.#tell(rest, length);
+  }
+
+  /** Sends a notice through the pool and waits for the LISTEN to hear it. */
+  async #probeOnce(pool: PgPool): Promise<void> {
+    const token = `${Date.now().toString(36)}.${++probes}`;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("no notice heard")), this.#options.probeMs);
+    });
+    const heard = new Promise<void>((resolve) => {
+      this.#probe = { token, heard: resolve };
+    });
+    const send = async () => {
+      const client = await lease(pool);
+      try {
+        await client.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.#oid} probe ${token}`]);
+        giveBack(client);
+      } catch (e) {
+        giveBack(client, asError(e));
+        throw e;
+      }
+      await heard;
+    };
+    try {
+      await Promise.race([send(), late]);
+    } finally {
+      clearTimeout(timer);
+      if (this.#probe?.token === token) this.#probe = null;
+    }
+  }
+
+  async #tableOid(pool: PgPool): Promise<string> {
+    const client = await lease(pool);
+    try {
+      const { rows } = await client.query(TABLE_OID);
+      giveBack(client);
+      return (rows[0] as { oid: string }).oid;
+    } catch (e) {
+      giveBack(client, asError(e));
+      throw e;
+    }
+  }
+
+  #report(error: Error): void {
+    try {
+      this.#options.onError(error);
+    } catch {
+      // The app's handler failing changes nothing here.
+    }
+  }
+
+  #clearTimers(): void {
+    if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    this.#pollTimer = null;
+    this.#retryTimer = null;
+  }
+}

@@ -1,0 +1,292 @@
+// PostgresStore.watch against a real server started for this file, over both
+// clients (node-postgres and postgres.js): a write from a second process is
+// heard through the one LISTEN connection of the store; a killed LISTEN
+// connection (pg_terminate_backend) comes back and hears what it missed;
+// stop really stops; behind a real PgBouncer in transaction mode the store
+// says so through onError and polls.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import pg from "pg";
+import postgres from "postgres";
+import { StoreError } from "oda-tasks";
+import { PostgresStore } from "oda-tasks/postgres";
+import { freshSchema, startServer } from "./support/postgres.mjs";
+import { hasPgbouncer, startPgbouncer } from "./support/pgbouncer.mjs";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const WRITER = fileURLToPath(new URL("./children/postgres-writer.mjs", import.meta.url));
+const EXITER = fileURLToPath(new URL("./children/postgres-watch-exit.mjs", import.meta.url));
+/** Runs `node script ...args` to its end (killed after `timeout` ms); resolves to the number it printed. */
+const run = async (script, args, timeout = 30_000) =>
+  Number((await promisify(execFile)(process.execPath, [script, ...args], { timeout, killSignal: "SIGKILL" })).stdout);
+const DRIVERS = ["pg", "postgres.js"];
+
+const server = await startServer();
+after(() => server.stop());
+const admin = server.pool({ max: 2 });
+
+let apps = 0;
+
+/** A migrated fresh schema; `client(driver)` a new client on it (ended by done), named so its backends can be found. */
+async function fresh() {
+  const schema = await freshSchema(server);
+  const clients = [];
+  const client = (driver, name = `oda-watch-${process.pid}-${++apps}`) => {
+    const c =
+      driver === "postgres.js"
+        ? postgres(server.url, { connection: { search_path: schema.name, application_name: name }, onnotice: () => undefined })
+        : schema.pool({ application_name: name });
+    clients.push(c);
+    return Object.assign(c, { appName: name });
+  };
+  await new PostgresStore(client("pg")).migrate();
+  return { schema, client, done: () => Promise.all(clients.map((c) => c.end().catch(() => undefined))) };
+}
+
+/** The backends of application `name` that last ran a LISTEN (pg sends `LISTEN oda_tasks`, postgres.js `listen "oda_tasks"`). */
+async function listeners(name) {
+  const { rows } = await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE 'listen %oda_tasks%'`, [
+    name,
+  ]);
+  return rows.map((r) => r.pid);
+}
+
+async function until(what, check, ms = 10_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const write = (schema, driver, chatId, expected) => run(WRITER, [server.url, schema.name, driver, chatId, String(expected)]);
+
+const session = { type: "session", workspace: "/w" };
+
+for (const driver of DRIVERS) {
+  test(`watch (${driver}): a write from another process is heard once by every listener, through one LISTEN connection per store; stop stops`, async () => {
+    const db = await fresh();
+    try {
+      const client = db.client(driver);
+      const errors = [];
+      const store = new PostgresStore(client, { onError: (e) => errors.push(e) });
+      await store.create("a", [session]);
+      await store.create("b", [session]);
+      const heard = { a1: [], a2: [], b: [], other: [] };
+      const stops = [
+        store.watch("a", (n) => heard.a1.push(n)),
+        store.watch("a", (n) => heard.a2.push(n)),
+        store.watch("a", () => {
+          throw new Error("a listener's own failure");
+        }),
+        store.watch("b", (n) => heard.b.push(n)),
+      ];
+      // Another schema's store on the same chat id shares the channel and hears none of it.
+      const otherDb = await fresh();
+      const other = new PostgresStore(otherDb.client(driver));
+      await other.create("a", [session]);
+      const stopOther = other.watch("a", (n) => heard.other.push(n));
+      await until("the LISTEN connection", async () => (await listeners(client.appName)).length === 1);
+
+      assert.equal(await write(db.schema, driver, "a", 1), 2, "the other process wrote");
+      await until("the other process's write", () => heard.a1.length === 1 && heard.a2.length === 1);
+      assert.deepEqual(heard.a1, [2]);
+      assert.deepEqual(heard.a2, [2]);
+      assert.deepEqual(heard.b, []);
+
+      // This process's write: heard by the time the append resolves, and not a second time by its notice.
+      assert.equal(await store.append("b", [{ type: "x" }], 1), 2);
+      assert.deepEqual(heard.b, [2], "heard at once");
+      assert.equal(await write(db.schema, driver === "pg" ? "postgres.js" : "pg", "b", 2), 3, "a process on the other client");
+      await until("the write of the other client", () => heard.b.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(heard.b, [2, 3], "each length once");
+      assert.deepEqual(heard.a1, [2]);
+      assert.deepEqual(heard.other, [], "another schema's chat of the same id heard nothing");
+      assert.deepEqual(await listeners(client.appName), [(await listeners(client.appName))[0]], "still one LISTEN connection");
+      assert.deepEqual(errors, []);
+
+      for (const stop of stops) stop();
+      stopOther();
+      await until("the LISTEN connection closed", async () => (await listeners(client.appName)).length === 0);
+      assert.equal(await write(db.schema, driver, "a", 2), 3);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(heard.a1, [2], "nothing heard after stop");
+      // Watching again opens it again.
+      const again = [];
+      const stop = store.watch("a", (n) => again.push(n));
+      await until("the LISTEN connection again", async () => (await listeners(client.appName)).length === 1);
+      assert.equal(await write(db.schema, driver, "a", 3), 4);
+      await until("a write after watching again", () => again.length === 1);
+      assert.deepEqual(again, [4]);
+      stop();
+      await store.end();
+      await otherDb.done();
+    } finally {
+      await db.done();
+    }
+  });
+
+  test(`watch (${driver}): the LISTEN connection killed (pg_terminate_backend) comes back and hears the change made while it was gone`, async () => {
+    const db = await fresh();
+    try {
+      const client = db.client(driver);
+      const errors = [];
+      // Polling every 10 minutes: only the length read after the reconnect can bring the missed change.
+      const store = new PostgresStore(client, { watchPollMs: 600_000, onError: (e) => errors.push(e) });
+      const writer = new PostgresStore(db.client("pg"));
+      await store.create("a", [session]);
+      const heard = [];
+      const stop = store.watch("a", (n) => heard.push(n));
+      const [pid] = await until("the LISTEN connection", () => listeners(client.appName).then((p) => p.length === 1 && p));
+      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      if (driver === "pg") {
+        await until("the loss reported", () => errors.length > 0);
+        // Written while no LISTEN is in place (the store tries again after about a second).
+        assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
+        assert.deepEqual(await listeners(client.appName), [], "written while nothing listened");
+        assert.ok(errors[0] instanceof StoreError);
+        assert.equal(errors[0].code, "store/unavailable");
+        assert.match(
+          errors[0].message,
+          /^PostgresStore\.watch lost its LISTEN connection \(.+\); the watched chats are read in one query every 600000 ms until it listens again \(next try in \d+ ms\)$/,
+        );
+      } else {
+        // postgres.js listens again by itself at once: the write may fall before or after.
+        assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
+      }
+      await until("the missed change", () => heard.length === 1, 15_000);
+      assert.deepEqual(heard, [2]);
+      await until("a new LISTEN connection", async () => {
+        const now = await listeners(client.appName);
+        return now.length === 1 && now[0] !== pid;
+      });
+      assert.equal(await writer.append("a", [{ type: "y" }], 2), 3);
+      await until("a change after the reconnect", () => heard.length === 2);
+      assert.deepEqual(heard, [2, 3]);
+      stop();
+      await store.end();
+    } finally {
+      await db.done();
+    }
+  });
+
+  test(`watch (${driver}): after the last stop nothing keeps the process alive (it exits once its client is ended)`, async () => {
+    const db = await fresh();
+    try {
+      await new PostgresStore(db.client("pg")).create("a", [session]);
+      // Killed after 15 s (and so failing) if anything keeps it alive.
+      assert.equal(
+        await run(EXITER, [server.url, db.schema.name, driver, "a"], 15_000),
+        2,
+        "it heard its write, stopped, ended its client and exited",
+      );
+    } finally {
+      await db.done();
+    }
+  });
+}
+
+test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError says so, and one query per interval hears the writes", async () => {
+  assert.ok(hasPgbouncer(), "Debian's pgbouncer is installed (scripts/setup.sh --postgres installs it)");
+  // PgBouncer passes no `options` startup parameter: a database of its own holds the tables.
+  const database = `oda_bouncer_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${database}`);
+  const direct = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
+  const bouncer = await startPgbouncer(server);
+  const bounced = new pg.Pool({ connectionString: bouncer.url(database), application_name: "oda-bounced" });
+  try {
+    await new PostgresStore(direct).migrate();
+    const writer = new PostgresStore(direct);
+    await writer.create("a", [session]);
+    await writer.create("b", [session]);
+    const errors = [];
+    const store = new PostgresStore(bounced, { watchPollMs: 200, onError: (e) => errors.push(e) });
+    const heard = { a: [], b: [] };
+    const stops = [store.watch("a", (n) => heard.a.push(n)), store.watch("b", (n) => heard.b.push(n))];
+    await until("onError", () => errors.length > 0);
+    assert.ok(errors[0] instanceof StoreError);
+    assert.equal(errors[0].code, "store/unavailable");
+    assert.match(
+      errors[0].message,
+      /^PostgresStore\.watch did not hear its probe notice within 2000 ms \(LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify\) \(no notice heard\); the watched chats are read in one query every 200 ms until it listens again \(next try in \d+ ms\)$/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // one poll sets where each chat stands
+    assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
+    assert.equal(await writer.append("b", [{ type: "x" }], 1), 2);
+    await until("the polled changes", () => heard.a.length === 1 && heard.b.length === 1, 5_000);
+    assert.deepEqual(heard, { a: [2], b: [2] });
+    for (const stop of stops) stop();
+    await store.end();
+  } finally {
+    await bounced.end().catch(() => undefined);
+    await direct.end();
+    await bouncer.stop();
+    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+  }
+});
+
+test("watch: a role that may not run pg_notify is told through onError and polls with one query", async () => {
+  // Roles and the grant on pg_notify belong to a database and a cluster: a database of its own.
+  const database = `oda_role_${process.pid}`;
+  const role = `oda_viewer_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${database}`);
+  const owner = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
+  const viewer = new pg.Pool({ connectionString: `postgres://${role}@127.0.0.1:${server.port}/${database}` });
+  try {
+    await new PostgresStore(owner).migrate();
+    await owner.query(`CREATE ROLE ${role} LOGIN`);
+    await owner.query(`GRANT SELECT ON oda_tasks_chats, oda_tasks_entries TO ${role}`);
+    await owner.query("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC");
+    const writer = new PostgresStore(owner); // a superuser: its writes still notify
+    await writer.create("a", [session]);
+    const errors = [];
+    const store = new PostgresStore(viewer, { watchPollMs: 200, onError: (e) => errors.push(e) });
+    const heard = [];
+    const stop = store.watch("a", (n) => heard.push(n));
+    await until("onError", () => errors.length > 0);
+    assert.equal(errors[0].code, "store/unavailable");
+    assert.match(
+      errors[0].message,
+      /^PostgresStore\.watch did not hear its probe notice within 2000 ms \(LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify\) \(permission denied for function pg_notify\); the watched chats are read in one query every 200 ms until it listens again \(next try in \d+ ms\)$/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // one poll sets where the chat stands
+    assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
+    await until("the polled change", () => heard.length === 1, 5_000);
+    assert.deepEqual(heard, [2]);
+    stop();
+    await store.end();
+  } finally {
+    await viewer.end().catch(() => undefined);
+    await owner.end();
+    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+  }
+});
+
+test("PostgresStore: the change feed's options are checked before anything is opened", () => {
+  const pool = server.pool({ max: 1 });
+  for (const [name, value, expected] of [
+    ["watchPollMs", 0, "a whole number >= 1"],
+    ["watchPollMs", "1000", "a whole number >= 1"],
+    ["onError", "warn", "a function"],
+    ["notify", 1, "a boolean"],
+  ]) {
+    assert.throws(
+      () => new PostgresStore(pool, { [name]: value }),
+      (e) =>
+        e instanceof TypeError &&
+        e.message.startsWith(`oda-tasks: invalid arguments of PostgresStore: \`${name}\` must be ${expected} (got `),
+    );
+  }
+  const store = new PostgresStore(pool);
+  assert.throws(() => store.watch("a", "not a function"), /^TypeError: oda-tasks: watch\(chatId, onChange\): onChange must be a function$/);
+  assert.throws(
+    () => store.watch("../a", () => undefined),
+    (e) => e instanceof StoreError && e.code === "store/bad-chat-id",
+  );
+});
