@@ -146,7 +146,8 @@ export class EventStreams {
     const feed = s.feed;
     if (feed.failure !== null && s.sentFailure !== feed.failure) {
       s.sentFailure = feed.failure;
-      return this.#write(s, feed.failure); // what else it lacks follows its next read
+      this.#write(s, feed.failure); // what else it lacks follows its next read
+      return;
     }
     const version = feed.version;
     if (version === null || s.sent === version.mark) return;
