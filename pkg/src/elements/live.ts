@@ -18,17 +18,16 @@ interface Feed {
 
 const feeds = new Map<string, Feed>();
 
-/** Cards a followed screen keeps while it cannot tell the handler's window (the handler's default `cards`). */
-const DEFAULT_WINDOW = 50;
-
 /**
- * `screen` with `change` applied: the new cards appended (the window kept as
- * long as the screen's was), the count and length, and each part it carries.
+ * `screen` with `change` applied: the new cards appended (as many kept as the
+ * handler's window when the screen shows it is full), the count and length,
+ * and each part the change carries.
  */
 export function applyChange(screen: ChatScreen, change: ChatChange): ChatScreen {
-  // A window shorter than the card count is the handler's whole window; else it may hold up to the default.
-  const window = screen.cards.length < screen.cardCount ? screen.cards.length : Math.max(screen.cards.length, DEFAULT_WINDOW);
-  const cards = window === 0 ? [] : [...screen.cards, ...change.cards].slice(-window);
+  // Fewer cards than the count: the screen holds the handler's whole window. Else the handler sends no change past it.
+  const full = screen.cards.length < screen.cardCount;
+  const joined = [...screen.cards, ...change.cards];
+  const cards = full ? joined.slice(joined.length - screen.cards.length) : joined;
   const next: ChatScreen = { ...screen, length: change.length, cardCount: change.cardCount, cards };
   if (change.todos !== undefined) next.todos = change.todos;
   if (change.plan !== undefined) next.plan = change.plan;

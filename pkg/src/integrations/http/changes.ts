@@ -85,8 +85,9 @@ function continues(before: Version, length: number, cardCount: number, cards: re
 
 /**
  * The `change` event from `from` to `to`, built once per pair; `null` when
- * only a screen is right: another epoch, a length not before `to`'s, or more
- * new cards than `to`'s window holds (`cards` of the handler).
+ * only a screen is right: another epoch, a length not before `to`'s, more
+ * new cards than `to`'s window holds (`cards` of the handler), or the first
+ * change that fills the window (the client learns its size from a screen).
  */
 export function changeBytes(from: Mark, to: Version): Uint8Array | null {
   const built = to.changes.get(from);
@@ -94,7 +95,11 @@ export function changeBytes(from: Mark, to: Version): Uint8Array | null {
   const m = to.mark;
   const fresh = m.cardCount - from.cardCount;
   let bytes: Uint8Array | null = null;
-  if (from.epoch === m.epoch && from.length <= m.length && fresh >= 0 && fresh <= to.cards.length) {
+  // The client keeps the cards it has plus the new ones, then as many as it held when its window was full
+  // (fewer cards than the count); so no change may fill a window the client cannot yet see the size of.
+  const window = to.cards.length;
+  const knowable = window === m.cardCount || from.cardCount > window;
+  if (from.epoch === m.epoch && from.length <= m.length && fresh >= 0 && fresh <= window && knowable) {
     let data = `{"length":${m.length},"cardCount":${m.cardCount},"cards":[${to.cards.slice(to.cards.length - fresh).join(",")}]`;
     for (const part of PARTS) if (from[part] !== m[part]) data += `,"${part}":${m[part]}`;
     bytes = eventBytes("change", `${data}}`, m.length);

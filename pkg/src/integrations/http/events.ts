@@ -34,6 +34,13 @@ interface Stream {
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 
+/** Whether a timer keeps the process alive (Node's and Bun's have `ref`/`unref`; elsewhere nothing to do). */
+function keepAlive(timer: unknown, on: boolean): void {
+  const t = timer as { ref?: () => void; unref?: () => void } | undefined;
+  if (on) t?.ref?.();
+  else t?.unref?.();
+}
+
 /** A `Last-Event-ID` the handler can resume from: a log length, digits only. */
 function lastEventId(request: Request): number | null {
   const text = request.headers.get("last-event-id");
@@ -98,11 +105,8 @@ export class EventStreams {
               signal?.removeEventListener("abort", onAbort);
               this.#streams.delete(s);
               feed.streams.delete(s);
-              if (feed.streams.size === 0) this.feeds.close(feed);
-              if (this.#streams.size === 0) {
-                clearInterval(this.#timer);
-                this.#timer = undefined;
-              }
+              // Watched a little longer, so its client resumes by id when it reconnects.
+              if (feed.streams.size === 0) feed.idleSince = Date.now();
               try {
                 controller.close();
               } catch {
@@ -114,6 +118,7 @@ export class EventStreams {
           this.#streams.add(s);
           feed.streams.add(s);
           if (this.#timer === undefined) this.#timer = setInterval(() => this.#tick(), Math.min(this.limits.pollMs, 1000));
+          keepAlive(this.#timer, true);
           // The retry hint first; what the client lacks follows when it reads it.
           this.#write(s, encoder.encode(`retry: ${Math.max(1000, this.limits.pollMs)}\n\n`));
           if (signal?.aborted) return s.close();
@@ -171,6 +176,14 @@ export class EventStreams {
   /** The one timer: the batched poll, heartbeats, and closing streams left unread for `staleMs`. */
   #tick(): void {
     const now = Date.now();
+    this.feeds.sweep(now, this.limits.total);
+    if (this.#streams.size === 0 && this.feeds.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    // Chats watched after their last stream keep no process alive by themselves.
+    keepAlive(this.#timer, this.#streams.size > 0);
     if (now - this.#lastPass >= this.limits.pollMs) {
       this.#lastPass = now;
       void this.feeds.pass();

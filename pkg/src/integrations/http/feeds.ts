@@ -11,6 +11,9 @@ import type { ChatScreen } from "./screen.js";
 /** Marks kept per chat for a resume by `Last-Event-ID`. */
 export const RESUME_MARKS = 16;
 
+/** How long a chat stays watched after its last stream closed, so a client that reconnects resumes by id (ms). */
+export const LINGER_MS = 10_000;
+
 /** What a chat's screen read answers: the screen, `null` for no such chat; a thrown failure is an `error` event. */
 export type ScreenReader = (chatId: string) => Promise<ChatScreen | null>;
 
@@ -31,6 +34,8 @@ export class ChatFeed {
   building = false;
   again = false;
   closed = false;
+  /** When its last stream closed (0: it has streams); it is let go `LINGER_MS` later. */
+  idleSince = 0;
 
   constructor(readonly chatId: string) {}
 
@@ -68,7 +73,10 @@ export class ChatFeeds {
   /** Watches `chatId` (once per chat): the store's change feed where it has one, then reads the first version. */
   open(chatId: string): ChatFeed {
     const found = this.#feeds.get(chatId);
-    if (found !== undefined) return found;
+    if (found !== undefined) {
+      found.idleSince = 0;
+      return found;
+    }
     const feed = new ChatFeed(chatId);
     this.#feeds.set(chatId, feed);
     if (typeof this.store.watch === "function") {
@@ -85,7 +93,23 @@ export class ChatFeeds {
     return feed;
   }
 
-  /** Stops watching `feed`'s chat (its last stream closed). */
+  /**
+   * Lets go of the chats whose last stream closed `LINGER_MS` ago or more, and
+   * of the longest idle ones beyond `most` chats watched.
+   */
+  sweep(now: number, most: number): void {
+    const idle: ChatFeed[] = [];
+    for (const feed of this.#feeds.values()) {
+      if (feed.streams.size > 0 || feed.idleSince === 0) continue;
+      if (now - feed.idleSince >= LINGER_MS) this.close(feed);
+      else idle.push(feed);
+    }
+    if (this.#feeds.size <= most) return;
+    idle.sort((a, b) => a.idleSince - b.idleSince);
+    for (const feed of idle.slice(0, this.#feeds.size - most)) this.close(feed);
+  }
+
+  /** Stops watching `feed`'s chat. */
   close(feed: ChatFeed): void {
     if (feed.closed) return;
     feed.closed = true;
