@@ -110,12 +110,13 @@ test("ids and shapes: the screen first, then each change carries only what chang
   const change = await s.next();
   assert.equal(change.event, "change");
   assert.equal(change.id, String(await lengthOf(store)));
-  assert.deepEqual(Object.keys(change.data), ["length", "cardCount", "cards", "todos", "plan"]);
+  assert.deepEqual(Object.keys(change.data), ["length", "cardCount", "cards", "window", "todos", "plan"]);
   const now = await screenOf(handler);
   assert.deepEqual(change.data, {
     length: now.length,
     cardCount: now.cardCount,
     cards: now.cards.slice(-1),
+    window: 50,
     todos: now.todos,
     plan: now.plan,
   });
@@ -124,10 +125,10 @@ test("ids and shapes: the screen first, then each change carries only what chang
   await endTurn(store, "c");
   await beginTurn(store, "c");
   const turn = await s.next(); // a new turn: the plan reads "cleared"
-  assert.deepEqual(Object.keys(turn.data), ["length", "cardCount", "cards", "plan"]);
+  assert.deepEqual(Object.keys(turn.data), ["length", "cardCount", "cards", "window", "plan"]);
   await tools.suggest_task(offer(2)); // only the suggestions change
   const offered = await s.next();
-  assert.deepEqual(Object.keys(offered.data), ["length", "cardCount", "cards", "open"]);
+  assert.deepEqual(Object.keys(offered.data), ["length", "cardCount", "cards", "window", "open"]);
   assert.deepEqual(offered.data.cards, []);
   const after = await screenOf(handler);
   assert.deepEqual(offered.data.open, after.open);
@@ -211,15 +212,16 @@ test("resume by Last-Event-ID: a small gap gets a change; the length it has gets
   // At the length it has: nothing until the next change.
   const s3 = await open(resumed.id);
   assert.equal(await s3.quietFor(300), true);
-  // The change that fills the window of two is a screen (the client learns the window from it); the next is a change.
+  // Past the window of two: a change still, the client keeps the last two.
   await step(tools, 2);
   const filled = await s3.next();
-  assert.equal(filled.event, "screen");
-  assert.equal(filled.data.cards.length, 2);
+  assert.equal(filled.event, "change");
+  assert.equal(filled.data.window, 2);
+  const held = applyChange(applyChange(screen.data, resumed.data), filled.data);
+  assert.deepEqual(held, await screenOf(handler));
   await step(tools, 3);
   const next = await s3.next();
   assert.equal(next.event, "change");
-  assert.deepEqual(applyChange(filled.data, next.data), await screenOf(handler));
   // Three cards behind a window of two: the screen.
   for (let n = 4; n <= 6; n++) await step(tools, n);
   await until(s3, await lengthOf(store)); // the handler has read the chat up to now

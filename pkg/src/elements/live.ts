@@ -19,15 +19,12 @@ interface Feed {
 const feeds = new Map<string, Feed>();
 
 /**
- * `screen` with `change` applied: the new cards appended (as many kept as the
- * handler's window when the screen shows it is full), the count and length,
- * and each part the change carries.
+ * `screen` with `change` applied: the new cards appended (the last `window`
+ * kept), the count and length, and each part the change carries.
  */
 export function applyChange(screen: ChatScreen, change: ChatChange): ChatScreen {
-  // Fewer cards than the count: the screen holds the handler's whole window. Else the handler sends no change past it.
-  const full = screen.cards.length < screen.cardCount;
   const joined = [...screen.cards, ...change.cards];
-  const cards = full ? joined.slice(joined.length - screen.cards.length) : joined;
+  const cards = joined.slice(Math.max(0, joined.length - change.window));
   const next: ChatScreen = { ...screen, length: change.length, cardCount: change.cardCount, cards };
   if (change.todos !== undefined) next.todos = change.todos;
   if (change.plan !== undefined) next.plan = change.plan;

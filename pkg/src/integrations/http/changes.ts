@@ -26,6 +26,8 @@ export interface Version {
   /** The one mark of this version, shared by every stream that was sent it. */
   readonly mark: Mark;
   readonly cards: readonly string[];
+  /** How many of the last cards a screen holds (the handler's `cards`). */
+  readonly window: number;
   readonly screenJson: string;
   readonly screenBytes: Uint8Array;
   /** Change bytes built to this version, by the mark they start from (`null`: none can be, send the screen). */
@@ -47,7 +49,7 @@ export function eventBytes(event: string, data: string, id: number | null): Uint
  * none): the same epoch when the log only grew from it, the next one when it
  * was cut or replaced (a shorter log, fewer cards, or older cards that differ).
  */
-export function versionOf(screen: ChatScreen, before: Version | null, epoch: number): Version {
+export function versionOf(screen: ChatScreen, window: number, before: Version | null, epoch: number): Version {
   const json = JSON.stringify(screen);
   const cards = screen.cards.map((card) => JSON.stringify(card));
   // An unchanged part keeps the string it had, so marks of one chat share their texts.
@@ -65,6 +67,7 @@ export function versionOf(screen: ChatScreen, before: Version | null, epoch: num
       skipped: same("skipped", JSON.stringify(screen.skipped)),
     },
     cards,
+    window,
     screenJson: json,
     screenBytes: eventBytes("screen", json, screen.length),
     changes: new Map(),
@@ -85,9 +88,8 @@ function continues(before: Version, length: number, cardCount: number, cards: re
 
 /**
  * The `change` event from `from` to `to`, built once per pair; `null` when
- * only a screen is right: another epoch, a length not before `to`'s, more
- * new cards than `to`'s window holds (`cards` of the handler), or the first
- * change that fills the window (the client learns its size from a screen).
+ * only a screen is right: another epoch, a length not before `to`'s, or more
+ * new cards than `to`'s window holds (`cards` of the handler).
  */
 export function changeBytes(from: Mark, to: Version): Uint8Array | null {
   const built = to.changes.get(from);
@@ -95,12 +97,9 @@ export function changeBytes(from: Mark, to: Version): Uint8Array | null {
   const m = to.mark;
   const fresh = m.cardCount - from.cardCount;
   let bytes: Uint8Array | null = null;
-  // The client keeps the cards it has plus the new ones, then as many as it held when its window was full
-  // (fewer cards than the count); so no change may fill a window the client cannot yet see the size of.
-  const window = to.cards.length;
-  const knowable = window === m.cardCount || from.cardCount > window;
-  if (from.epoch === m.epoch && from.length <= m.length && fresh >= 0 && fresh <= window && knowable) {
-    let data = `{"length":${m.length},"cardCount":${m.cardCount},"cards":[${to.cards.slice(to.cards.length - fresh).join(",")}]`;
+  if (from.epoch === m.epoch && from.length <= m.length && fresh >= 0 && fresh <= to.cards.length) {
+    const cards = to.cards.slice(to.cards.length - fresh).join(",");
+    let data = `{"length":${m.length},"cardCount":${m.cardCount},"cards":[${cards}],"window":${to.window}`;
     for (const part of PARTS) if (from[part] !== m[part]) data += `,"${part}":${m[part]}`;
     bytes = eventBytes("change", `${data}}`, m.length);
   }

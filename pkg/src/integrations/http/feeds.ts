@@ -56,6 +56,8 @@ export class ChatFeeds {
   constructor(
     private readonly store: Store,
     private readonly read: ScreenReader,
+    /** Cards a screen holds (the handler's `cards`). */
+    private readonly window: number,
     private readonly failureData: (e: unknown) => Promise<string>,
     private readonly changed: (feed: ChatFeed) => void,
   ) {}
@@ -217,7 +219,7 @@ export class ChatFeeds {
       if (failed) this.changed(feed);
       return;
     }
-    const version = versionOf(screen, before, feed.epoch);
+    const version = versionOf(screen, this.window, before, feed.epoch);
     if (version.mark.epoch !== feed.epoch) {
       feed.epoch = version.mark.epoch;
       feed.marks.length = 0;

@@ -148,6 +148,7 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
   const feeds: ChatFeeds = new ChatFeeds(
     store,
     (chatId) => readScreen(cache, service, chatId, cards),
+    cards,
     failureData,
     (feed) => streams.changed(feed),
   );

@@ -34,6 +34,8 @@ export interface ChatChange {
   cardCount: number;
   /** The cards new since the client's length, oldest first. */
   cards: TodoCard[];
+  /** How many of the last cards a screen holds (the handler's `cards`): keep that many. */
+  window: number;
   todos?: ChatScreen["todos"];
   plan?: ChatScreen["plan"];
   open?: ChatScreen["open"];
