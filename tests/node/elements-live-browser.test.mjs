@@ -5,8 +5,7 @@
 // outcome in their live region; preventDefault leaves the action to the app;
 // one event stream per chat URL however many elements follow it; change
 // events applied to the screen they hold, a dropped stream resumed by
-// Last-Event-ID; axe-core
-// finds no violation.
+// Last-Event-ID; axe-core finds no violation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
