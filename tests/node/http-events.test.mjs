@@ -413,3 +413,23 @@ test("a chat that does not exist yet: an error event without an id, then the scr
   assert.equal(created.id, "1");
   await s.reader.cancel();
 });
+
+test("docs/http.md's worked stream is what the handler sends, byte for byte", async () => {
+  const doc = fs.readFileSync(new URL("../../docs/http.md", import.meta.url), "utf8");
+  const worked = /A worked stream[\s\S]*?```text\n([\s\S]*?)```/.exec(doc)[1];
+  const store = new MemoryStore();
+  await createChat(store, "chat-1", { workspace: "/w" });
+  const tools = toolHandlers({ store, chatId: "chat-1" });
+  await beginTurn(store, "chat-1");
+  await tools.todo_write(todos(["Write tests", "in_progress"], ["Ship", "pending"]));
+  const handler = chatHandler({ store, authorize: allow, cards: 1 });
+  const s = sse(await handler(new Request("http://app.test/chats/chat-1/events")));
+  await s.next();
+  await tools.todo_write(todos(["Write tests", "completed"], ["Ship", "in_progress"]));
+  await s.next();
+  await tools.suggest_task({ title: "Add retries", tldr: "Uploads fail on flaky networks.", brief: "Retry uploads three times." });
+  await s.next();
+  const sent = Buffer.concat(s.chunks).toString("utf8");
+  assert.equal(sent, worked);
+  await s.reader.cancel();
+});
