@@ -433,3 +433,36 @@ test("docs/http.md's worked stream is what the handler sends, byte for byte", as
   assert.equal(sent, worked);
   await s.reader.cancel();
 });
+
+test("a started suggestion's progress: a write in the started chat sends the parent's stream a change with `settled`, with watch and by the poll", async () => {
+  for (const watch of [true, false]) {
+    const inner = new MemoryStore();
+    await chatWith(inner);
+    const store = watch
+      ? inner
+      : {
+          read: (id) => inner.read(id),
+          readFrom: (id, from) => inner.readFrom(id, from),
+          append: (...a) => inner.append(...a),
+          create: (...a) => inner.create(...a),
+        };
+    const handler = chatHandler({ store, authorize: allow, pollMs: 100 });
+    const started = await handler(
+      new Request(`${BASE}/chats/c/suggestions/s1/start`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+    );
+    const { chatId: child } = await started.json();
+    const s = sse(await get(handler, "chats/c/events"));
+    let held = (await s.next()).data;
+    assert.deepEqual(held.settled[0].progress, { completed: 0, total: 0 }, "no list in the started chat yet");
+    await sleep(300); // the poll has found the started chat's length
+    await toolHandlers({ store: inner, chatId: child }).todo_write(todos(["A", "completed"], ["B", "pending"]));
+    const e = await s.next();
+    assert.equal(e.event, "change", `watch: ${watch}`);
+    assert.equal(e.id, String(held.length), "the parent's log did not move: the same length, a new version");
+    assert.deepEqual(Object.keys(e.data), ["length", "cardCount", "cards", "window", "settled"]);
+    held = applyChange(held, e.data);
+    assert.deepEqual(held.settled[0].progress, { completed: 1, total: 2 });
+    assert.deepEqual(held, await screenOf(handler));
+    await s.reader.cancel();
+  }
+});

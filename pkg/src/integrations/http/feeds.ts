@@ -17,6 +17,12 @@ export const LINGER_MS = 10_000;
 /** What a chat's screen read answers: the screen, `null` for no such chat; a thrown failure is an `error` event. */
 export type ScreenReader = (chatId: string) => Promise<ChatScreen | null>;
 
+/** A started suggestion's chat, followed for its progress: by its own watch, or polled from its length. */
+interface Child {
+  stop: (() => void) | null;
+  polled: { length: number; mark: string | null } | null;
+}
+
 /** One watched chat. */
 export class ChatFeed {
   /** The newest version; `null` before the first read or while the chat is missing. */
@@ -36,6 +42,8 @@ export class ChatFeed {
   closed = false;
   /** When its last stream closed (0: it has streams); it is let go `LINGER_MS` later. */
   idleSince = 0;
+  /** The chats its started suggestions run in: their progress is on this chat's screen. */
+  readonly children = new Map<string, Child>();
 
   constructor(readonly chatId: string) {}
 
@@ -122,6 +130,14 @@ export class ChatFeeds {
       // the store's own failure to stop: nothing more is read for this feed
     }
     feed.stop = null;
+    for (const child of feed.children.values()) {
+      try {
+        child.stop?.();
+      } catch {
+        // as above
+      }
+    }
+    feed.children.clear();
   }
 
   /** Reads `feed`'s chat again (after any read under way, once however often asked meanwhile). */
@@ -156,6 +172,7 @@ export class ChatFeeds {
         if (feed.closed || feed.building) continue;
         if (feed.failure !== null) this.refresh(feed);
         else if (feed.stop === null && feed.version !== null && (await this.#moved(feed))) this.refresh(feed);
+        else if (feed.children.size > 0 && (await this.#childMoved(feed))) this.refresh(feed);
       }
     } finally {
       this.#passing = false;
@@ -164,27 +181,69 @@ export class ChatFeeds {
 
   /** Whether `feed`'s log moved past where the poll last read it (reading only what is new). */
   async #moved(feed: ChatFeed): Promise<boolean> {
-    const at = feed.polled ?? { length: feed.version?.mark.length ?? 0, mark: null };
+    const length = feed.version?.mark.length ?? 0;
+    const read = await this.#readOn(feed.chatId, feed.polled ?? { length, mark: null });
+    feed.polled = read.at;
+    return read.moved || read.at?.length !== length;
+  }
+
+  /** Reads chat `chatId` on from `at`: whether anything was new, and where the next read starts (`null`: from the start). */
+  async #readOn(
+    chatId: string,
+    at: { length: number; mark: string | null },
+  ): Promise<{ moved: boolean; at: { length: number; mark: string | null } | null }> {
     const store = this.store;
     try {
       if (typeof store.readSince === "function") {
-        const read = await store.readSince(feed.chatId, at.length, at.mark);
-        if (read === null) return true;
-        feed.polled = { length: at.length + read.texts.length, mark: read.mark };
-        return read.texts.length > 0 || feed.polled.length !== feed.version?.mark.length;
+        const read = await store.readSince(chatId, at.length, at.mark);
+        if (read === null) return { moved: true, at: null };
+        return { moved: read.texts.length > 0, at: { length: at.length + read.texts.length, mark: read.mark } };
       }
       const fresh =
-        typeof store.readTextFrom === "function"
-          ? await store.readTextFrom(feed.chatId, at.length)
-          : await readFrom(store, feed.chatId, at.length);
-      if (fresh === null) return true;
-      feed.polled = { length: at.length + fresh.length, mark: null };
-      return fresh.length > 0 || feed.polled.length !== feed.version?.mark.length;
+        typeof store.readTextFrom === "function" ? await store.readTextFrom(chatId, at.length) : await readFrom(store, chatId, at.length);
+      if (fresh === null) return { moved: true, at: null };
+      return { moved: fresh.length > 0, at: { length: at.length + fresh.length, mark: null } };
     } catch {
       // Cut, replaced or failing: read it whole (the cache knows how), and say so if it fails.
-      feed.polled = null;
-      return true;
+      return { moved: true, at: null };
     }
+  }
+
+  /** Follows the chats of `screen`'s started suggestions (and no others), so their progress moves this chat's screen. */
+  #follow(feed: ChatFeed, screen: ChatScreen): void {
+    const started = new Set(screen.settled.flatMap((s) => (s.outcome === "started" && typeof s.chatId === "string" ? [s.chatId] : [])));
+    for (const [chatId, child] of feed.children) {
+      if (started.has(chatId)) continue;
+      child.stop?.();
+      feed.children.delete(chatId);
+    }
+    for (const chatId of started) {
+      if (feed.children.has(chatId)) continue;
+      const child: Child = { stop: null, polled: null };
+      feed.children.set(chatId, child);
+      if (typeof this.store.watch !== "function") continue;
+      try {
+        const stop = this.store.watch(chatId, () => {
+          if (!feed.closed) this.refresh(feed);
+        });
+        child.stop = typeof stop === "function" ? stop : null;
+      } catch {
+        child.stop = null; // polled instead
+      }
+    }
+  }
+
+  /** Whether a polled child of `feed` moved (each read from its length; the first read finds its length). */
+  async #childMoved(feed: ChatFeed): Promise<boolean> {
+    let moved = false;
+    for (const [chatId, child] of feed.children) {
+      if (child.stop !== null) continue;
+      const first = child.polled === null;
+      const read = await this.#readOn(chatId, child.polled ?? { length: 0, mark: null });
+      child.polled = read.at;
+      if (read.moved && !first) moved = true;
+    }
+    return moved;
   }
 
   /** Reads the screen and makes it the feed's version when it differs from the last one. */
@@ -212,6 +271,7 @@ export class ChatFeeds {
       this.changed(feed);
       return;
     }
+    this.#follow(feed, screen);
     const before = feed.version;
     const failed = feed.failure !== null;
     feed.failure = null;
