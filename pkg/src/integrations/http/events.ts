@@ -64,13 +64,6 @@ export class EventStreams {
     return this.#streams.size;
   }
 
-  /** Events given to streams and not yet read by their clients (each stream holds one at most). */
-  get unread(): number {
-    let n = 0;
-    for (const s of this.#streams) if (s.waitingSince !== 0) n++;
-    return n;
-  }
-
   /** Hands `feed`'s new version or failure to each of its streams whose client has read what it was given. */
   changed(feed: ChatFeed): void {
     for (const s of feed.streams) this.#deliver(s as Stream);
