@@ -177,7 +177,8 @@ export class EventStreams {
     }
     // Chats watched after their last stream keep no process alive by themselves.
     keepAlive(this.#timer, this.#streams.size > 0);
-    if (now - this.#lastPass >= this.limits.pollMs) {
+    // Half a tick of slack: a timer that fires a little early does not skip a pass.
+    if (now - this.#lastPass >= this.limits.pollMs - Math.min(this.limits.pollMs, 1000) / 2) {
       this.#lastPass = now;
       void this.feeds.pass();
     }
