@@ -3,8 +3,9 @@
 // adapter: the elements fetch the chat, follow its event stream as the agent
 // writes, perform Start/Draft/Dismiss/Restore themselves and announce each
 // outcome in their live region; preventDefault leaves the action to the app;
-// one event stream per chat URL however many elements follow it; axe-core
-// finds no violation.
+// one event stream per chat URL however many elements follow it; change
+// events applied to the screen they hold, a dropped stream resumed by
+// Last-Event-ID; axe-core finds no violation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -36,7 +37,7 @@ const page = (src) => `<!doctype html><html lang="en"><meta charset="utf-8"><tit
 </script>`;
 
 /** The app: a store, the handler at /api/oda (authorized by a cookie), the page and the package's files. */
-async function app(t, { pollMs = 100 } = {}) {
+async function app(t, { pollMs = 100, watch = true } = {}) {
   const store = new MemoryStore();
   await createChat(store, "c", { workspace: "/w" });
   const tools = toolHandlers({ store, chatId: "c" });
@@ -50,8 +51,17 @@ async function app(t, { pollMs = 100 } = {}) {
     await endTurn(store, "c");
   }
   const requests = [];
+  // Without watch: the store as an app's own store would be, read by the handler's poll only.
+  const served = watch
+    ? store
+    : {
+        read: (id) => store.read(id),
+        readTextFrom: (id, from) => store.readTextFrom(id, from),
+        append: (...a) => store.append(...a),
+        create: (...a) => store.create(...a),
+      };
   const handler = chatHandler({
-    store,
+    store: served,
     basePath: "/api/oda",
     pollMs,
     authorize: (request, { chatId, action }) => {
@@ -59,10 +69,39 @@ async function app(t, { pollMs = 100 } = {}) {
       return chatId === "c" && /(?:^|;\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
     },
   });
-  const api = getRequestListener(handler); // the one-line adapter for Node's http
+  // Each event stream as the server sent it: the Last-Event-ID it was asked with, its text, its Node response.
+  const streams = [];
+  const responses = [];
+  const recorded = async (request) => {
+    const response = await handler(request);
+    if (!request.url.endsWith("/events") || response.body === null) return response;
+    const record = {
+      lastEventId: request.headers.get("last-event-id"),
+      text: "",
+      res: responses[Number(request.headers.get("x-test-response"))],
+    };
+    streams.push(record);
+    const decoder = new TextDecoder();
+    const body = response.body.pipeThrough(
+      new TransformStream({
+        transform(chunk, controller) {
+          record.text += decoder.decode(chunk, { stream: true });
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, response);
+  };
+  const api = getRequestListener(recorded); // the one-line adapter for Node's http
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    if (path.startsWith("/api/oda/")) return api(req, res);
+    if (path.startsWith("/api/oda/")) {
+      if (path.endsWith("/events")) {
+        responses.push(res);
+        req.headers["x-test-response"] = String(responses.length - 1);
+      }
+      return api(req, res);
+    }
     if (path === "/page.html") return res.writeHead(200, { "content-type": "text/html" }).end(page("/api/oda/chats/c"));
     const file = normalize(join(root, path));
     if (!file.startsWith(normalize(root + sep)) || !path.startsWith("/pkg/dist/")) return res.writeHead(404).end();
@@ -89,7 +128,7 @@ async function app(t, { pollMs = 100 } = {}) {
   tab.on("pageerror", (e) => errors.push(e.message));
   await tab.goto(`${url}/page.html`);
   await tab.waitForFunction(() => window.__ready === true, null, { timeout: 20_000 });
-  return { store, tools, tab, errors, requests };
+  return { store, tools, tab, errors, requests, streams };
 }
 
 const announcement = (tab, element) => tab.locator(element).first().locator("[part=announcement]").textContent();
@@ -143,8 +182,8 @@ test("live elements: the screen from src, the plan following the event stream, t
 });
 
 test("live elements: a refusal is announced with the service's message; preventDefault leaves the action to the app", async (t) => {
-  // No push comes in this test (a poll a minute): what the element shows is what it fetched or was answered.
-  const { store, tab, errors } = await app(t, { pollMs: 60_000 });
+  // No push comes in this test (a store without watch, polled once a minute): what the element shows is what it fetched or was answered.
+  const { store, tab, errors } = await app(t, { pollMs: 60_000, watch: false });
   await tab.getByRole("button", { name: "Draft: Task 3" }).waitFor({ timeout: 10_000 });
   // Another tab dismissed s3; this one still shows it open when the person clicks Draft.
   await store.append("c", [{ type: "suggestion_settled", v: 1, id: "s3", outcome: "dismissed" }], (await store.read("c")).length);
@@ -178,4 +217,31 @@ test("live elements: axe-core finds no violation", async (t) => {
     result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
     [],
   );
+});
+
+test("live elements: a change event is applied to the screen they hold; a dropped stream reconnects with Last-Event-ID and resumes with a change", async (t) => {
+  const { store, tools, tab, errors, streams } = await app(t);
+  const plan = tab.locator("oda-plan").first();
+  await plan.locator("[part=state]").filter({ hasText: "Cleared: a new turn started" }).waitFor({ timeout: 10_000 });
+  await beginTurn(store, "c");
+  await tools.todo_write(todos(["Write tests", "completed"], ["Ship", "in_progress"]));
+  await plan.locator("[part=counts]").filter({ hasText: "1 of 2 completed" }).waitFor({ timeout: 10_000 });
+  assert.equal(streams.length, 1);
+  const first = streams[0];
+  assert.equal(first.lastEventId, null);
+  const events = (text) => [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+  assert.deepEqual(events(first.text), ["screen", "change", "change"]); // the screen, the new turn, the list
+  const lastId = [...first.text.matchAll(/^id: (\d+)$/gm)].at(-1)[1];
+  assert.equal(lastId, String((await store.read("c")).length));
+
+  // The connection drops; the agent writes meanwhile; EventSource comes back with the last id it had.
+  first.res.destroy();
+  await tools.todo_write(todos(["Write tests", "completed"], ["Ship", "completed"]));
+  await plan.locator("[part=counts]").filter({ hasText: "2 of 2 completed" }).waitFor({ timeout: 10_000 });
+  assert.equal(streams.length, 2);
+  assert.equal(streams[1].lastEventId, lastId);
+  assert.deepEqual(events(streams[1].text), ["change"]);
+  assert.equal(await announcement(tab, "oda-plan"), "Plan running, turn 4: 2 of 2 completed.");
+  assert.equal(await tab.locator("#second [part=counts]").textContent(), "2 of 2 completed");
+  assert.deepEqual(errors, []);
 });

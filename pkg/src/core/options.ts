@@ -23,6 +23,19 @@ export function wholeNumber(min: number): OptionRule {
 }
 
 /**
+ * A whole number from `min` to `max`.
+ *
+ * @example
+ * readOptions("chatHandler", { pollMs: 5 }, { pollMs: wholeBetween(100, 60_000) }); // throws: must be a whole number from 100 to 60000 (got 5)
+ */
+export function wholeBetween(min: number, max: number): OptionRule {
+  return {
+    expected: `a whole number from ${min} to ${max}`,
+    check: (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max,
+  };
+}
+
+/**
  * A boolean.
  *
  * @example

@@ -1,19 +1,38 @@
 // What `src` gives `<oda-plan>` and `<oda-suggestions>`: the chat's screen
 // from the `chatHandler` URL, kept current by its event stream (one
-// EventSource per URL, shared by every element that follows it), and the
-// suggestion actions posted back as JSON. No core, no WASM: only fetch and
-// EventSource, with the page's own cookies (same origin).
-import type { ChatScreen } from "../integrations/http/screen.js";
+// EventSource per URL, shared by every element that follows it: a `screen`
+// event resets it, a `change` is applied to it; EventSource itself resumes
+// from the last id after a reconnect), and the suggestion actions posted back
+// as JSON. No core, no WASM: only fetch and EventSource, with the page's own
+// cookies (same origin).
+import type { ChatChange, ChatScreen } from "../integrations/http/screen.js";
 
 type Listener = (screen: ChatScreen) => void;
 
 interface Feed {
   listeners: Set<Listener>;
   source: EventSource | null;
+  /** The screen on show: the stream's, or an action's read when that is newer. */
   last: ChatScreen | null;
 }
 
 const feeds = new Map<string, Feed>();
+
+/**
+ * `screen` with `change` applied: the new cards appended (the last `window`
+ * kept), the count and length, and each part the change carries.
+ */
+export function applyChange(screen: ChatScreen, change: ChatChange): ChatScreen {
+  const joined = [...screen.cards, ...change.cards];
+  const cards = joined.slice(Math.max(0, joined.length - change.window));
+  const next: ChatScreen = { ...screen, length: change.length, cardCount: change.cardCount, cards };
+  if (change.todos !== undefined) next.todos = change.todos;
+  if (change.plan !== undefined) next.plan = change.plan;
+  if (change.open !== undefined) next.open = change.open;
+  if (change.settled !== undefined) next.settled = change.settled;
+  if (change.skipped !== undefined) next.skipped = change.skipped;
+  return next;
+}
 
 /** `src` without a trailing slash, resolved against the page. */
 function chatUrl(src: string): string {
@@ -33,15 +52,25 @@ export function follow(src: string, listener: Listener): () => void {
     feeds.set(url, created);
     const source = new EventSource(`${url}/events`);
     created.source = source;
-    source.addEventListener("screen", (event) => {
-      let screen: ChatScreen;
-      try {
-        screen = JSON.parse((event as MessageEvent<string>).data) as ChatScreen;
-      } catch {
-        return;
-      }
+    // The stream's own screen: changes apply to it (an action's read may have put a newer one on show).
+    let streamed: ChatScreen | null = null;
+    const take = (screen: ChatScreen) => {
+      streamed = screen;
+      if (created.last !== null && created.last.length > screen.length) return;
       created.last = screen;
       for (const l of created.listeners) l(screen);
+    };
+    source.addEventListener("screen", (event) => {
+      const screen = parsed<ChatScreen>(event);
+      if (screen !== null) {
+        created.last = null; // a reset: the log may have been replaced
+        take(screen);
+      }
+    });
+    source.addEventListener("change", (event) => {
+      const change = parsed<ChatChange>(event);
+      // A change follows the stream's screen; the stream starts with one, so none is lost.
+      if (change !== null && streamed !== null) take(applyChange(streamed, change));
     });
   } else if (feed.last !== null) {
     listener(feed.last);
@@ -55,6 +84,15 @@ export function follow(src: string, listener: Listener): () => void {
       if (feeds.get(url) === mine) feeds.delete(url);
     }
   };
+}
+
+/** An event's JSON data, `null` when it is not JSON. */
+function parsed<T>(event: Event): T | null {
+  try {
+    return JSON.parse((event as MessageEvent<string>).data) as T;
+  } catch {
+    return null;
+  }
 }
 
 /** What an action answered: `ok` with the started chat, or the failure's code and message. */

@@ -3,5 +3,5 @@
 export { chatHandler } from "../integrations/http/handler.js";
 export type { AuthorizeContext, ChatHandler, ChatHandlerOptions } from "../integrations/http/handler.js";
 export type { ChatAction } from "../integrations/http/routes.js";
-export type { CardPage, ChatScreen } from "../integrations/http/screen.js";
+export type { CardPage, ChatChange, ChatScreen } from "../integrations/http/screen.js";
 export type { HttpErrorCode } from "../integrations/http/replies.js";

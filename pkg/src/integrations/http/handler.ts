@@ -4,13 +4,14 @@
 // Workers alike. Secure by default: `authorize` is required, no CORS header
 // is ever sent, a POST needs a JSON body of bounded size, and a failure says
 // a code and a fixed or service text, never a stack or a path.
-import { ownOptions } from "../../core/options.js";
+import { ANY, type OptionRules, readOptions, wholeBetween } from "../../core/options.js";
 import { SuggestionService } from "../../chat/service.js";
 import { ChatStateCache } from "../../chat/state-cache.js";
 import type { Store } from "../../stores/store.js";
 import type { StartRequest } from "../../core/types.js";
 import { readJsonBody } from "./body.js";
 import { EventStreams } from "./events.js";
+import { ChatFeeds } from "./feeds.js";
 import { failure, json, thrown } from "./replies.js";
 import { matchRoute, type ChatAction } from "./routes.js";
 import { readCards, readScreen } from "./screen.js";
@@ -51,11 +52,13 @@ export interface ChatHandlerOptions {
   maxPageCards?: number;
   /** Largest POST body in bytes (default 4096). */
   maxBodyBytes?: number;
-  /** Open event streams per chat (default 8) and in all (default 256). */
+  /** Open event streams per chat (default 100) and in all (default 10,000). */
   maxStreamsPerChat?: number;
   maxStreams?: number;
-  /** How often an event stream's chat is read again, in ms (default 1000, 100 to 60000). */
+  /** For a store without `watch`: how often the watched chats are read again (what is new only), in ms (default 1000, 100 to 60000). */
   pollMs?: number;
+  /** An event stream whose client has not read its event for this long is closed; it reconnects and resumes by id (ms, default 30000). */
+  staleMs?: number;
   /** The suggestion service's permission order, lowest first. */
   permissions?: readonly string[];
   /** The warm states to read and write through (`cards: true`); by default one of the handler's own. */
@@ -73,29 +76,22 @@ export interface ChatHandlerOptions {
  */
 export type ChatHandler = (request: Request) => Promise<Response>;
 
-const OPTIONS = new Set([
-  "store",
-  "authorize",
-  "basePath",
-  "cards",
-  "maxPageCards",
-  "maxBodyBytes",
-  "maxStreamsPerChat",
-  "maxStreams",
-  "pollMs",
-  "permissions",
-  "cache",
-  "onError",
-]);
-
-/** A whole number option within bounds, or a TypeError. */
-function whole(name: string, value: unknown, absent: number, min: number, max: number): number {
-  if (value === undefined) return absent;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new TypeError(`oda-tasks: invalid arguments of chatHandler: \`${name}\` must be a whole number from ${min} to ${max}`);
-  }
-  return value;
-}
+/** The rules of chatHandler's options (store, authorize, cache and onError are checked where they are used). */
+const RULES: OptionRules<ChatHandlerOptions> = {
+  store: ANY,
+  authorize: ANY,
+  basePath: ANY,
+  cards: wholeBetween(0, 10_000),
+  maxPageCards: wholeBetween(1, 10_000),
+  maxBodyBytes: wholeBetween(2, 1 << 20),
+  maxStreamsPerChat: wholeBetween(1, 100_000),
+  maxStreams: wholeBetween(1, 1_000_000),
+  pollMs: wholeBetween(100, 60_000),
+  staleMs: wholeBetween(1000, 600_000),
+  permissions: ANY,
+  cache: ANY,
+  onError: ANY,
+};
 
 /** Largest query number taken for `from` and `to`. */
 const MAX_QUERY_NUMBER = 2 ** 31;
@@ -114,9 +110,7 @@ const MAX_QUERY_NUMBER = 2 ** 31;
  * export { handler as GET, handler as POST };
  */
 export function chatHandler(options: ChatHandlerOptions): ChatHandler {
-  const o = ownOptions("chatHandler", options) as Partial<ChatHandlerOptions>;
-  const unknown = Object.keys(o).find((key) => !OPTIONS.has(key));
-  if (unknown !== undefined) throw new TypeError(`oda-tasks: invalid arguments of chatHandler: unknown option \`${unknown}\``);
+  const o = readOptions<ChatHandlerOptions>("chatHandler", options, RULES);
   const { store, authorize, onError } = o;
   if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
     throw new TypeError("oda-tasks: invalid arguments of chatHandler: `store` must be a store (MemoryStore, JsonlStore, ...)");
@@ -132,12 +126,8 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
   if (typeof basePath !== "string" || (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))) {
     throw new TypeError('oda-tasks: invalid arguments of chatHandler: `basePath` must be "" or a path like "/api/oda" (no trailing slash)');
   }
-  const cards = whole("cards", o.cards, 50, 0, 10_000);
-  const maxPageCards = whole("maxPageCards", o.maxPageCards, 200, 1, 10_000);
-  const maxBodyBytes = whole("maxBodyBytes", o.maxBodyBytes, 4096, 2, 1 << 20);
-  const perChat = whole("maxStreamsPerChat", o.maxStreamsPerChat, 8, 1, 10_000);
-  const total = whole("maxStreams", o.maxStreams, 256, 1, 100_000);
-  const pollMs = whole("pollMs", o.pollMs, 1000, 100, 60_000);
+  const { cards = 50, maxPageCards = 200, maxBodyBytes = 4096, pollMs = 1000, staleMs = 30_000 } = o;
+  const { maxStreamsPerChat: perChat = 100, maxStreams: total = 10_000 } = o;
   const cache = o.cache ?? new ChatStateCache(store, { cards: true });
   if (!(cache instanceof ChatStateCache) || cache.store !== store || !cache.cards) {
     throw new TypeError(
@@ -153,17 +143,16 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
       // the app's logger failing changes no answer
     }
   };
-  const screenEvent = async (chatId: string) => {
-    try {
-      const screen = await readScreen(cache, service, chatId, cards);
-      if (screen === null) return { event: "error", data: JSON.stringify({ code: "store/missing-chat", message: "no such chat" }) };
-      return { event: "screen", data: JSON.stringify(screen) };
-    } catch (e) {
-      const answer = thrown(e);
-      return { event: "error", data: JSON.stringify(((await answer.json()) as { error: unknown }).error) };
-    }
-  };
-  const streams = new EventStreams(screenEvent, { pollMs, heartbeatMs: 15_000, perChat, total });
+  // A failure's `error` event data: the code and the fixed text the same failure gets as an answer.
+  const failureData = async (e: unknown) => JSON.stringify(((await thrown(e).json()) as { error: unknown }).error);
+  const feeds: ChatFeeds = new ChatFeeds(
+    store,
+    (chatId) => readScreen(cache, service, chatId, cards),
+    cards,
+    failureData,
+    (feed) => streams.changed(feed),
+  );
+  const streams = new EventStreams(feeds, { pollMs, heartbeatMs: 15_000, staleMs, perChat, total });
 
   return async function handle(request: Request): Promise<Response> {
     try {
@@ -212,7 +201,7 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
         await service[route.action](route.chatId, id);
         return json(200, { ok: true });
       }
-      if (route.action === "events") return streams.stream(route.chatId, request.signal);
+      if (route.action === "events") return streams.stream(route.chatId, request);
       if (route.action === "cards" && page !== undefined) {
         const found = await readCards(cache, route.chatId, page.from, page.to, maxPageCards);
         if (found === null) return failure(404, "store/missing-chat", "no such chat");

@@ -22,6 +22,28 @@ export interface ChatScreen extends Omit<ChatView, "settled"> {
 }
 
 /**
+ * An `event: change` of `GET chats/:chatId/events`: what changed since the
+ * length the client had (the previous event's `id`): the new length, the
+ * card count, the new cards, and each of the other parts only when it changed.
+ *
+ * @example
+ * source.addEventListener("change", (e) => { const change: ChatChange = JSON.parse(e.data); screen.cardCount = change.cardCount; });
+ */
+export interface ChatChange {
+  length: number;
+  cardCount: number;
+  /** The cards new since the client's length, oldest first. */
+  cards: TodoCard[];
+  /** How many of the last cards a screen holds (the handler's `cards`): keep that many. */
+  window: number;
+  todos?: ChatScreen["todos"];
+  plan?: ChatScreen["plan"];
+  open?: ChatScreen["open"];
+  settled?: ChatScreen["settled"];
+  skipped?: ChatScreen["skipped"];
+}
+
+/**
  * One page of cards as `GET chats/:chatId/cards?from=&to=` answers it
  * (`Array.prototype.slice` semantics over the chat's cards).
  *

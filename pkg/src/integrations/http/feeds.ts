@@ -1,0 +1,295 @@
+// The chats a handler's event streams watch: one feed per chat, told of new
+// lengths by the store's change feed (`store.watch`, one per chat) or, for a
+// store without one, by one batched pass over every watched chat per
+// `pollMs` that reads only what is new from each chat's offset. A feed builds
+// a version (a screen and its mark) only when a length moved, one build at a
+// time, and keeps the marks of its last versions for resuming by id.
+import { readFrom, type Store } from "../../stores/store.js";
+import { type Mark, type Version, versionOf, eventBytes } from "./changes.js";
+import type { ChatScreen } from "./screen.js";
+
+/** Marks kept per chat for a resume by `Last-Event-ID`. */
+export const RESUME_MARKS = 16;
+
+/** How long a chat stays watched after its last stream closed, so a client that reconnects resumes by id (ms). */
+export const LINGER_MS = 10_000;
+
+/** What a chat's screen read answers: the screen, `null` for no such chat; a thrown failure is an `error` event. */
+export type ScreenReader = (chatId: string) => Promise<ChatScreen | null>;
+
+/** A started suggestion's chat, followed for its progress: by its own watch, or polled from its length. */
+interface Child {
+  stop: (() => void) | null;
+  polled: { length: number; mark: string | null } | null;
+}
+
+/** One watched chat. */
+export class ChatFeed {
+  /** The newest version; `null` before the first read or while the chat is missing. */
+  version: Version | null = null;
+  /** The `error` event of the last read when it failed (the chat missing, the store down), else `null`. */
+  failure: Uint8Array | null = null;
+  /** Streams of this chat (the stream layer's). */
+  readonly streams = new Set<unknown>();
+  /** Marks of the last versions, oldest first. */
+  readonly marks: Mark[] = [];
+  epoch = 0;
+  stop: (() => void) | null = null;
+  /** The poll's place in the log: the length and store mark read up to (stores without `watch`). */
+  polled: { length: number; mark: string | null } | null = null;
+  building = false;
+  again = false;
+  closed = false;
+  /** When its last stream closed (0: it has streams); it is let go `LINGER_MS` later. */
+  idleSince = 0;
+  /** The chats its started suggestions run in: their progress is on this chat's screen. */
+  readonly children = new Map<string, Child>();
+
+  constructor(readonly chatId: string) {}
+
+  /** The mark a client at `length` holds, the oldest of that length (it changed least since); `undefined` when not kept. */
+  markAt(length: number): Mark | undefined {
+    return this.marks.find((m) => m.length === length);
+  }
+}
+
+/**
+ * The feeds of one handler. `changed(feed)` is told when a feed has a new
+ * version or failure, to hand it to the streams.
+ */
+export class ChatFeeds {
+  readonly #feeds = new Map<string, ChatFeed>();
+  #passing = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly read: ScreenReader,
+    /** Cards a screen holds (the handler's `cards`). */
+    private readonly window: number,
+    private readonly failureData: (e: unknown) => Promise<string>,
+    private readonly changed: (feed: ChatFeed) => void,
+  ) {}
+
+  /** Chats watched now. */
+  get size(): number {
+    return this.#feeds.size;
+  }
+
+  /** The feed of `chatId`, if watched. */
+  get(chatId: string): ChatFeed | undefined {
+    return this.#feeds.get(chatId);
+  }
+
+  /** Watches `chatId` (once per chat): the store's change feed where it has one, then reads the first version. */
+  open(chatId: string): ChatFeed {
+    const found = this.#feeds.get(chatId);
+    if (found !== undefined) {
+      found.idleSince = 0;
+      return found;
+    }
+    const feed = new ChatFeed(chatId);
+    this.#feeds.set(chatId, feed);
+    if (typeof this.store.watch === "function") {
+      try {
+        const stop = this.store.watch(chatId, (length) => {
+          if (!feed.closed && (feed.version === null || feed.failure !== null || length !== feed.version.mark.length)) this.refresh(feed);
+        });
+        feed.stop = typeof stop === "function" ? stop : null;
+      } catch {
+        feed.stop = null; // a watch that cannot start: this chat is polled
+      }
+    }
+    this.refresh(feed);
+    return feed;
+  }
+
+  /**
+   * Lets go of the chats whose last stream closed `LINGER_MS` ago or more, and
+   * of the longest idle ones beyond `most` chats watched.
+   */
+  sweep(now: number, most: number): void {
+    const idle: ChatFeed[] = [];
+    for (const feed of this.#feeds.values()) {
+      if (feed.streams.size > 0 || feed.idleSince === 0) continue;
+      if (now - feed.idleSince >= LINGER_MS) this.close(feed);
+      else idle.push(feed);
+    }
+    if (this.#feeds.size <= most) return;
+    idle.sort((a, b) => a.idleSince - b.idleSince);
+    for (const feed of idle.slice(0, this.#feeds.size - most)) this.close(feed);
+  }
+
+  /** Stops watching `feed`'s chat. */
+  close(feed: ChatFeed): void {
+    if (feed.closed) return;
+    feed.closed = true;
+    if (this.#feeds.get(feed.chatId) === feed) this.#feeds.delete(feed.chatId);
+    try {
+      feed.stop?.();
+    } catch {
+      // the store's own failure to stop: nothing more is read for this feed
+    }
+    feed.stop = null;
+    for (const child of feed.children.values()) {
+      try {
+        child.stop?.();
+      } catch {
+        // as above
+      }
+    }
+    feed.children.clear();
+  }
+
+  /** Reads `feed`'s chat again (after any read under way, once however often asked meanwhile). */
+  refresh(feed: ChatFeed): void {
+    if (feed.building) {
+      feed.again = true;
+      return;
+    }
+    feed.building = true;
+    void (async () => {
+      try {
+        do {
+          feed.again = false;
+          await this.#build(feed);
+        } while (feed.again && !feed.closed);
+      } finally {
+        feed.building = false;
+      }
+    })();
+  }
+
+  /**
+   * One pass over the chats that need reading: those without a change feed
+   * (only what is new since each one's offset: a version is built only when
+   * its length moved) and those whose last read failed. One pass at a time.
+   */
+  async pass(): Promise<void> {
+    if (this.#passing) return;
+    this.#passing = true;
+    try {
+      for (const feed of [...this.#feeds.values()]) {
+        if (feed.closed || feed.building) continue;
+        if (feed.failure !== null) this.refresh(feed);
+        else if (feed.stop === null && feed.version !== null && (await this.#moved(feed))) this.refresh(feed);
+        else if (feed.children.size > 0 && (await this.#childMoved(feed))) this.refresh(feed);
+      }
+    } finally {
+      this.#passing = false;
+    }
+  }
+
+  /** Whether `feed`'s log moved past where the poll last read it (reading only what is new). */
+  async #moved(feed: ChatFeed): Promise<boolean> {
+    const length = feed.version?.mark.length ?? 0;
+    const read = await this.#readOn(feed.chatId, feed.polled ?? { length, mark: null });
+    feed.polled = read.at;
+    return read.moved || read.at?.length !== length;
+  }
+
+  /** Reads chat `chatId` on from `at`: whether anything was new, and where the next read starts (`null`: from the start). */
+  async #readOn(
+    chatId: string,
+    at: { length: number; mark: string | null },
+  ): Promise<{ moved: boolean; at: { length: number; mark: string | null } | null }> {
+    const store = this.store;
+    try {
+      if (typeof store.readSince === "function") {
+        const read = await store.readSince(chatId, at.length, at.mark);
+        if (read === null) return { moved: true, at: null };
+        return { moved: read.texts.length > 0, at: { length: at.length + read.texts.length, mark: read.mark } };
+      }
+      const fresh =
+        typeof store.readTextFrom === "function" ? await store.readTextFrom(chatId, at.length) : await readFrom(store, chatId, at.length);
+      if (fresh === null) return { moved: true, at: null };
+      return { moved: fresh.length > 0, at: { length: at.length + fresh.length, mark: null } };
+    } catch {
+      // Cut, replaced or failing: read it whole (the cache knows how), and say so if it fails.
+      return { moved: true, at: null };
+    }
+  }
+
+  /** Follows the chats of `screen`'s started suggestions (and no others), so their progress moves this chat's screen. */
+  #follow(feed: ChatFeed, screen: ChatScreen): void {
+    const started = new Set(screen.settled.flatMap((s) => (s.outcome === "started" && typeof s.chatId === "string" ? [s.chatId] : [])));
+    for (const [chatId, child] of feed.children) {
+      if (started.has(chatId)) continue;
+      child.stop?.();
+      feed.children.delete(chatId);
+    }
+    for (const chatId of started) {
+      if (feed.children.has(chatId)) continue;
+      const child: Child = { stop: null, polled: null };
+      feed.children.set(chatId, child);
+      if (typeof this.store.watch !== "function") continue;
+      try {
+        const stop = this.store.watch(chatId, () => {
+          if (!feed.closed) this.refresh(feed);
+        });
+        child.stop = typeof stop === "function" ? stop : null;
+      } catch {
+        child.stop = null; // polled instead
+      }
+    }
+  }
+
+  /** Whether a polled child of `feed` moved (each read from its length; the first read finds its length). */
+  async #childMoved(feed: ChatFeed): Promise<boolean> {
+    let moved = false;
+    for (const [chatId, child] of feed.children) {
+      if (child.stop !== null) continue;
+      const first = child.polled === null;
+      const read = await this.#readOn(chatId, child.polled ?? { length: 0, mark: null });
+      child.polled = read.at;
+      if (read.moved && !first) moved = true;
+    }
+    return moved;
+  }
+
+  /** Reads the screen and makes it the feed's version when it differs from the last one. */
+  async #build(feed: ChatFeed): Promise<void> {
+    let screen: ChatScreen | null;
+    try {
+      screen = await this.read(feed.chatId);
+    } catch (e) {
+      const data = await this.failureData(e);
+      if (feed.closed) return;
+      feed.failure = eventBytes("error", data, null);
+      this.changed(feed);
+      return;
+    }
+    if (feed.closed) return;
+    if (screen === null) {
+      feed.failure = MISSING;
+      if (feed.version !== null) {
+        // The chat is gone: whatever comes next starts from a screen.
+        feed.version = null;
+        feed.epoch++;
+        feed.marks.length = 0;
+      }
+      feed.polled = null;
+      this.changed(feed);
+      return;
+    }
+    this.#follow(feed, screen);
+    const before = feed.version;
+    const failed = feed.failure !== null;
+    feed.failure = null;
+    if (before !== null && before.screenJson === JSON.stringify(screen)) {
+      if (failed) this.changed(feed);
+      return;
+    }
+    const version = versionOf(screen, this.window, before, feed.epoch);
+    if (version.mark.epoch !== feed.epoch) {
+      feed.epoch = version.mark.epoch;
+      feed.marks.length = 0;
+    }
+    feed.version = version;
+    feed.marks.push(version.mark);
+    if (feed.marks.length > RESUME_MARKS) feed.marks.shift();
+    if (feed.polled === null || feed.polled.length < screen.length) feed.polled = { length: screen.length, mark: null };
+    this.changed(feed);
+  }
+}
+
+const MISSING = eventBytes("error", JSON.stringify({ code: "store/missing-chat", message: "no such chat" }), null);

@@ -1,0 +1,293 @@
+// `npm run bench:live`: chatHandler's event streams over real stores, opened
+// as a browser opens them (the handler's Response bodies, each read by a
+// reader that is always waiting for the next chunk). Per store (MemoryStore,
+// JsonlStore, SqliteStore; PostgresStore with --postgres): 10,000 streams over
+// 10,000 chats, the process's CPU while nothing changes, its RSS per stream,
+// the delay from a todo_write to its event (same process, and from a second
+// process); then the bytes of one update's event on a 50-card chat and the
+// heap growth behind one unread stream over 300 changes of a 200-card chat.
+// Prints a table, one JSON line and each target met or not; asserts no timing.
+// A store without `watch` is served by the handler's batched poll (pollMs
+// 1000), and its figures say so. Options: --chats=N (default 10000),
+// --only=memory,jsonl,sqlite,postgres,bytes,heap, --idle-ms=N (default 16000).
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createChat, MemoryStore, toolHandlers } from "oda-tasks";
+import { chatHandler } from "oda-tasks/http";
+import { JsonlStore } from "oda-tasks/node";
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=")));
+const CHATS = Number(args.chats ?? 10_000);
+const IDLE_MS = Number(args["idle-ms"] ?? 16_000);
+const ONLY = new Set((args.only ?? "memory,jsonl,sqlite,bytes,heap").split(","));
+if (args.postgres !== undefined) ONLY.add("postgres");
+const WRITER = fileURLToPath(new URL("./bench/live-writer.mjs", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "oda-bench-live-"));
+const rows = [["store", "measure", "value"]];
+const out = { bench: "live", node: process.version, chats: CHATS };
+const gc = globalThis.gc ?? (() => undefined);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.timeOrigin + performance.now();
+const todos = (n) => ({
+  todos: [
+    { content: `Step ${n}`, status: "in_progress" },
+    { content: "Ship", status: "pending" },
+  ],
+});
+const p = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/**
+ * Opens one stream per chat id through `handler` and reads each as a browser
+ * would. `arrival(i)` resolves at the next event (screen or change) of stream `i`.
+ */
+async function openStreams(handler, ids) {
+  const waiting = new Map();
+  const seen = new Array(ids.length).fill(0);
+  const readers = [];
+  let screens = 0;
+  let allScreens;
+  const screened = new Promise((resolve) => {
+    allScreens = resolve;
+  });
+  const decoder = new TextDecoder();
+  for (let i = 0; i < ids.length; i++) {
+    const response = await handler(new Request(`http://bench.test/chats/${ids[i]}/events`));
+    if (response.status !== 200) throw new Error(`stream ${i}: ${response.status}`);
+    const reader = response.body.getReader();
+    readers.push(reader);
+    void (async () => {
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => ({ done: true }));
+        if (done) return;
+        // An event's first bytes: "id: " (comments and the retry hint start otherwise).
+        if (value[0] !== 0x69) continue;
+        seen[i]++;
+        if (seen[i] === 1 && ++screens === ids.length) allScreens();
+        const w = waiting.get(i);
+        if (w !== undefined) {
+          waiting.delete(i);
+          w({ at: now(), bytes: value.byteLength, text: decoder.decode(value) });
+        }
+      }
+    })();
+  }
+  await screened;
+  return {
+    arrival: (i) => new Promise((resolve) => waiting.set(i, resolve)),
+    close: async () => {
+      for (const r of readers) await r.cancel().catch(() => undefined);
+    },
+  };
+}
+
+/** A child process writing through its own store of the same place; `write(chatId, n)` resolves to the time it wrote. */
+async function writer(kind, where, driver = "") {
+  const proc = spawn(process.execPath, [WRITER, kind, where, driver], { stdio: ["pipe", "pipe", "inherit"] });
+  const pending = new Map();
+  let buffer = "";
+  let ready;
+  const isReady = new Promise((resolve) => {
+    ready = resolve;
+  });
+  proc.stdout.setEncoding("utf8").on("data", (chunk) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 1);
+      if (line === "ready") ready();
+      else {
+        const [chatId, n, at] = line.split(" ");
+        pending.get(`${chatId} ${n}`)?.(Number(at));
+      }
+    }
+  });
+  await isReady;
+  return {
+    write: (chatId, n) =>
+      new Promise((resolve) => {
+        pending.set(`${chatId} ${n}`, resolve);
+        proc.stdin.write(`${chatId} ${n}\n`);
+      }),
+    stop: () => {
+      proc.stdin.end();
+      return new Promise((resolve) => proc.on("close", resolve));
+    },
+  };
+}
+
+/** The delays (ms) of `count` writes, one at a time on chats spread over the streams. */
+async function delays(streams, ids, count, write) {
+  const out = [];
+  for (let k = 0; k < count; k++) {
+    const i = (k * 7919) % ids.length;
+    const arrived = streams.arrival(i);
+    const at = await write(ids[i], k);
+    out.push((await arrived).at - at);
+    await sleep(20);
+  }
+  return out;
+}
+
+/** One store: 10,000 idle streams (CPU, RSS), then the delays. */
+async function storeRun(name, store, otherProcess) {
+  const ids = Array.from({ length: CHATS }, (_, i) => `chat-${i}`);
+  let t = performance.now();
+  for (const id of ids) await createChat(store, id, { workspace: "/w" });
+  rows.push([name, `create ${CHATS} chats`, `${round((performance.now() - t) / 1000)} s`]);
+  gc();
+  const rssBefore = process.memoryUsage().rss;
+  const handler = chatHandler({ store, authorize: () => true, maxStreams: CHATS, maxStreamsPerChat: 1 });
+  t = performance.now();
+  const streams = await openStreams(handler, ids);
+  rows.push([name, `open ${CHATS} streams, each to its screen`, `${round((performance.now() - t) / 1000)} s`]);
+  await sleep(2000);
+  gc();
+  const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / CHATS;
+  const watch = typeof store.watch === "function" ? "store.watch" : "batched poll, pollMs 1000";
+  const cpu0 = process.cpuUsage();
+  t = performance.now();
+  await sleep(IDLE_MS);
+  const used = process.cpuUsage(cpu0);
+  const idle = (used.user + used.system) / 1000 / (performance.now() - t);
+  rows.push([name, `CPU while nothing changes, ${CHATS} streams (${watch}), fraction of a core`, round(idle, 4)]);
+  rows.push([name, "RSS per stream", `${round(rssKb)} KB`]);
+  const write = (chatId, n) => {
+    const at = now();
+    return toolHandlers({ store, chatId })
+      .todo_write(todos(n))
+      .then(() => at);
+  };
+  const same = await delays(streams, ids, typeof store.watch === "function" ? 200 : 40, write);
+  rows.push([name, `delay todo_write → event, same process, p50 / p95 (${watch})`, `${round(p(same, 0.5))} / ${round(p(same, 0.95))} ms`]);
+  const result = { idle_cpu: round(idle, 4), rss_kb_per_stream: round(rssKb), delay_p95_ms_same_process: round(p(same, 0.95)), via: watch };
+  if (otherProcess !== null) {
+    const w = await writer(...otherProcess);
+    const other = await delays(streams, ids, 40, (chatId, n) => w.write(chatId, 1000 + n));
+    await w.stop();
+    rows.push([
+      name,
+      `delay todo_write → event, second process, p50 / p95 (${watch})`,
+      `${round(p(other, 0.5))} / ${round(p(other, 0.95))} ms`,
+    ]);
+    result.delay_p95_ms_other_process = round(p(other, 0.95));
+  }
+  await streams.close();
+  return result;
+}
+
+/** Bytes of the event one todo_write on a chat of 50 cards sends. */
+async function eventBytes() {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const tools = toolHandlers({ store, chatId: "c" });
+  for (let n = 0; n < 50; n++) await tools.todo_write(todos(n));
+  const streams = await openStreams(chatHandler({ store, authorize: () => true }), ["c"]);
+  const arrived = streams.arrival(0);
+  await tools.todo_write(todos(50));
+  const event = await arrived;
+  await streams.close();
+  return event;
+}
+
+/** Heap growth (MB) with one stream left unread over 300 changes of a 200-card chat. */
+async function unreadGrowth() {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const tools = toolHandlers({ store, chatId: "c" });
+  for (let n = 0; n < 200; n++) await tools.todo_write(todos(n));
+  const handler = chatHandler({ store, authorize: () => true });
+  const response = await handler(new Request("http://bench.test/chats/c/events"));
+  const reader = response.body.getReader();
+  await reader.read(); // the retry hint; the screen is queued and never read
+  for (let n = 0; n < 20; n++) await tools.todo_write(todos(n)); // warm
+  await sleep(100);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let n = 0; n < 300; n++) await tools.todo_write(todos(1000 + n));
+  await sleep(100);
+  gc();
+  const growth = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+  await reader.cancel();
+  return growth;
+}
+
+try {
+  if (ONLY.has("memory")) out.memory = await storeRun("MemoryStore", new MemoryStore(), null);
+  if (ONLY.has("jsonl")) {
+    const dir = join(tmp, "jsonl");
+    out.jsonl = await storeRun("JsonlStore", new JsonlStore(dir), ["jsonl", dir]);
+  }
+  if (ONLY.has("sqlite")) {
+    const { SqliteStore } = await import("oda-tasks/sqlite");
+    const { sqliteDrivers } = await import("../tests/node/support/sqlite.mjs");
+    const [[driver, open]] = Object.entries(await sqliteDrivers());
+    const file = join(tmp, "live.db");
+    const store = new SqliteStore(open(file));
+    await store.migrate();
+    out.sqlite = await storeRun(`SqliteStore (${driver})`, store, ["sqlite", file, driver]);
+  }
+  if (ONLY.has("postgres")) {
+    const { startServer } = await import("../tests/node/support/postgres.mjs");
+    const { PostgresStore } = await import("oda-tasks/postgres");
+    const server = await startServer();
+    try {
+      const store = new PostgresStore(server.pool({ max: 8 }));
+      await store.migrate();
+      out.postgres = await storeRun("PostgresStore", store, ["postgres", server.url]);
+    } finally {
+      await server.stop();
+    }
+  }
+  if (ONLY.has("bytes")) {
+    const event = await eventBytes();
+    out.live_event_bytes_one_update = event.bytes;
+    rows.push([
+      "MemoryStore",
+      "bytes of one todo_write's event, chat of 50 cards",
+      `${event.bytes} B (${/^event: (\w+)/m.exec(event.text)?.[1]})`,
+    ]);
+  }
+  if (ONLY.has("heap")) {
+    out.live_unread_stream_heap_growth_mb = round(await unreadGrowth(), 2);
+    rows.push([
+      "MemoryStore",
+      "heap growth, one unread stream, 300 changes of a 200-card chat",
+      `${out.live_unread_stream_heap_growth_mb} MB`,
+    ]);
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const stores = ["memory", "jsonl", "sqlite"].filter((s) => out[s] !== undefined);
+if (stores.length > 0) {
+  out.live_idle_cpu_10k = Math.max(...stores.map((s) => out[s].idle_cpu));
+  out.live_rss_kb_per_stream = Math.max(...stores.map((s) => out[s].rss_kb_per_stream));
+}
+if (out.memory !== undefined) out.live_delay_p95_ms_same_process = out.memory.delay_p95_ms_same_process;
+const others = ["jsonl", "sqlite", "postgres"].filter((s) => out[s]?.delay_p95_ms_other_process !== undefined);
+if (others.length > 0) out.live_delay_p95_ms_other_process = Math.max(...others.map((s) => out[s].delay_p95_ms_other_process));
+out.date = new Date().toISOString();
+
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+for (const r of rows) console.log(r.map((cell, i) => String(cell).padEnd(widths[i])).join("  "));
+console.log("");
+console.log(JSON.stringify(out));
+const at = (key, test) => (out[key] === undefined ? null : test(out[key]));
+const targets = [
+  [`live_idle_cpu_10k <= 0.02 (${stores.join(", ")})`, at("live_idle_cpu_10k", (x) => x <= 0.02)],
+  ["live_delay_p95_ms_same_process <= 50", at("live_delay_p95_ms_same_process", (x) => x <= 50)],
+  [`live_delay_p95_ms_other_process <= 250 (${others.join(", ")})`, at("live_delay_p95_ms_other_process", (x) => x <= 250)],
+  ["live_rss_kb_per_stream <= 16", at("live_rss_kb_per_stream", (x) => x <= 16)],
+  ["live_event_bytes_one_update <= 4096", at("live_event_bytes_one_update", (x) => x <= 4096)],
+  ["live_unread_stream_heap_growth_mb <= 8", at("live_unread_stream_heap_growth_mb", (x) => x <= 8)],
+];
+for (const [what, met] of targets) console.log(`target ${what}: ${met === null ? "not measured in this run" : met ? "met" : "NOT met"}`);
+process.exit(0);
