@@ -20,7 +20,14 @@ const CORE = "entrypoints/index";
  * dist path. Each is built as an entry that only re-exports a shared chunk
  * (checked below), so its state is the package's own and no code ships twice.
  */
-const TEST_ENTRIES = ["core/entry-text", "core/realm-guard", "stores/jsonl/lock", "stores/jsonl/scanner", "stores/jsonl/watch", "elements/live"];
+const TEST_ENTRIES = [
+  "core/entry-text",
+  "core/realm-guard",
+  "stores/jsonl/lock",
+  "stores/jsonl/scanner",
+  "stores/jsonl/watch",
+  "elements/live",
+];
 
 /** `./dist/x/y.js` of every export condition and bin, as `x/y`. */
 function exportedEntries() {
