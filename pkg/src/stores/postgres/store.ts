@@ -4,22 +4,9 @@
 // it: the SQL (sql.ts), the sorting of failures (errors.ts), pooled clients
 // with the one retry loop (client.ts), the drivers (drivers.ts) and the
 // change feed (feed.ts).
-import type { LogEntry } from "../../core/types.js";
-import { entryFromText, entryTexts } from "../../core/entry-text.js";
 import { BOOLEAN, readOptions, wholeNumber } from "../../core/options.js";
-import {
-  ConflictError,
-  StoreError,
-  expectedForQuery,
-  missingChat,
-  checkChatId,
-  checkFrom,
-  checkMark,
-  epochRead,
-  truncated,
-  type LogRead,
-  type Store,
-} from "../store.js";
+import { SqlStore, checkedLength, type ReadRow } from "../sql-store.js";
+import { StoreError, type Store } from "../store.js";
 import { backoffDelay, sleep } from "../backoff.js";
 import { queued } from "../queue.js";
 import { RETRY_BACKOFF, currentLength, giveBack, lease, retrying, rollback, type PgPool, type PgPoolClient, type Try } from "./client.js";
@@ -89,6 +76,8 @@ let stores = 0;
  * the write happen in the database (a locked row, a primary key), so two
  * servers appending at the same expected length give exactly one winner.
  * Call `await store.migrate()` once at start-up (safe on every server at once).
+ * `readTextFrom` gives the `json` column's texts as written; `readSince`'s
+ * mark is the id of the transaction that wrote the chat's first entry.
  *
  * @example
  * import pg from "pg";
@@ -99,7 +88,7 @@ let stores = 0;
  * const log = (await store.read("chat-1")) ?? [];
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
-export class PostgresStore implements Store {
+export class PostgresStore extends SqlStore implements Store {
   readonly #db: Promise<Database>;
   readonly #pool: Promise<PgPool>;
   readonly #owned: boolean;
@@ -120,6 +109,7 @@ export class PostgresStore implements Store {
    * store makes a `pg` pool with pg's defaults and {@link end} ends it.
    */
   constructor(client: PgPool | PostgresJsSql | { $client: PgPool | PostgresJsSql } | string, options: PostgresStoreOptions = {}) {
+    super("p1");
     const {
       attempts = DEFAULTS.attempts,
       lockTimeout = DEFAULTS.lockTimeout,
@@ -213,59 +203,24 @@ export class PostgresStore implements Store {
     });
   }
 
-  read(chatId: string): Promise<LogEntry[] | null> {
-    return this.readFrom(chatId, 0);
-  }
-
-  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
-    const texts = await this.readTextFrom(chatId, from);
-    return texts === null ? null : texts.map((text) => entryFromText(text) as LogEntry);
-  }
-
-  /**
-   * As `readFrom`, the entries' JSON texts exactly as stored (a `json`
-   * column keeps its text: numbers, key order, repeated keys).
-   *
-   * @example
-   * const texts = await new PostgresStore(pool).readTextFrom("chat-1", 0);
-   */
-  async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
-    checkChatId(chatId);
-    checkFrom(from);
-    const read = await this.#read(chatId, from);
-    return read === null ? null : read.texts;
-  }
-
-  /**
-   * For warm readers: the texts from `from` on and the chat's mark (the id of
-   * the transaction that wrote its first entry); `store/replaced` when the
-   * chat was deleted and written again since `mark` was taken.
-   *
-   * @example
-   * const { texts, mark } = (await new PostgresStore(pool).readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
-   */
-  async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
-    checkChatId(chatId);
-    checkFrom(from);
-    checkMark(mark);
-    const read = await this.#read(chatId, from);
-    return epochRead(chatId, mark, read && { texts: read.texts, mark: `p1:${read.epoch}` });
-  }
-
-  async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
-    checkChatId(chatId);
-    const texts = entryTexts(entries);
-    const expected = expectedForQuery(expectedLength);
-    const conditional = expected !== null;
-    if (texts.length === 0) {
-      const length = await this.#retrying(chatId, "read", (client, deadline) =>
-        this.#bounded(client, deadline, () => currentLength(client, chatId)),
+  /** @internal */
+  protected async readRows(chatId: string, from: number): Promise<readonly ReadRow[]> {
+    return this.#retrying(chatId, "read", async (client, deadline) => {
+      const { rows } = await this.#bounded(client, deadline, () =>
+        client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] }),
       );
-      if (length === null) throw missingChat(chatId);
-      if (conditional && length !== expected) throw new ConflictError(chatId, expectedLength as number, length);
-      return length;
-    }
-    const length = await this.#writing(chatId, async (client) => {
+      return rows as ReadRow[];
+    });
+  }
+
+  /** @internal */
+  protected lengthNow(chatId: string): Promise<number | null> {
+    return this.#retrying(chatId, "read", (client, deadline) => this.#bounded(client, deadline, () => currentLength(client, chatId)));
+  }
+
+  /** @internal */
+  protected appendTexts(chatId: string, texts: string[], expected: number | null, expectedLength?: number): Promise<number> {
+    return this.#writing(chatId, async (client) => {
       // Twice at most: a chat created after this statement's snapshot is
       // invisible to the UPDATE but seen by the next statement.
       for (let round = 0; ; round++) {
@@ -276,20 +231,15 @@ export class PostgresStore implements Store {
         });
         const row = rows[0] as { length: string; xid: string } | undefined;
         if (row !== undefined) return { value: Number(row.length), xid: row.xid };
-        const length = await currentLength(client, chatId);
-        if (length === null) throw missingChat(chatId);
-        if (conditional && length !== expected) throw new ConflictError(chatId, expectedLength as number, length);
+        checkedLength(chatId, await currentLength(client, chatId), expected, expectedLength);
         if (round > 0) throw new StoreError("store/database", `chat "${chatId}": the append matched no row twice`, chatId);
       }
     });
-    this.#feed.told(chatId, length);
-    return length;
   }
 
-  async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
-    checkChatId(chatId);
-    const texts = entryTexts(entries);
-    const created = await this.#writing(chatId, async (client) => {
+  /** @internal */
+  protected createTexts(chatId: string, texts: string[]): Promise<boolean> {
+    return this.#writing(chatId, async (client) => {
       const { rows } = await client.query({
         name: this.#create === CREATE ? "oda-tasks-create" : "oda-tasks-create-quiet",
         text: this.#create,
@@ -298,8 +248,11 @@ export class PostgresStore implements Store {
       const row = rows[0] as { xid: string } | undefined;
       return { value: row !== undefined, xid: row?.xid ?? null };
     });
-    if (created) this.#feed.told(chatId, texts.length);
-    return created;
+  }
+
+  /** @internal */
+  protected told(chatId: string, length: number): void {
+    this.#feed.told(chatId, length);
   }
 
   /**
@@ -312,32 +265,6 @@ export class PostgresStore implements Store {
   async end(): Promise<void> {
     await this.#feed.close();
     if (this.#owned) await (await this.#pool).end();
-  }
-
-  async #read(chatId: string, from: number): Promise<{ texts: string[]; epoch: string } | null> {
-    return this.#retrying(chatId, "read", async (client, deadline) => {
-      const { rows } = await this.#bounded(client, deadline, () =>
-        client.query({ name: "oda-tasks-read", text: READ, values: [chatId, from] }),
-      );
-      const first = rows[0] as { length: string; epoch: string | null } | undefined;
-      if (first === undefined) return null;
-      const length = Number(first.length);
-      if (length < from) throw truncated(chatId, from, length);
-      const entries: string[] = [];
-      for (const row of rows as { seq: string | null; entry: string | null }[]) {
-        if (row.seq === null || row.entry === null) continue; // the chat's row, joined to no entry
-        if (Number(row.seq) !== from + entries.length) break;
-        entries.push(row.entry);
-      }
-      if (entries.length !== length - from) {
-        throw new StoreError(
-          "store/corrupt",
-          `chat "${chatId}" is damaged in the database: its length is ${length} but entries ${from}..${length - 1} are not all there`,
-          chatId,
-        );
-      }
-      return { texts: entries, epoch: first.epoch ?? "" };
-    });
   }
 
   /**

@@ -1,22 +1,10 @@
 // The SQLite store: one store over node:sqlite, better-sqlite3, bun:sqlite,
 // Cloudflare D1 and a Durable Object's SQL storage, all given by the app.
 // Exported as `oda-tasks/sqlite`; no driver is a dependency of the package.
-import type { LogEntry } from "../../core/functions.js";
-import { entryFromText, entryTexts } from "../../core/entry-text.js";
 import { readOptions, wholeNumber } from "../../core/options.js";
-import { entriesMissing, withRetries } from "../database-failures.js";
-import {
-  ConflictError,
-  expectedForQuery,
-  missingChat,
-  checkChatId,
-  checkFrom,
-  checkMark,
-  epochRead,
-  truncated,
-  type LogRead,
-  type Store,
-} from "../store.js";
+import { withRetries } from "../database-failures.js";
+import { SqlStore, type ReadRow } from "../sql-store.js";
+import { ConflictError, missingChat, checkChatId, type Store } from "../store.js";
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
 import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
 import {
@@ -65,7 +53,8 @@ const stringify = JSON.stringify; // as at load: an app's wrapper never sees the
  * (a file's write lock from `BEGIN IMMEDIATE`, a D1 batch, a Durable
  * Object's `transactionSync`), so processes sharing one file, or Workers
  * sharing one D1 database, give exactly one winner. Call `await
- * store.migrate()` once at start-up.
+ * store.migrate()` once at start-up. `readTextFrom` gives the TEXT column's
+ * texts as written; `readSince`'s mark is the epoch drawn when the chat was made.
  *
  * @example
  * import { DatabaseSync } from "node:sqlite";
@@ -75,7 +64,7 @@ const stringify = JSON.stringify; // as at load: an app's wrapper never sees the
  * await store.create("chat-1", [{ type: "session", workspace: null }]);
  * await store.append("chat-1", [{ type: "turn_started" }], 1); // resolves to 2
  */
-export class SqliteStore implements Store {
+export class SqliteStore extends SqlStore implements Store {
   readonly #driver: SqlDriver;
   readonly #busyTimeout: number;
   readonly #attempts: number;
@@ -85,6 +74,7 @@ export class SqliteStore implements Store {
 
   /** `db`: a `node:sqlite` DatabaseSync, a better-sqlite3 or bun:sqlite Database, a D1 binding, or a Durable Object's `ctx.storage` (or `ctx.storage.sql`). */
   constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
+    super("s1");
     const {
       busyTimeout = DEFAULTS.busyTimeout,
       attempts = DEFAULTS.attempts,
@@ -164,93 +154,37 @@ export class SqliteStore implements Store {
     return todo.map((m) => m.version);
   }
 
-  async read(chatId: string): Promise<LogEntry[] | null> {
-    checkChatId(chatId);
-    const read = await this.#read(chatId, 0);
-    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
+  /** @internal */
+  protected async readRows(chatId: string, from: number): Promise<readonly ReadRow[]> {
+    return this.#reading(chatId, "read", () => this.#driver.query(readStatement(chatId, from)));
   }
 
-  async readFrom(chatId: string, from: number): Promise<LogEntry[] | null> {
-    checkChatId(chatId);
-    checkFrom(from);
-    const read = await this.#read(chatId, from);
-    return read === null ? null : read.texts.map((text) => entryFromText(text) as LogEntry);
+  /** @internal */
+  protected async lengthNow(chatId: string): Promise<number | null> {
+    const row = (await this.#reading(chatId, "read", () => this.#driver.query(lengthOf(chatId))))[0];
+    return row === undefined ? null : Number(row.length);
   }
 
-  /**
-   * As `readFrom`, the entries' JSON texts exactly as stored (a TEXT column
-   * keeps its text: numbers, key order, repeated keys).
-   *
-   * @example
-   * const texts = await new SqliteStore(db).readTextFrom("chat-1", 0);
-   */
-  async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
-    checkChatId(chatId);
-    checkFrom(from);
-    const read = await this.#read(chatId, from);
-    return read === null ? null : read.texts;
-  }
-
-  /**
-   * For warm readers: the texts from `from` on and the chat's mark (its
-   * epoch, drawn when it was created); `store/replaced` when the chat was
-   * deleted and made again since `mark` was taken.
-   *
-   * @example
-   * const { texts, mark } = (await new SqliteStore(db).readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
-   */
-  async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
-    checkChatId(chatId);
-    checkFrom(from);
-    checkMark(mark);
-    const read = await this.#read(chatId, from);
-    return epochRead(chatId, mark, read && { texts: read.texts, mark: `s1:${read.epoch}` });
-  }
-
-  async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
-    checkChatId(chatId);
-    const texts = entryTexts(entries);
-    const expected = expectedForQuery(expectedLength);
-    const conditional = expected !== null;
-    let row: Record<string, unknown> | undefined;
-    if (texts.length === 0) {
-      row = (await this.#reading(chatId, "read", () => this.#driver.query(lengthOf(chatId))))[0];
-      if (row !== undefined) row = { ...row, changed: conditional && Number(row.length) !== expected ? 0 : 1 };
-    } else {
-      const results = await this.#writing(chatId, "write", appendStatements(chatId, stringify(texts), texts.length, expected));
-      row = results[2]?.[0];
-    }
+  /** @internal */
+  protected async appendTexts(chatId: string, texts: string[], expected: number | null, expectedLength?: number): Promise<number> {
+    const results = await this.#writing(chatId, "write", appendStatements(chatId, stringify(texts), texts.length, expected));
+    const row = results[2]?.[0];
     if (row === undefined) throw missingChat(chatId);
     const length = Number(row.length);
     if (Number(row.changed) !== 1) throw new ConflictError(chatId, expectedLength as number, length);
-    if (texts.length > 0) announce(() => this.#databaseKey(), chatId, length);
     return length;
   }
 
-  async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
-    checkChatId(chatId);
-    const texts = entryTexts(entries);
+  /** @internal */
+  protected async createTexts(chatId: string, texts: string[]): Promise<boolean> {
     const epoch = globalThis.crypto.randomUUID();
     const results = await this.#writing(chatId, "write", createStatements(chatId, stringify(texts), texts.length, epoch));
-    const created = results[2]?.[0]?.epoch === epoch;
-    if (created) announce(() => this.#databaseKey(), chatId, texts.length);
-    return created;
+    return results[2]?.[0]?.epoch === epoch;
   }
 
-  async #read(chatId: string, from: number): Promise<{ texts: string[]; epoch: string } | null> {
-    const rows = await this.#reading(chatId, "read", () => this.#driver.query(readStatement(chatId, from)));
-    const first = rows[0];
-    if (first === undefined) return null;
-    const length = Number(first.length);
-    if (length < from) throw truncated(chatId, from, length);
-    const texts: string[] = [];
-    for (const row of rows) {
-      if (row.seq === null || row.seq === undefined) continue; // the chat's row, joined to no entry
-      if (Number(row.seq) !== from + texts.length || typeof row.entry !== "string") break;
-      texts.push(row.entry);
-    }
-    if (texts.length !== length - from) throw entriesMissing(chatId, from, length);
-    return { texts, epoch: String(first.epoch) };
+  /** @internal */
+  protected told(chatId: string, length: number): void {
+    announce(() => this.#databaseKey(), chatId, length);
   }
 
   /**
