@@ -3,11 +3,12 @@
 // against a real server started for this file.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { planStart, runTool } from "oda-tasks";
+import { planStart } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { session } from "./support/service-helpers.mjs";
 import { freshSchema, startServer } from "./support/postgres.mjs";
 import { raceChildren } from "./support/spawn-child.mjs";
+import { checkStarted, offerChat } from "./support/start-race.mjs";
 
 const CHILD = new URL("./children/postgres-service-child.mjs", import.meta.url);
 const PROCESSES = 4;
@@ -33,12 +34,7 @@ async function startRace({ crashed, driver = "pg" }) {
   const db = await fresh();
   try {
     const { store } = db;
-    await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
-    const r = await runTool(store, "offer-chat", {
-      name: "suggest_task",
-      input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
-    });
-    assert.equal(r.ok, true);
+    await offerChat(store);
     if (crashed) {
       // A Start that crashed after recording `started`, before the brief.
       const log = await store.read("offer-chat");
@@ -48,25 +44,7 @@ async function startRace({ crashed, driver = "pg" }) {
     }
 
     const results = await raceChildren(CHILD, [db.schema.url, "start", "offer-chat", "s1", String(CALLS), driver], PROCESSES);
-    assert.equal(results.length, PROCESSES * CALLS);
-    assert.deepEqual(
-      results.filter((x) => "error" in x),
-      [],
-    );
-    assert.deepEqual(new Set(results.map((x) => x.chatId)), new Set(["offer-chat.s1"]));
-
-    assert.deepEqual(await db.chats(), ["offer-chat", "offer-chat.s1"], "exactly one new chat");
-    const offering = await store.read("offer-chat");
-    const started = offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started");
-    assert.equal(started.length, 1, "one started settlement");
-    assert.equal(started[0].chatId, "offer-chat.s1");
-    const log = await store.read("offer-chat.s1");
-    assert.deepEqual(
-      log.map((e) => e.type),
-      ["session", "message"],
-    );
-    assert.equal(log.filter((e) => e.type === "message" && e.source?.kind === "suggestion").length, 1, "one brief");
-    assert.equal(log[1].text, "Retry uploads.");
+    await checkStarted(store, results, PROCESSES * CALLS, db.chats);
   } finally {
     await db.done();
   }

@@ -9,11 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
-import { session } from "./support/service-helpers.mjs";
 import { sqliteDrivers } from "./support/sqlite.mjs";
 import { raceChildren, spawnChild } from "./support/spawn-child.mjs";
+import { checkStarted, offerChat } from "./support/start-race.mjs";
 
 const CHILD = fileURLToPath(new URL("./children/sqlite-child.mjs", import.meta.url));
 const PROCESSES = 4;
@@ -47,29 +46,9 @@ for (const [name, open] of Object.entries(drivers)) {
     const db = await fresh(open);
     try {
       const { store } = db;
-      await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
-      const r = await runTool(store, "offer-chat", {
-        name: "suggest_task",
-        input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
-      });
-      assert.equal(r.ok, true);
+      await offerChat(store);
       const results = await raceChildren(CHILD, [name, db.file, "start", "offer-chat", "s1", String(CALLS)], PROCESSES);
-      assert.equal(results.length, PROCESSES * CALLS);
-      assert.deepEqual(
-        results.filter((x) => "error" in x),
-        [],
-      );
-      assert.deepEqual(new Set(results.map((x) => x.chatId)), new Set(["offer-chat.s1"]));
-      assert.deepEqual(db.chats(), ["offer-chat", "offer-chat.s1"], "exactly one new chat");
-      const offering = await store.read("offer-chat");
-      const started = offering.filter((e) => e.type === "suggestion_settled" && e.outcome === "started");
-      assert.equal(started.length, 1, "one started settlement");
-      const log = await store.read("offer-chat.s1");
-      assert.deepEqual(
-        log.map((e) => e.type),
-        ["session", "message"],
-      );
-      assert.equal(log[1].text, "Retry uploads.", "one brief");
+      await checkStarted(store, results, PROCESSES * CALLS, db.chats);
     } finally {
       db.done();
     }
