@@ -8,7 +8,8 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
-import { freshSchema, startServer } from "./support/postgres.mjs";
+import { startServer } from "./support/postgres.mjs";
+import { freshPostgres } from "./support/postgres-fresh.mjs";
 import { isCommit, isStatement, startProxy } from "./support/pg-proxy.mjs";
 
 const APPENDER = fileURLToPath(new URL("./children/postgres-appender.mjs", import.meta.url));
@@ -18,22 +19,11 @@ after(() => server.stop());
 
 /** A migrated fresh schema; `store()` is a store over a new pool, `through(proxy)` one whose pool goes through the relay. */
 async function fresh() {
-  const schema = await freshSchema(server);
-  const pools = [];
-  const pool = (extra) => {
-    const p = schema.pool(extra);
-    pools.push(p);
-    return p;
-  };
-  await new PostgresStore(pool()).migrate();
+  const db = await freshPostgres(server);
   return {
-    schema,
-    pool,
-    store: (extra, options) => new PostgresStore(pool(extra), options),
+    ...db,
     through: (proxy, extra, options) =>
-      new PostgresStore(pool({ connectionString: server.url.replace(`:${server.port}/`, `:${proxy.port}/`), ...extra }), options),
-    sql: async (text, values) => (await pools[0].query(text, values)).rows,
-    done: () => Promise.all(pools.map((p) => p.end().catch(() => undefined))),
+      new PostgresStore(db.pool({ connectionString: server.url.replace(`:${server.port}/`, `:${proxy.port}/`), ...extra }), options),
   };
 }
 

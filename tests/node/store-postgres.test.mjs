@@ -10,31 +10,13 @@ import { ConflictError, StoreError, readFrom } from "oda-tasks";
 import { POSTGRES_TABLES, PostgresStore } from "oda-tasks/postgres";
 import { expectConflict } from "oda-tasks/testing";
 import { contractOver } from "./support/contract.mjs";
-import { freshSchema, serverBin, startServer } from "./support/postgres.mjs";
+import { serverBin, startServer } from "./support/postgres.mjs";
+import { freshPostgres } from "./support/postgres-fresh.mjs";
 
 const server = await startServer();
 after(() => server.stop());
 
-/** A migrated fresh schema; `store()` is a new store over a new pool (another app server). */
-async function fresh({ migrate = true } = {}) {
-  const schema = await freshSchema(server);
-  const pools = [];
-  const pool = (extra) => {
-    const p = schema.pool(extra);
-    pools.push(p);
-    return p;
-  };
-  if (migrate) await new PostgresStore(pool()).migrate();
-  return {
-    schema,
-    pool,
-    store: (extra, options) => new PostgresStore(pool(extra), options),
-    sql: async (text, values) => (await pools[0].query(text, values)).rows,
-    done: async () => {
-      await Promise.all(pools.map((p) => p.end()));
-    },
-  };
-}
+const fresh = (options) => freshPostgres(server, options);
 
 const rejectsWith = (promise, code) =>
   assert.rejects(promise, (e) => {

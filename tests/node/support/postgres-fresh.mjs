@@ -1,0 +1,27 @@
+// The repeated setup of the PostgresStore tests: a fresh schema on the
+// file's server, every pool made for it ended by `done`, migrated first.
+import { PostgresStore } from "oda-tasks/postgres";
+import { freshSchema } from "./postgres.mjs";
+
+/**
+ * A fresh schema (migrated unless `migrate` is false): `pool()` a new pool
+ * (another app server), `store()` a store over a new pool, `sql()` a query
+ * on the first pool, `done()` ends them all.
+ */
+export async function freshPostgres(server, { migrate = true } = {}) {
+  const schema = await freshSchema(server);
+  const pools = [];
+  const pool = (extra) => {
+    const p = schema.pool(extra);
+    pools.push(p);
+    return p;
+  };
+  if (migrate) await new PostgresStore(pool()).migrate();
+  return {
+    schema,
+    pool,
+    store: (extra, options) => new PostgresStore(pool(extra), options),
+    sql: async (text, values) => (await pools[0].query(text, values)).rows,
+    done: () => Promise.all(pools.map((p) => p.end().catch(() => undefined))),
+  };
+}
