@@ -16,6 +16,7 @@ import { runTool } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { PostgresStore } from "oda-tasks/postgres";
 import { startServer } from "../tests/node/support/postgres.mjs";
+import { median, session } from "./bench/sql-bench.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** The notify measure: processes appending at once, chats per process, appends per chat. */
@@ -26,15 +27,6 @@ const APPENDS_PER_CHAT = 100;
 const CHATS = [1, 8, 32];
 /** Operations per run, split over the chats (so every run does about the same work). */
 const OPS = 640;
-
-const session = (chatId) => ({
-  type: "session",
-  chatId,
-  workspace: "/w",
-  scheduledTaskFolder: false,
-  agent: "top-level",
-  settings: { preset: "coder", model: "m", permission: "auto" },
-});
 
 let serial = 0;
 
@@ -68,12 +60,6 @@ const operations = {
       if (!r.ok) throw new Error(r.error);
     }
   },
-};
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
 /**

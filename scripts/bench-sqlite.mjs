@@ -15,6 +15,7 @@ import { ChatStateCache, runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { sqliteDrivers } from "../tests/node/support/sqlite.mjs";
 import { chatEntries } from "./bench/generate.mjs";
+import { median, session } from "./bench/sql-bench.mjs";
 
 const CHILD = fileURLToPath(new URL("../tests/node/children/sqlite-child.mjs", import.meta.url));
 const PROCESSES = 4;
@@ -25,27 +26,12 @@ const tmp = mkdtempSync(join(tmpdir(), "oda-bench-sqlite-"));
 const rows = [["driver", "measure", "value"]];
 const out = { bench: "sqlite", node: process.version };
 
-const session = (chatId) => ({
-  type: "session",
-  chatId,
-  workspace: "/w",
-  scheduledTaskFolder: false,
-  agent: "top-level",
-  settings: { preset: "coder", model: "m", permission: "auto" },
-});
-
 const twentyItems = (n) => ({
   todos: Array.from({ length: 20 }, (_, i) => ({
     content: `Step ${i + 1} of the bench plan, round ${n}`,
     status: i < n % 20 ? "completed" : i === n % 20 ? "in_progress" : "pending",
   })),
 });
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /**
  * The p50 (µs) of warm todo_write calls on each of `chats` (name → entry
