@@ -13,6 +13,7 @@ import { PostgresStore } from "oda-tasks/postgres";
 import { contractOver } from "./support/contract.mjs";
 import { isCommit, startProxy } from "./support/pg-proxy.mjs";
 import { freshSchema, startServer } from "./support/postgres.mjs";
+import { holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
 
 const server = await startServer();
 after(() => server.stop());
@@ -68,15 +69,6 @@ contractOver("PostgresStore over Drizzle (node-postgres)", async () => {
 });
 
 const session = { type: "session", workspace: "/w" };
-const topSession = (chatId) => ({
-  type: "session",
-  chatId,
-  workspace: "/w",
-  scheduledTaskFolder: false,
-  agent: "top-level",
-  settings: { permission: "auto" },
-});
-const todoCall = { name: "todo_write", input: { todos: [{ content: "Ship", status: "in_progress" }] } };
 
 test("postgres.js: entries come back as the exact JSON text written, and the tool's texts are the core's", async () => {
   const db = await fresh();
@@ -104,10 +96,7 @@ test("postgres.js: another session holds a chat's row: writes fail with store/lo
   const holder = await db.sql().reserve();
   try {
     const store = new PostgresStore(db.sql(server.port, { max: 2 }), { lockTimeout: 400 });
-    await store.create("a", [topSession("a"), { type: "turn_started" }]);
-    await store.create("b", [topSession("b"), { type: "turn_started" }]);
-    await holder.unsafe("BEGIN");
-    await holder.unsafe("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE");
+    await holdChatA(store, (sql) => holder.unsafe(sql));
     const settled = await Promise.allSettled([
       runTool(store, "a", todoCall),
       store.append("a", [{ type: "x" }], 2),

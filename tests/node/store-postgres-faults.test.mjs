@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { startServer } from "./support/postgres.mjs";
-import { freshPostgres } from "./support/postgres-fresh.mjs";
+import { freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
 import { isCommit, isStatement, startProxy } from "./support/pg-proxy.mjs";
 
 const APPENDER = fileURLToPath(new URL("./children/postgres-appender.mjs", import.meta.url));
@@ -317,16 +317,6 @@ function within(ms, what, promise) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-const topSession = (chatId) => ({
-  type: "session",
-  chatId,
-  workspace: "/w",
-  scheduledTaskFolder: false,
-  agent: "top-level",
-  settings: { permission: "auto" },
-});
-const todoCall = { name: "todo_write", input: { todos: [{ content: "Ship", status: "in_progress" }] } };
-
 test("another session holds a chat's row (FOR UPDATE, idle in transaction): writes to it fail with store/locked after lockTimeout; with a pool of two, other chats go on", {
   timeout: 60_000,
 }, async () => {
@@ -335,10 +325,7 @@ test("another session holds a chat's row (FOR UPDATE, idle in transaction): writ
   const holder = await db.pool().connect();
   try {
     const store = db.store({ max: 2 }, { lockTimeout: 400 });
-    await store.create("a", [topSession("a"), { type: "turn_started" }]);
-    await store.create("b", [topSession("b"), { type: "turn_started" }]);
-    await holder.query("BEGIN");
-    await holder.query("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE"); // then idle in transaction
+    await holdChatA(store, (sql) => holder.query(sql));
     const locked =
       'chat "a": another database session held a lock this write needs (the chat\'s row, or a table) for the whole lock timeout (400 ms); nothing was written';
     const onA = [runTool(store, "a", todoCall), runTool(store, "a", todoCall), store.append("a", [{ type: "x" }], 2)];
@@ -371,10 +358,7 @@ test("calls queued behind a held row do not add their waits up: each write settl
   const lockTimeout = 1500;
   try {
     const store = db.store({ max: 2 }, { lockTimeout });
-    await store.create("a", [topSession("a"), { type: "turn_started" }]);
-    await store.create("b", [topSession("b"), { type: "turn_started" }]);
-    await holder.query("BEGIN");
-    await holder.query("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE");
+    await holdChatA(store, (sql) => holder.query(sql));
     const began = performance.now();
     const timed = (promise) =>
       promise.then(

@@ -25,3 +25,24 @@ export async function freshPostgres(server, { migrate = true } = {}) {
     done: () => Promise.all(pools.map((p) => p.end().catch(() => undefined))),
   };
 }
+
+/** A top-level chat's session entry. */
+export const topSession = (chatId) => ({
+  type: "session",
+  chatId,
+  workspace: "/w",
+  scheduledTaskFolder: false,
+  agent: "top-level",
+  settings: { permission: "auto" },
+});
+
+/** A tool call that writes (one todo_write). */
+export const todoCall = { name: "todo_write", input: { todos: [{ content: "Ship", status: "in_progress" }] } };
+
+/** Makes chats "a" and "b" in `store`, then has another session (`run(sql)`) hold a's row, idle in its transaction. */
+export async function holdChatA(store, run) {
+  await store.create("a", [topSession("a"), { type: "turn_started" }]);
+  await store.create("b", [topSession("b"), { type: "turn_started" }]);
+  await run("BEGIN");
+  await run("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE");
+}
