@@ -12,36 +12,31 @@ import { MemoryStore, StoreError, runTool } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { contractOver } from "./support/contract.mjs";
 import { isCommit, startProxy } from "./support/pg-proxy.mjs";
-import { freshSchema, startServer } from "./support/postgres.mjs";
-import { holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
+import { startServer } from "./support/postgres.mjs";
+import { freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
 
 const server = await startServer();
 after(() => server.stop());
 
 /** A migrated fresh schema; `sql(port)` a new postgres.js client on it (through a relay on `port`), ended by done. */
 async function fresh({ migrate = true } = {}) {
-  const schema = await freshSchema(server);
+  const db = await freshPostgres(server, { migrate: false });
   const clients = [];
   const sql = (port = server.port, extra = {}) => {
     const c = postgres(server.url.replace(`:${server.port}/`, `:${port}/`), {
-      connection: { search_path: schema.name },
+      connection: { search_path: db.schema.name },
       onnotice: () => undefined,
       ...extra,
     });
     clients.push(c);
     return c;
   };
-  const pool = (extra) => {
-    const p = schema.pool(extra);
-    clients.push(p);
-    return p;
-  };
   if (migrate) await new PostgresStore(sql()).migrate();
   return {
-    schema,
+    schema: db.schema,
     sql,
-    pool,
-    done: () => Promise.all(clients.map((c) => (c.reserve ? c.end({ timeout: 1 }) : c.end()).catch(() => undefined))),
+    pool: db.pool,
+    done: () => Promise.all([db.done(), ...clients.map((c) => c.end({ timeout: 1 }).catch(() => undefined))]),
   };
 }
 
