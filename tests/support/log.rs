@@ -3,6 +3,12 @@
 //! outcome, messages, foreign entries, odd `v` values, raw escapes (lone
 //! surrogates), odd numbers, duplicate keys, deep nesting and plain garbage.
 //! Each entry renders as one line of JSON text (or what should have been one).
+//! The one generator of logs: the fuzz crate draws it from libFuzzer's bytes,
+//! tests/properties.rs from proptest's (`drawn`); both include it by path.
+
+#![allow(dead_code)]
+// Drawn values live one test case long; their size does not matter.
+#![allow(clippy::large_enum_variant)]
 
 use arbitrary::Arbitrary;
 
@@ -60,6 +66,15 @@ pub enum Str {
     Escaped(String, u8, String),
     /// One letter repeated, up to 5,000 times (refusals quote at most 200).
     Long(u16, u8),
+    /// A word with up to two spaces, tabs or newlines on each side (texts are trimmed).
+    Padded(u8, u8, u8),
+}
+
+/// Up to two blanks drawn from the bits of `bits`.
+fn padding(bits: u8) -> String {
+    (0..bits % 3)
+        .map(|k| [' ', '\t', '\n'][usize::from(bits >> (2 + 2 * k)) % 3])
+        .collect()
 }
 
 impl Str {
@@ -77,6 +92,12 @@ impl Str {
             Str::Long(n, c) => {
                 let letter = char::from(b'a' + c % 26);
                 quote_into(out, &letter.to_string().repeat(usize::from(*n) % 5000));
+            }
+            Str::Padded(before, i, after) => {
+                quote_into(
+                    out,
+                    &format!("{}{}{}", padding(*before), pick(WORDS, *i), padding(*after)),
+                );
             }
         }
     }
@@ -229,13 +250,13 @@ macro_rules! choice {
 }
 
 // Offer ids repeat often (s1..s4), so offers collide and settlements find them.
-choice!(Id, ["s1", "s2", "s3", "s4", "s1 ", "S1"]);
+choice!(Id, ["s1", "s2", "s3", "s4", "s1 ", "S1", ""]);
 choice!(Agent, ["top-level", "helper"]);
 choice!(Status, ["pending", "in_progress", "completed"]);
 choice!(OutcomeWord, ["started", "drafted", "dismissed", "restored"]);
 choice!(Role, ["user", "assistant", "system"]);
 choice!(SourceKind, ["suggestion"]);
-choice!(Permission, ["read-only", "ask", "auto", "full-access"]);
+choice!(Permission, ["read-only", "ask", "auto", "full-access", "root"]);
 choice!(ChatId, ["c", "c1", "c.s1", "c.s2"]);
 
 /// Writes an object field by field; a missing field is left out.
