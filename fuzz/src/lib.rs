@@ -25,3 +25,10 @@ pub fn text_of(data: &[u8]) -> std::borrow::Cow<'_, str> {
 /// Longest refusal a model may see: the fixed words of the longest message
 /// plus the quoted text (at most 200 characters and `…`) and a parser's reason.
 pub const MAX_REFUSAL_CHARS: usize = 700;
+
+/// A refusal as a model sees it: it names its tool (`prefix`) and stays short.
+pub fn check_refusal(message: &str, prefix: &str) {
+    assert!(message.starts_with(prefix), "{message}");
+    let length = message.chars().count();
+    assert!(length <= MAX_REFUSAL_CHARS, "a refusal of {length} characters");
+}
