@@ -229,24 +229,19 @@ fn draft_or_dismiss_a_settled_offer_is_not_open_with_its_outcome() {
         }
     }
     // Literal texts, once each.
-    let mut log = log_with_offers(1);
-    log.push(settled("s1", "dismissed"));
-    assert_eq!(
-        failure(settle(&log, "s1", Action::Draft)).1,
-        "suggestion \"s1\" is dismissed"
-    );
-    let mut log = log_with_offers(1);
-    log.push(started("s1", "c1.s1"));
-    assert_eq!(
-        failure(settle(&log, "s1", Action::Dismiss)).1,
-        "suggestion \"s1\" is started"
-    );
-    let mut log = log_with_offers(1);
-    log.push(settled("s1", "drafted"));
-    assert_eq!(
-        failure(settle(&log, "s1", Action::Draft)).1,
-        "suggestion \"s1\" is drafted"
-    );
+    for (setup, action, text) in [
+        (
+            settled("s1", "dismissed"),
+            Action::Draft,
+            "suggestion \"s1\" is dismissed",
+        ),
+        (started("s1", "c1.s1"), Action::Dismiss, "suggestion \"s1\" is started"),
+        (settled("s1", "drafted"), Action::Draft, "suggestion \"s1\" is drafted"),
+    ] {
+        let mut log = log_with_offers(1);
+        log.push(setup);
+        assert_eq!(failure(settle(&log, "s1", action)).1, text);
+    }
 }
 
 #[test]
