@@ -45,6 +45,20 @@ fn failure<T: std::fmt::Debug>(result: Result<T, ServiceError>) -> (&'static str
     }
 }
 
+/// `result` refuses offer `s1` as not open, settled as `outcome`, with its code and text.
+fn not_open<T: std::fmt::Debug + PartialEq>(result: Result<T, ServiceError>, outcome: &'static str, what: &str) {
+    let expected = ServiceError::NotOpen {
+        id: "s1".into(),
+        outcome,
+    };
+    assert_eq!(result, Err(expected), "{what}");
+    assert_eq!(
+        failure(result),
+        ("task-suggestion/not-open", format!("suggestion \"s1\" is {outcome}")),
+        "{what}"
+    );
+}
+
 fn appended(decision: Result<Decision, ServiceError>) -> Settlement {
     match decision {
         Ok(Decision::Append(s)) => s,
@@ -213,19 +227,7 @@ fn draft_or_dismiss_a_settled_offer_is_not_open_with_its_outcome() {
         let mut log = log_with_offers(1);
         log.push(setup);
         for action in [Action::Draft, Action::Dismiss] {
-            let result = settle(&log, "s1", action);
-            assert_eq!(
-                result,
-                Err(ServiceError::NotOpen {
-                    id: "s1".into(),
-                    outcome
-                })
-            );
-            assert_eq!(
-                failure(result),
-                ("task-suggestion/not-open", format!("suggestion \"s1\" is {outcome}")),
-                "{action:?} on {outcome}"
-            );
+            not_open(settle(&log, "s1", action), outcome, &format!("{action:?} on {outcome}"));
         }
     }
     // Literal texts, once each.
@@ -392,18 +394,7 @@ fn start_of_a_drafted_or_dismissed_offer_is_not_open() {
         // Before the workspace checks.
         let mut log = homeless_scheduled(1);
         log.push(settled("s1", outcome));
-        let result = plan(&log, "s1");
-        assert_eq!(
-            result,
-            Err(ServiceError::NotOpen {
-                id: "s1".into(),
-                outcome
-            })
-        );
-        assert_eq!(
-            failure(result),
-            ("task-suggestion/not-open", format!("suggestion \"s1\" is {outcome}"))
-        );
+        not_open(plan(&log, "s1"), outcome, "start");
     }
 }
 

@@ -1,7 +1,7 @@
 //! todo_write: every rule and message of SPEC section 3, and replay.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
-use oda_tasks::todo::{diff, PlanState, TodoItem, TodoStatus};
+use oda_tasks::todo::{diff, PlanState, TodoItem, TodoStatus, TodoWrite};
 use oda_tasks::{replay_todos, todo_write, TodoError, TodoOptions};
 use serde_json::{json, Value};
 
@@ -10,6 +10,11 @@ const OFF: TodoOptions = TodoOptions { one_active: false };
 
 fn call(input: Value) -> Result<String, String> {
     call_with(input, ON)
+}
+
+/// An accepted call (with the one-active rule on).
+fn written(input: Value) -> TodoWrite {
+    todo_write(true, &input.into(), ON).unwrap()
 }
 
 fn call_with(input: Value, options: TodoOptions) -> Result<String, String> {
@@ -59,12 +64,7 @@ fn success_reports_counts_of_the_whole_list() {
 
 #[test]
 fn entry_holds_the_trimmed_list_with_a_version() {
-    let w = todo_write(
-        true,
-        &json!({"todos": [{"content": "  Write the fix\n", "status": "in_progress"}]}).into(),
-        ON,
-    )
-    .unwrap();
+    let w = written(todos(&[("  Write the fix\n", "in_progress")]));
     assert_eq!(w.entry.v, 1);
     assert_eq!(w.entry.todos, vec![item("Write the fix", I)]);
     let stored = serde_json::to_value(oda_tasks::Entry::TodoUpdate(w.entry)).unwrap();
@@ -198,12 +198,7 @@ fn each_check_runs_over_the_whole_list_before_the_next() {
 
 #[test]
 fn unicode_text_is_kept_as_sent() {
-    let w = todo_write(
-        true,
-        &json!({"todos": [{"content": "\u{2003}Écrire les tests 🧪\u{3000}", "status": "pending"}]}).into(),
-        ON,
-    )
-    .unwrap();
+    let w = written(todos(&[("\u{2003}Écrire les tests 🧪\u{3000}", "pending")]));
     assert_eq!(w.entry.todos[0].content, "Écrire les tests 🧪");
 }
 
@@ -407,7 +402,7 @@ fn write_then_replay_round_trips() {
         json!([{"content": "one", "status": "in_progress"}, {"content": "two", "status": "pending"}]),
         json!([{"content": "one", "status": "completed"}, {"content": "two", "status": "in_progress"}]),
     ] {
-        let w = todo_write(true, &json!({ "todos": todos }).into(), ON).unwrap();
+        let w = written(json!({ "todos": todos }));
         log.push(serde_json::to_value(oda_tasks::Entry::TodoUpdate(w.entry)).unwrap());
     }
     let r = replay_todos(&log);
