@@ -933,22 +933,14 @@ fn started_chat_foreign() {
 
 #[test]
 fn started_chat_serializes_snake_case() {
-    assert_eq!(
-        serde_json::to_value(StartedChatState::Missing).unwrap(),
-        json!("missing")
-    );
-    assert_eq!(
-        serde_json::to_value(StartedChatState::NeedsBrief).unwrap(),
-        json!("needs_brief")
-    );
-    assert_eq!(
-        serde_json::to_value(StartedChatState::Complete).unwrap(),
-        json!("complete")
-    );
-    assert_eq!(
-        serde_json::to_value(StartedChatState::Foreign).unwrap(),
-        json!("foreign")
-    );
+    for (state, name) in [
+        (StartedChatState::Missing, "missing"),
+        (StartedChatState::NeedsBrief, "needs_brief"),
+        (StartedChatState::Complete, "complete"),
+        (StartedChatState::Foreign, "foreign"),
+    ] {
+        assert_eq!(serde_json::to_value(state).unwrap(), json!(name));
+    }
 }
 
 // ---------------------------------------------------------------------------
