@@ -7,58 +7,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, isStepCount, streamText } from "ai";
-import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { createChat, MemoryStore, replayTodos } from "oda-tasks";
 import { aiTurn } from "oda-tasks/ai";
+import { call, scriptedModel, streamedModel } from "../support/ai-models.mjs";
+import { good, SlowStore } from "../support/tool-fixtures.mjs";
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const stop = (unified) => ({ unified, raw: unified });
-const good = {
-  todos: [
-    { content: "Write tests", status: "in_progress" },
-    { content: "Ship", status: "pending" },
-  ],
-};
-const todoCall = { type: "tool-call", toolCallId: "1", toolName: "todo_write", input: JSON.stringify(good) };
-
-/** A MemoryStore whose appends of tool entries wait until `release()`: a todo_write still being recorded. */
-class SlowStore extends MemoryStore {
-  constructor() {
-    super();
-    this.started = new Promise((resolve) => (this.signalStarted = resolve));
-    this.gate = new Promise((resolve) => (this.release = resolve));
-  }
-  async append(chatId, entries, expected) {
-    if (entries.some((e) => !e.type.startsWith("turn_"))) {
-      this.signalStarted();
-      await this.gate;
-    }
-    return super.append(chatId, entries, expected);
-  }
-}
-
-function streaming() {
-  const parts = [
-    [{ type: "stream-start", warnings: [] }, todoCall, { type: "finish", finishReason: stop("tool-calls"), usage }],
-    [
-      { type: "stream-start", warnings: [] },
-      { type: "text-start", id: "t" },
-      { type: "text-delta", id: "t", delta: "done" },
-      { type: "text-end", id: "t" },
-      { type: "finish", finishReason: stop("stop"), usage },
-    ],
-  ];
-  let step = 0;
-  return new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(parts[step++]) }) });
-}
-
-const scripted = () =>
-  new MockLanguageModelV4({
-    doGenerate: [
-      { content: [todoCall], finishReason: stop("tool-calls"), usage, warnings: [] },
-      { content: [{ type: "text", text: "done" }], finishReason: stop("stop"), usage, warnings: [] },
-    ],
-  });
+const todoCall = call("1", "todo_write", good);
+const streaming = () => streamedModel([todoCall]);
+const scripted = () => scriptedModel([todoCall]);
 
 /** Releases the held append a little after `settled` is known to lag (or at once once aiTurn has settled). */
 async function settle(store, turn) {

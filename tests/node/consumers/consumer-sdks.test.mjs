@@ -49,6 +49,8 @@ const dir = consumer(once, tarball, {
   files: {
     ...recipes(...recipeTs),
     "ai-suite.mjs": fixture("ai-suite.mjs"),
+    "ai-models.mjs": fixture("ai-models.mjs"),
+    "tool-fixtures.mjs": fixture("tool-fixtures.mjs"),
     "frameworks-suite.mjs": fixture("frameworks-suite.mjs"),
     "tsconfig.json": JSON.stringify({
       compilerOptions: {
