@@ -12,22 +12,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { launch, root } from "../support/browser.mjs";
-import { consumer, packTarball } from "../support/consumer.mjs";
-import { printed, recipes } from "../support/recipes.mjs";
-import { freePort, serveUntil } from "../support/serve.mjs";
+import { launch } from "../support/browser.mjs";
+import { consumer, fileCleanup, packTarball, runtimes } from "../support/consumer.mjs";
+import { recipes } from "../support/recipes.mjs";
+import { nextApp, nextTsconfig } from "../support/nextjs.mjs";
 
-const cleanup = [];
-test.after(() => cleanup.forEach((fn) => fn()));
-const once = { after: (fn) => cleanup.push(fn) };
+const once = fileCleanup();
 
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const node22 = join(runtimes, "node_modules/node-22/bin/node");
+const node22 = runtimes()("node-22/bin/node");
 
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {
@@ -169,39 +162,11 @@ export default function Late() {
   );
 }
 `,
-    "tsconfig.json": JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["dom", "dom.iterable", "ES2022"],
-        strict: true,
-        noEmit: true,
-        module: "esnext",
-        moduleResolution: "bundler",
-        jsx: "react-jsx",
-        esModuleInterop: true,
-        skipLibCheck: true,
-        isolatedModules: true,
-        incremental: true,
-        allowJs: false,
-        plugins: [{ name: "next" }],
-      },
-      include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
-      exclude: ["node_modules"],
-    }),
+    "tsconfig.json": nextTsconfig,
   },
 });
 
-// Node 22 first on PATH: what `npx next` runs on.
-const links = mkdtempSync(join(tmpdir(), "oda-bin-"));
-once.after(() => rmSync(links, { recursive: true, force: true }));
-symlinkSync(node22, join(links, "node"));
-const env = (extra = {}) => ({
-  ...process.env,
-  PATH: `${join(dir, "node_modules/.bin")}:${links}:${process.env.PATH}`,
-  NEXT_TELEMETRY_DISABLED: "1",
-  NO_COLOR: "1",
-  ...extra,
-});
+const { build, serve } = nextApp(once, dir, node22);
 
 /** The chat's log as the store holds it: entry types. */
 function log(chats, chatId) {
@@ -223,34 +188,8 @@ const count = (types, type) => types.filter((t) => t === type).length;
 test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: preview card, plan part, stop() (with and without abortSignal), a closed tab, the app's own stream", {
   timeout: 1_500_000,
 }, async (t) => {
-  const command = "npx next build";
-  printed(command);
-  try {
-    execFileSync("nice", ["-n", "10", "bash", "-c", command], {
-      cwd: dir,
-      env: env(),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 900_000,
-    });
-  } catch (e) {
-    throw new Error(`${command} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-4000)}`, { cause: e });
-  }
-  const port = await freePort();
-  const chats = mkdtempSync(join(tmpdir(), "oda-next-chats-"));
-  t.after(() => rmSync(chats, { recursive: true, force: true }));
-  const url = `http://127.0.0.1:${port}`;
-  const { output } = await serveUntil(t, {
-    cwd: dir,
-    env: env({ ODA_CHATS: chats }),
-    command: "nice",
-    args: ["-n", "10", "bash", "-c", `npx next start --hostname 127.0.0.1 --port ${port}`],
-    url: `${url}/api/oda/chats/chat-0`,
-    ready: () => true,
-    answer: () => undefined,
-    tries: 600,
-    every: 500,
-  });
+  build("npx next build");
+  const { url, chats, output } = await serve(t, "npx next start");
   const browser = await launch();
   t.after(() => browser.close());
   await browser.context.addCookies([{ name: "session", value: "person-1", url }]);

@@ -10,21 +10,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { launch, root } from "../support/browser.mjs";
-import { consumer, packTarball } from "../support/consumer.mjs";
+import { launch } from "../support/browser.mjs";
+import { consumer, fileCleanup, packTarball, runtimes } from "../support/consumer.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
-import { freePort, serveUntil } from "../support/serve.mjs";
+import { nextApp, nextTsconfig } from "../support/nextjs.mjs";
 
-const cleanup = [];
-test.after(() => cleanup.forEach((fn) => fn()));
-const once = { after: (fn) => cleanup.push(fn) };
+const once = fileCleanup();
 
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const node22 = join(runtimes, "node_modules/node-22/bin/node");
+const node22 = runtimes()("node-22/bin/node");
 
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {
@@ -88,74 +81,11 @@ export async function GET(request: Request) {
   return Response.json({ text, todos: card?.todos, plan: screen.plan.state, denied });
 }
 `,
-    "tsconfig.json": JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["dom", "dom.iterable", "ES2022"],
-        strict: true,
-        noEmit: true,
-        module: "esnext",
-        moduleResolution: "bundler",
-        jsx: "react-jsx",
-        esModuleInterop: true,
-        skipLibCheck: true,
-        isolatedModules: true,
-        incremental: true,
-        allowJs: false,
-        plugins: [{ name: "next" }],
-      },
-      include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
-      exclude: ["node_modules"],
-    }),
+    "tsconfig.json": nextTsconfig,
   },
 });
 
-// Node 22 first on PATH: what `npx next` runs on.
-const links = mkdtempSync(join(tmpdir(), "oda-bin-"));
-once.after(() => rmSync(links, { recursive: true, force: true }));
-symlinkSync(node22, join(links, "node"));
-const env = (extra = {}) => ({
-  ...process.env,
-  PATH: `${join(dir, "node_modules/.bin")}:${links}:${process.env.PATH}`,
-  NEXT_TELEMETRY_DISABLED: "1",
-  NO_COLOR: "1",
-  ...extra,
-});
-
-function build(command) {
-  printed(command);
-  try {
-    return execFileSync("nice", ["-n", "10", "bash", "-c", command], {
-      cwd: dir,
-      env: env(),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 900_000,
-    });
-  } catch (e) {
-    throw new Error(`${command} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-4000)}`, { cause: e });
-  }
-}
-
-/** Starts `next start` or `next dev` with a fresh chats folder; resolves to its URL and that folder. */
-async function serve(t, command) {
-  const port = await freePort();
-  const chats = mkdtempSync(join(tmpdir(), "oda-next-chats-"));
-  t.after(() => rmSync(chats, { recursive: true, force: true }));
-  const url = `http://127.0.0.1:${port}`;
-  const { output } = await serveUntil(t, {
-    cwd: dir,
-    env: env({ ODA_CHATS: chats }),
-    command: "nice",
-    args: ["-n", "10", "bash", "-c", `${command} --hostname 127.0.0.1 --port ${port}`],
-    url: `${url}/api/oda/chats/chat-0`,
-    ready: () => true, // any answer: it listens (the chat is the test's to check)
-    answer: () => undefined,
-    tries: 600,
-    every: 500,
-  });
-  return { url, chats, output };
-}
+const { build, serve } = nextApp(once, dir, node22);
 
 /** The person's side, in Chromium: a message, the card from the tool part, the plan from the events, Start on the chip. */
 async function chat(t, { url, chats, output }) {
