@@ -43,6 +43,15 @@ const todo = (t: Record<string, unknown>, at: string): Problem =>
     () => text(t.content, `${at}.content`),
     () => status(t.status, `${at}.status`),
   );
+/** A change of an item's `from` to `to` (a status, or a position), each checked by `check`. */
+const fromTo =
+  (check: (v: unknown, at: string) => Problem) =>
+  (c: Record<string, unknown>, at: string): Problem =>
+    first(
+      () => text(c.content, `${at}.content`),
+      () => check(c.from, `${at}.from`),
+      () => check(c.to, `${at}.to`),
+    );
 
 /**
  * Why `value` is not a card of `view().cards` (or `cards(from, to)`), or `null` when it is one.
@@ -60,22 +69,8 @@ export function todoCardProblem(value: unknown): Problem {
     () => (isObject(changes) ? null : `\`changes\` must be an object (got ${kind(changes)})`),
     () => list((changes as Record<string, unknown>).added, "`changes.added`", todo),
     () => list((changes as Record<string, unknown>).removed, "`changes.removed`", (r, at) => text(r.content, `${at}.content`)),
-    () =>
-      list((changes as Record<string, unknown>).statusChanged, "`changes.statusChanged`", (s, at) =>
-        first(
-          () => text(s.content, `${at}.content`),
-          () => status(s.from, `${at}.from`),
-          () => status(s.to, `${at}.to`),
-        ),
-      ),
-    () =>
-      list((changes as Record<string, unknown>).moved, "`changes.moved`", (m, at) =>
-        first(
-          () => text(m.content, `${at}.content`),
-          () => count(m.from, `${at}.from`),
-          () => count(m.to, `${at}.to`),
-        ),
-      ),
+    () => list((changes as Record<string, unknown>).statusChanged, "`changes.statusChanged`", fromTo(status)),
+    () => list((changes as Record<string, unknown>).moved, "`changes.moved`", fromTo(count)),
     () => (isObject(counts) ? null : `\`counts\` must be an object (got ${kind(counts)})`),
     () => count((counts as Record<string, unknown>).pending, "`counts.pending`"),
     () => count((counts as Record<string, unknown>).inProgress, "`counts.inProgress`"),
