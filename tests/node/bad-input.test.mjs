@@ -28,6 +28,7 @@ import {
 // The glue the package itself loaded (the same module instance): it holds the WASM exports.
 import * as glue from "../../pkg/wasm/oda_tasks.js";
 import { sessionEntry } from "./support/entries.mjs";
+import { inTempDir } from "./support/temp-dir.mjs";
 
 const wasm = glue.initSync(); // already initialised by the package: returns its instance's exports
 const footprint = () => ({ memory: wasm.memory.buffer.byteLength, table: wasm.__wbindgen_externrefs.length });
@@ -1713,12 +1714,8 @@ test("polluted store and cache options (size, readChunkBytes, lockWait, attempts
   const { IndexedDbStore } = await import("oda-tasks/browser");
   const { PostgresStore } = await import("oda-tasks/postgres");
   const { IDBFactory, IDBKeyRange } = await import("fake-indexeddb");
-  const fs = await import("node:fs");
-  const os = await import("node:os");
-  const path = await import("node:path");
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-polluted-"));
-  try {
-    await polluted(
+  await inTempDir("oda-polluted-", (dir) =>
+    polluted(
       { size: 0, readChunkBytes: 0.5, lockWait: "soon", attempts: 0, locks: { request: () => Promise.reject(new Error("polluted lock")) } },
       async () => {
         const cache = new ChatStateCache(new MemoryStore());
@@ -1731,10 +1728,8 @@ test("polluted store and cache options (size, readChunkBytes, lockWait, attempts
         idb.close();
         assert.ok(new PostgresStore({ connect: () => Promise.reject(new Error("unused")), end: async () => {} }));
       },
-    );
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    ),
+  );
 });
 
 test("a SuggestionError carries only its own payload names, never Object.prototype's", async () => {
@@ -1762,26 +1757,24 @@ test("with JSON.stringify wrapped to pretty-print, every store writes and reads 
   const { IndexedDbStore } = await import("oda-tasks/browser");
   const { IDBFactory, IDBKeyRange } = await import("fake-indexeddb");
   const fs = await import("node:fs");
-  const os = await import("node:os");
-  const path = await import("node:path");
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-pretty-"));
   const stringify = JSON.stringify;
   const entry = { type: "message", role: "user", text: "hi", nested: { a: [1, 2] } };
-  try {
-    JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
-    const jsonl = new JsonlStore(dir);
-    const stores = [new MemoryStore(), jsonl, new IndexedDbStore("pretty", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null })];
-    for (const store of stores) {
-      assert.equal(await store.create("c", [session]), true);
-      assert.equal(await store.append("c", [entry, turn], 1), 3, store.constructor.name);
-      assert.deepEqual(await store.read("c"), [session, entry, turn], store.constructor.name);
+  await inTempDir("oda-pretty-", async (dir) => {
+    try {
+      JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
+      const jsonl = new JsonlStore(dir);
+      const stores = [new MemoryStore(), jsonl, new IndexedDbStore("pretty", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null })];
+      for (const store of stores) {
+        assert.equal(await store.create("c", [session]), true);
+        assert.equal(await store.append("c", [entry, turn], 1), 3, store.constructor.name);
+        assert.deepEqual(await store.read("c"), [session, entry, turn], store.constructor.name);
+      }
+      const lines = fs.readFileSync(jsonl.file("c"), "utf8").split("\n");
+      assert.deepEqual(lines, [stringify(session), stringify(entry), stringify(turn), ""], "one line each, as JSON");
+    } finally {
+      JSON.stringify = stringify;
     }
-    const lines = fs.readFileSync(jsonl.file("c"), "utf8").split("\n");
-    assert.deepEqual(lines, [stringify(session), stringify(entry), stringify(turn), ""], "one line each, as JSON");
-  } finally {
-    JSON.stringify = stringify;
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typed JSON object is a TypeError and nothing is written", async () => {

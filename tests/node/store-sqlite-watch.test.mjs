@@ -10,19 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { sqliteDrivers } from "./support/sqlite.mjs";
-import { watchChild } from "./support/watch-child.mjs";
+import { heardAll, watchChild } from "./support/watch-child.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `list` holds `count` items (a bound for a lost notice, not a timing), then a little more for one that should not come. */
-async function heardAll(list, count, what) {
-  const deadline = Date.now() + 20_000;
-  while (list.length < count) {
-    if (Date.now() > deadline) assert.fail(`${what}: heard ${JSON.stringify(list)}`);
-    await pause(10);
-  }
-  await pause(300);
-}
 
 /** A migrated database file; `connect()` opens another connection to it. */
 async function fresh(open) {
@@ -81,13 +71,13 @@ for (const [name, open] of Object.entries(drivers)) {
       await child.expect("watching c");
       child.send("create c 1");
       await child.expect("wrote c 1");
-      await heardAll(heard, 1, "the other process's create");
+      await heardAll(heard, 1, "the other process's create", 300);
       assert.equal(await store.append("c", entries(2)), 3);
       assert.deepEqual(heard, [1, 3], "this process's append: heard before it resolves");
       await child.expect("heard c 3");
       child.send("append c 1");
       await child.expect("wrote c 4");
-      await heardAll(heard, 3, "the other process's append");
+      await heardAll(heard, 3, "the other process's append", 300);
       child.send("create d 2");
       await child.expect("wrote d 2");
       // Another connection to the file in this process: heard at once.
@@ -136,7 +126,7 @@ for (const [name, open] of Object.entries(drivers)) {
       child.send("append c 1");
       await child.expect("wrote c 2");
       await child.end();
-      await heardAll(heard, 3, "the other process's writes");
+      await heardAll(heard, 3, "the other process's writes", 300);
       assert.ok(asked(lengths) >= 1 && asked(lengths) <= 2, `lengths asked ${asked(lengths)} times`);
       assert.deepEqual(heard.slice(1).sort(), [
         ["b", 3],

@@ -2,6 +2,7 @@
 // for the lines it prints (writes it made, notices it heard).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const SCRIPT = fileURLToPath(new URL("../children/store-watch-child.mjs", import.meta.url));
@@ -80,4 +81,17 @@ export async function watchChild(args, { runtime = process.execPath, maxFiles } 
     },
     kill: () => proc.kill("SIGKILL"),
   };
+}
+
+/**
+ * Waits until `list` holds `count` items (a bound for a lost notice, not a
+ * timing), then `settleMs` more for one that should not come.
+ */
+export async function heardAll(list, count, what, settleMs) {
+  const deadline = Date.now() + LINE_WAIT_MS;
+  while (list.length < count) {
+    if (Date.now() > deadline) assert.fail(`${what}: heard ${JSON.stringify(list)}`);
+    await pause(10);
+  }
+  await pause(settleMs);
 }
