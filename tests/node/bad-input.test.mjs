@@ -134,6 +134,16 @@ const healthy = () => ({
 });
 const EXPECTED = healthy();
 
+/** A ChatState of the JSONL `text`: its length and its endJsonl() report. */
+function endOfJsonl(text) {
+  const s = ChatState.fromJsonl(Buffer.from(text));
+  try {
+    return [s.length, s.endJsonl()];
+  } finally {
+    s.free();
+  }
+}
+
 test("the normal answers the catalogue checks against are right", () => {
   assert.equal(EXPECTED.todo.output, "Updated todo list: 1 pending, 1 in progress, 0 completed");
   assert.equal(EXPECTED.suggest.entry.id, "s2");
@@ -957,22 +967,16 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     "a\u0000b",
     [log],
   );
-  gives("NUL: JSONL: a line of raw NUL bytes is unreadable, not an entry", () => {
-    const s = ChatState.fromJsonl(Buffer.from('{"type":"turn_started"}\n\u0000\u0000\u0000\n{"type":"turn_ended"}\n'));
-    try {
-      return [s.length, s.endJsonl()];
-    } finally {
-      s.free();
-    }
-  }, [2, { unreadable: [{ line: 2, reason: "expected value at line 1 column 1" }], tornBytes: 0 }]);
-  gives("UTF-8: JSONL: a line that is not UTF-8 is unreadable", () => {
-    const s = ChatState.fromJsonl(Buffer.from([0x7b, 0xff, 0x7d, 0x0a, ...Buffer.from('{"type":"turn_started"}\n')]));
-    try {
-      return [s.length, s.endJsonl()];
-    } finally {
-      s.free();
-    }
-  }, [1, { unreadable: [{ line: 1, reason: "not UTF-8 text" }], tornBytes: 0 }]);
+  gives(
+    "NUL: JSONL: a line of raw NUL bytes is unreadable, not an entry",
+    () => endOfJsonl('{"type":"turn_started"}\n\u0000\u0000\u0000\n{"type":"turn_ended"}\n'),
+    [2, { unreadable: [{ line: 2, reason: "expected value at line 1 column 1" }], tornBytes: 0 }],
+  );
+  gives(
+    "UTF-8: JSONL: a line that is not UTF-8 is unreadable",
+    () => endOfJsonl([0x7b, 0xff, 0x7d, 0x0a, ...Buffer.from('{"type":"turn_started"}\n')]),
+    [1, { unreadable: [{ line: 1, reason: "not UTF-8 text" }], tornBytes: 0 }],
+  );
   const protoBefore = Object.getOwnPropertyNames(Object.prototype).join();
   refused(
     "keys: a __proto__ key in todo_write input",
@@ -1204,14 +1208,10 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     },
     "oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy",
   );
-  gives("ChatState: a torn last line is left out and reported", () => {
-    const s = ChatState.fromJsonl(Buffer.from('{"type":"turn_started"}\n{"type":"tu'));
-    try {
-      return [s.length, s.endJsonl()];
-    } finally {
-      s.free();
-    }
-  }, [1, { unreadable: [], tornBytes: 11 }]);
+  gives("ChatState: a torn last line is left out and reported", () => endOfJsonl('{"type":"turn_started"}\n{"type":"tu'), [
+    1,
+    { unreadable: [], tornBytes: 11 },
+  ]);
   refused("ChatState: todoWrite 10,000 deep", () => live.todoWrite({ todos: deepArray(10_000) }), TODO_UNREADABLE + STACK);
   refused(
     "ChatState: suggestTask with a throwing getter",

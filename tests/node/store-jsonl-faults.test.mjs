@@ -83,6 +83,13 @@ async function rejectsWith(promise, code, message) {
 // ---------------------------------------------------------------------------
 // Odd bytes in a chat's file.
 
+/** A JsonlStore of `dir` waiting `lockWait` ms for a lock, with chat "c" holding entry `a`. */
+async function chatA(dir, lockWait) {
+  const store = new JsonlStore(dir, { lockWait });
+  await store.create("c", [a]);
+  return store;
+}
+
 test("a file that starts with a UTF-8 BOM keeps its first line, so a helper chat stays a helper", () =>
   inTempDir("oda-faults-", async (dir) => {
     const file = path.join(dir, "c.jsonl");
@@ -655,8 +662,7 @@ test("a lock that shows no sign of life is reported after the wait, naming what 
 
 test("a live holder is waited for however long it works (its heartbeat), a stopped one is reported", { timeout: 60_000 }, () =>
   inTempDir("oda-faults-", async (dir) => {
-    const store = new JsonlStore(dir, { lockWait: 1000 });
-    await store.create("c", [a]);
+    const store = await chatA(dir, 1000);
     const lock = path.join(dir, "c.jsonl.lock");
     const hold = async () => {
       const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -822,8 +828,7 @@ test(
   { timeout: 60_000 },
   () =>
     inTempDir("oda-faults-", async (dir) => {
-      const store = new JsonlStore(dir, { lockWait: 1000 });
-      await store.create("c", [a]);
+      const store = await chatA(dir, 1000);
       const lock = path.join(dir, "c.jsonl.lock");
       const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
       try {
@@ -845,8 +850,7 @@ test(
   { timeout: 30_000 },
   () =>
     inTempDir("oda-faults-", async (dir) => {
-      const store = new JsonlStore(dir, { lockWait: 200 });
-      await store.create("c", [a]);
+      const store = await chatA(dir, 200);
       const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
       await once(dead, "exit");
       const lock = path.join(dir, "c.jsonl.lock");

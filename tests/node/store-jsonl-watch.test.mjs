@@ -7,12 +7,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { JsonlStore } from "oda-tasks/node";
 import { feedOf } from "../../pkg/dist/stores/jsonl/watch.js";
-import { heardAll, watchChild } from "./support/watch-child.mjs";
+import { entries, hearEachOther, heardAll, watchChild } from "./support/watch-child.mjs";
 import { inTempDir } from "./support/temp-dir.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
 
 test("JsonlStore.watch: two processes on one folder hear each other's writes through fs.watch, their own at once, each length once", () =>
   inTempDir("oda-jsonl-watch-", async (dir) => {
@@ -22,34 +20,7 @@ test("JsonlStore.watch: two processes on one folder hear each other's writes thr
     assert.equal(feedOf(store.dir)?.watching, true, "one fs.watch on the folder");
     const child = await watchChild(["jsonl", dir]);
     try {
-      child.send("watch c");
-      await child.expect("watching c");
-      child.send("create c 1");
-      await child.expect("wrote c 1");
-      await heardAll(heard, 1, "the other process's create", 400);
-      // This process's append: heard before it resolves, not again through the watch.
-      assert.equal(await store.append("c", entries(2)), 3);
-      assert.deepEqual(heard, [1, 3]);
-      await child.expect("heard c 3");
-      child.send("append c 1");
-      await child.expect("wrote c 4");
-      await heardAll(heard, 3, "the other process's append", 400);
-      // Another chat of the folder is not heard; another JsonlStore of the folder in this process is, at once.
-      child.send("create d 2");
-      await child.expect("wrote d 2");
-      const again = new JsonlStore(dir);
-      assert.equal(await again.append("c", entries(1)), 5);
-      assert.deepEqual(heard, [1, 3, 4, 5]);
-      await child.expect("heard c 5");
-      await pause(400);
-      assert.deepEqual(heard, [1, 3, 4, 5], "each length once, and nothing of chat d");
-      const childHeard = await child.end();
-      assert.deepEqual(childHeard, [
-        ["c", 1],
-        ["c", 3],
-        ["c", 4],
-        ["c", 5],
-      ]);
+      await hearEachOther(store, heard, child, () => new JsonlStore(dir), 400);
     } finally {
       child.kill();
       stop();

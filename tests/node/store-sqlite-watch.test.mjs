@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { sqliteDrivers } from "./support/sqlite.mjs";
-import { heardAll, watchChild } from "./support/watch-child.mjs";
+import { entries, hearEachOther, heardAll, watchChild } from "./support/watch-child.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,7 +56,6 @@ function counted(db) {
   };
 }
 
-const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
 const drivers = await sqliteDrivers();
 
 for (const [name, open] of Object.entries(drivers)) {
@@ -67,31 +66,8 @@ for (const [name, open] of Object.entries(drivers)) {
     const stop = store.watch("c", (length) => heard.push(length));
     const child = await watchChild([name, db.file, JSON.stringify({ watchPollMs: 20 })]);
     try {
-      child.send("watch c");
-      await child.expect("watching c");
-      child.send("create c 1");
-      await child.expect("wrote c 1");
-      await heardAll(heard, 1, "the other process's create", 300);
-      assert.equal(await store.append("c", entries(2)), 3);
-      assert.deepEqual(heard, [1, 3], "this process's append: heard before it resolves");
-      await child.expect("heard c 3");
-      child.send("append c 1");
-      await child.expect("wrote c 4");
-      await heardAll(heard, 3, "the other process's append", 300);
-      child.send("create d 2");
-      await child.expect("wrote d 2");
       // Another connection to the file in this process: heard at once.
-      assert.equal(await new SqliteStore(db.connect()).append("c", entries(1)), 5);
-      assert.deepEqual(heard, [1, 3, 4, 5]);
-      await child.expect("heard c 5");
-      await pause(300);
-      assert.deepEqual(heard, [1, 3, 4, 5], "each length once, nothing of chat d");
-      assert.deepEqual(await child.end(), [
-        ["c", 1],
-        ["c", 3],
-        ["c", 4],
-        ["c", 5],
-      ]);
+      await hearEachOther(store, heard, child, () => new SqliteStore(db.connect()), 300);
     } finally {
       child.kill();
       stop();

@@ -41,6 +41,15 @@ async function setup() {
   const model = fakeModel().respondWithTools(calls).respond(new AIMessage("done"));
   return { store, model };
 }
+/** A chat "c" in a MemoryStore, and a model that records `good`, then says "planned". */
+async function planning() {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const model = fakeModel()
+    .respondWithTools([{ id: "1", name: "todo_write", args: good }])
+    .respond(new AIMessage("planned"));
+  return { store, model };
+}
 /** The ToolMessages of `messages`: tool call id → [content, artifact]. */
 const toolResults = (messages) =>
   Object.fromEntries(messages.filter((m) => m.type === "tool").map((m) => [m.tool_call_id, [m.content, m.artifact]]));
@@ -223,13 +232,8 @@ for (const [order, expected] of [
 }
 
 test("two runs on one chat: two turns; the reminder follows aiTurn's rule (everyTurns) and goes after the system prompt", async () => {
-  const store = new MemoryStore();
-  await createChat(store, "c", { workspace: "/w" });
-  const model = fakeModel()
-    .respondWithTools([{ id: "1", name: "todo_write", args: good }])
-    .respond(new AIMessage("planned"))
-    .respond(new AIMessage("second"))
-    .respond(new AIMessage("third"));
+  const { store, model: planned } = await planning();
+  const model = planned.respond(new AIMessage("second")).respond(new AIMessage("third"));
   const agent = createAgent({ model, systemPrompt: "You plan.", middleware: [odaTasksMiddleware({ store, everyTurns: 1 })] });
   const system = (call) => model.calls[call].messages[0];
   await agent.invoke(user("one"), thread("c"));
@@ -252,11 +256,8 @@ test("two runs on one chat: two turns; the reminder follows aiTurn's rule (every
 });
 
 test('remind: "always" (after compaction or on resume): the list in every model call of the run, even with no system prompt', async () => {
-  const store = new MemoryStore();
-  await createChat(store, "c", { workspace: "/w" });
-  const model = fakeModel()
-    .respondWithTools([{ id: "1", name: "todo_write", args: good }])
-    .respond(new AIMessage("planned"))
+  const { store, model: planned } = await planning();
+  const model = planned
     .respondWithTools([{ id: "2", name: "todo_write", args: { todos: [{ content: "Ship", status: "completed" }] } }])
     .respond(new AIMessage("done"));
   const agent = createAgent({ model, middleware: [odaTasksMiddleware({ store, remind: "always" })] });

@@ -45,6 +45,9 @@ async function expectOneClosedTurn(store) {
   assert.equal(plan.state, "finished", "no plan left running with no turn open");
 }
 
+/** A two-step model call's options with `tools`, that `controller` can abort. */
+const stoppable = (tools, controller) => ({ tools, prompt: "p", abortSignal: controller.signal, stopWhen: isStepCount(2) });
+
 async function chat() {
   const store = new SlowStore();
   await createChat(store, "c");
@@ -55,14 +58,7 @@ test("streamText aborted while todo_write is being recorded: the turn ends after
   const store = await chat();
   const controller = new AbortController();
   const turn = aiTurn({ store, chatId: "c" }, async ({ tools }) => {
-    const result = streamText({
-      model: streaming(),
-      tools,
-      prompt: "p",
-      abortSignal: controller.signal,
-      stopWhen: isStepCount(2),
-      onError: () => {},
-    });
+    const result = streamText({ model: streaming(), ...stoppable(tools, controller), onError: () => {} });
     for await (const chunk of result.fullStream) {
       if (chunk.type === "tool-call") {
         await store.started;
@@ -99,14 +95,7 @@ test("generateText aborted while todo_write is being recorded: the turn ends aft
   const store = await chat();
   const controller = new AbortController();
   const turn = aiTurn({ store, chatId: "c" }, async ({ tools }) => {
-    const run = generateText({
-      model: scripted(),
-      tools,
-      prompt: "p",
-      abortSignal: controller.signal,
-      stopWhen: isStepCount(2),
-      maxRetries: 0,
-    });
+    const run = generateText({ model: scripted(), ...stoppable(tools, controller), maxRetries: 0 });
     run.catch(() => {});
     // An app that stops waiting at the abort, as a route handler answering the click does.
     const stopped = new Promise((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason)));

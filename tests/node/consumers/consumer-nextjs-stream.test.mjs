@@ -14,35 +14,16 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { launch } from "../support/browser.mjs";
-import { consumer, fileCleanup, packTarball, runtimes } from "../support/consumer.mjs";
+import { fileCleanup } from "../support/consumer.mjs";
 import { recipes } from "../support/recipes.mjs";
-import { nextApp, nextTsconfig } from "../support/nextjs.mjs";
+import { nextProject } from "../support/nextjs.mjs";
 
 const once = fileCleanup();
 
-const node22 = runtimes()("node-22/bin/node");
-
-const { tarball } = packTarball(once);
-const dir = consumer(once, tarball, {
-  deps: {
-    next: "16.4.6",
-    react: "19.3.1",
-    "react-dom": "19.3.1",
-    ai: "7.0.173",
-    "@ai-sdk/react": "4.0.177",
-    typescript: "5.9.3",
-    "@types/react": "19.3.0",
-    "@types/node": "22.20.7",
-  },
-  files: {
-    ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx", "app/api/own/route.ts"),
-    // The app's own parts the recipe leaves to it: the session check and the model (scripted here, and slow).
-    "lib/auth.ts": `/** The person's session (a cookie here) owns the chat. */
-export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
-  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
-}
-`,
-    "lib/model.ts": `import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
+const { dir, node22, build, serve } = nextProject(once, {
+  ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx", "app/api/own/route.ts"),
+  // The app's own part the recipe leaves to it, beside the session check (support/nextjs.mjs): the model (scripted here, and slow).
+  "lib/model.ts": `import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const finish = (unified: "stop" | "tool-calls") => ({ type: "finish" as const, finishReason: { unified, raw: unified }, usage });
@@ -75,13 +56,13 @@ export const model = new MockLanguageModelV4({
   },
 });
 `,
-    "app/layout.tsx": `export const metadata = { title: "Chat" };
+  "app/layout.tsx": `export const metadata = { title: "Chat" };
 export default function Layout({ children }: { children: React.ReactNode }) {
   return <html lang="en"><body>{children}</body></html>;
 }
 `,
-    // The test's page for the app's own stream (app/api/own): its own part and the plan part.
-    "app/own/page.tsx": `"use client";
+  // The test's page for the app's own stream (app/api/own): its own part and the plan part.
+  "app/own/page.tsx": `"use client";
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type InferUITools, type UIMessage } from "ai";
 import "oda-tasks/elements/react";
@@ -108,9 +89,9 @@ export default function Own() {
   );
 }
 `,
-    // The test's route for stop() with the model stopped too: the recipe's, with streamText's
-    // abortSignal, keeping the turn's tools so that GET can call one after the turn.
-    "app/api/late/route.ts": `import { convertToModelMessages, isStepCount, streamText } from "ai";
+  // The test's route for stop() with the model stopped too: the recipe's, with streamText's
+  // abortSignal, keeping the turn's tools so that GET can call one after the turn.
+  "app/api/late/route.ts": `import { convertToModelMessages, isStepCount, streamText } from "ai";
 import { createChat } from "oda-tasks";
 import { aiTurnResponse, type AiTools } from "oda-tasks/ai";
 import { model } from "../../../lib/model";
@@ -138,7 +119,7 @@ export async function GET() {
   }
 }
 `,
-    "app/late/page.tsx": `"use client";
+  "app/late/page.tsx": `"use client";
 import { useState } from "react";
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
@@ -162,11 +143,7 @@ export default function Late() {
   );
 }
 `,
-    "tsconfig.json": nextTsconfig,
-  },
 });
-
-const { build, serve } = nextApp(once, dir, node22);
 
 /** The chat's log as the store holds it: entry types. */
 function log(chats, chatId) {
@@ -198,6 +175,14 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
     const tab = await browser.context.newPage();
     tab.on("pageerror", (e) => errors.push(e.message));
     await tab.goto(`${url}${path}`, { timeout: 300_000 });
+    return tab;
+  };
+  /** Opens `path`, sends a message and presses Stop once the answer is under way. */
+  const stopMidway = async (path) => {
+    const tab = await open(path);
+    await send(tab, "Keep going");
+    await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
+    await tab.getByRole("button", { name: "Stop" }).click();
     return tab;
   };
   const send = async (tab, words) => {
@@ -241,10 +226,7 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
   await t.test(
     "stop() in the middle of the stream: the page stops, the model runs on, and the turn ends (turn_ended in the log)",
     async () => {
-      const tab = await open("/");
-      await send(tab, "Keep going");
-      await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
-      await tab.getByRole("button", { name: "Stop" }).click();
+      const tab = await stopMidway("/");
       await tab.getByRole("button", { name: "Send" }).waitFor({ timeout: 30_000 });
       const shown = await tab.locator("ol").textContent();
       const atStop = log(chats, "chat-1");
@@ -264,10 +246,7 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
   await t.test(
     "stop() with streamText's abortSignal: the model stops, the turn ends, and a tool call that starts afterwards is refused",
     async () => {
-      const tab = await open("/late");
-      await send(tab, "Keep going");
-      await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
-      await tab.getByRole("button", { name: "Stop" }).click();
+      const tab = await stopMidway("/late");
       const ended = await until(() => {
         const types = log(chats, "chat-4");
         return types.includes("turn_ended") && types;

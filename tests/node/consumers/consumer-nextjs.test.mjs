@@ -11,35 +11,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { launch } from "../support/browser.mjs";
-import { consumer, fileCleanup, packTarball, runtimes } from "../support/consumer.mjs";
+import { fileCleanup } from "../support/consumer.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
-import { nextApp, nextTsconfig } from "../support/nextjs.mjs";
+import { nextProject } from "../support/nextjs.mjs";
 
 const once = fileCleanup();
 
-const node22 = runtimes()("node-22/bin/node");
-
-const { tarball } = packTarball(once);
-const dir = consumer(once, tarball, {
-  deps: {
-    next: "16.4.6",
-    react: "19.3.1",
-    "react-dom": "19.3.1",
-    ai: "7.0.173",
-    "@ai-sdk/react": "4.0.177",
-    typescript: "5.9.3",
-    "@types/react": "19.3.0",
-    "@types/node": "22.20.7",
-  },
-  files: {
-    ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx"),
-    // The app's own parts the recipe leaves to it: the session check and the model (scripted here).
-    "lib/auth.ts": `/** The person's session (a cookie here) owns the chat. */
-export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
-  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
-}
-`,
-    "lib/model.ts": `import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
+const { dir, node22, build, serve } = nextProject(once, {
+  ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx"),
+  // The app's own part the recipe leaves to it, beside the session check (support/nextjs.mjs): the model (scripted here).
+  "lib/model.ts": `import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const stop = (unified: "stop" | "tool-calls") => ({ unified, raw: unified });
@@ -58,13 +39,13 @@ export const model = new MockLanguageModelV4({
   }),
 });
 `,
-    "app/layout.tsx": `export const metadata = { title: "Chat" };
+  "app/layout.tsx": `export const metadata = { title: "Chat" };
 export default function Layout({ children }: { children: React.ReactNode }) {
   return <html lang="en"><body>{children}</body></html>;
 }
 `,
-    // An Edge route: the main entry and oda-tasks/http under edge-light, with no configuration.
-    "app/api/edge/route.ts": `import { beginTurn, createChat, MemoryStore, toolHandlers } from "oda-tasks";
+  // An Edge route: the main entry and oda-tasks/http under edge-light, with no configuration.
+  "app/api/edge/route.ts": `import { beginTurn, createChat, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 
 export const runtime = "edge";
@@ -81,11 +62,7 @@ export async function GET(request: Request) {
   return Response.json({ text, todos: card?.todos, plan: screen.plan.state, denied });
 }
 `,
-    "tsconfig.json": nextTsconfig,
-  },
 });
-
-const { build, serve } = nextApp(once, dir, node22);
 
 /** The person's side, in Chromium: a message, the card from the tool part, the plan from the events, Start on the chip. */
 async function chat(t, { url, chats, output }) {

@@ -4,11 +4,24 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { consumer, packTarball, runtimes } from "./consumer.mjs";
 import { printed } from "./recipes.mjs";
 import { freePort, serveUntil } from "./serve.mjs";
 
+/** The app's dependencies, exact versions: Next.js 16 with the AI SDK UI. */
+const nextDeps = {
+  next: "16.4.6",
+  react: "19.3.1",
+  "react-dom": "19.3.1",
+  ai: "7.0.173",
+  "@ai-sdk/react": "4.0.177",
+  typescript: "5.9.3",
+  "@types/react": "19.3.0",
+  "@types/node": "22.20.7",
+};
+
 /** The tsconfig.json of a Next.js app (what create-next-app writes). */
-export const nextTsconfig = JSON.stringify({
+const nextTsconfig = JSON.stringify({
   compilerOptions: {
     target: "ES2022",
     lib: ["dom", "dom.iterable", "ES2022"],
@@ -32,7 +45,7 @@ export const nextTsconfig = JSON.stringify({
  * The app in `dir`, run with `node22` first on PATH (what `npx next` runs on):
  * `build(command)` and `serve(t, command)`; `once` removes the PATH folder.
  */
-export function nextApp(once, dir, node22) {
+function nextApp(once, dir, node22) {
   const links = mkdtempSync(join(tmpdir(), "oda-bin-"));
   once.after(() => rmSync(links, { recursive: true, force: true }));
   symlinkSync(node22, join(links, "node"));
@@ -81,4 +94,27 @@ export function nextApp(once, dir, node22) {
   }
 
   return { build, serve };
+}
+
+/**
+ * A Next.js app in a fresh consumer project that installed the packed
+ * tarball: `files` (path → text) beside the tsconfig and the session check
+ * (lib/auth.ts: a cookie owns the chat); `once` removes it all.
+ */
+export function nextProject(once, files) {
+  const node22 = runtimes()("node-22/bin/node");
+  const { tarball } = packTarball(once);
+  const dir = consumer(once, tarball, {
+    deps: nextDeps,
+    files: {
+      ...files,
+      "lib/auth.ts": `/** The person's session (a cookie here) owns the chat. */
+export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
+  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
+}
+`,
+      "tsconfig.json": nextTsconfig,
+    },
+  });
+  return { dir, node22, ...nextApp(once, dir, node22) };
 }

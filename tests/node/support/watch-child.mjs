@@ -95,3 +95,41 @@ export async function heardAll(list, count, what, settleMs) {
   }
   await pause(settleMs);
 }
+
+/** `n` small entries to write. */
+export const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
+
+/**
+ * The two-process script every shared store's feed passes: `child` (started,
+ * not yet watching chat "c") and `store` (whose listener of "c" fills `heard`)
+ * hear each other's writes once and their own at once; `another()` is a second
+ * store of the same place in this process; chat "d" is not heard.
+ */
+export async function hearEachOther(store, heard, child, another, settleMs) {
+  child.send("watch c");
+  await child.expect("watching c");
+  child.send("create c 1");
+  await child.expect("wrote c 1");
+  await heardAll(heard, 1, "the other process's create", settleMs);
+  // This process's append: heard before it resolves, not again through the feed.
+  assert.equal(await store.append("c", entries(2)), 3);
+  assert.deepEqual(heard, [1, 3]);
+  await child.expect("heard c 3");
+  child.send("append c 1");
+  await child.expect("wrote c 4");
+  await heardAll(heard, 3, "the other process's append", settleMs);
+  // Another chat is not heard; another store of the same place in this process is, at once.
+  child.send("create d 2");
+  await child.expect("wrote d 2");
+  assert.equal(await another().append("c", entries(1)), 5);
+  assert.deepEqual(heard, [1, 3, 4, 5]);
+  await child.expect("heard c 5");
+  await pause(settleMs);
+  assert.deepEqual(heard, [1, 3, 4, 5], "each length once, and nothing of chat d");
+  assert.deepEqual(await child.end(), [
+    ["c", 1],
+    ["c", 3],
+    ["c", 4],
+    ["c", 5],
+  ]);
+}
