@@ -89,6 +89,17 @@ async function chatA(dir, lockWait) {
   await store.create("c", [a]);
   return store;
 }
+/** Chat "c" in a JsonlStore of `dir`, in an open turn, its warm state made by a todo_write (3 entries). */
+async function warmChat(dir) {
+  const store = new JsonlStore(dir);
+  await store.create("c", [TOP, OPEN_TURN]);
+  assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+  return { store, file: store.file("c") };
+}
+/** A test (bounded by `timeout` ms) of `fn(store, dir)`: chatA(dir, lockWait) in a fresh folder. */
+function testOnChatA(title, timeout, lockWait, fn) {
+  test(title, { timeout }, () => inTempDir("oda-faults-", async (dir) => fn(await chatA(dir, lockWait), dir)));
+}
 
 test("a file that starts with a UTF-8 BOM keeps its first line, so a helper chat stays a helper", () =>
   inTempDir("oda-faults-", async (dir) => {
@@ -823,53 +834,51 @@ test(
     }),
 );
 
-test(
+testOnChatA(
   "a holder whose event loop is blocked far past the lock wait is waited for, not reported: its heartbeat runs on a thread",
-  { timeout: 60_000 },
-  () =>
-    inTempDir("oda-faults-", async (dir) => {
-      const store = await chatA(dir, 1000);
-      const lock = path.join(dir, "c.jsonl.lock");
-      const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-      try {
-        await once(holder, "message");
-        holder.send({ block: 4000 }); // a long synchronous replay: four times the wait
-        const released = once(holder, "message").then(() => Date.now());
-        await sleep(100);
-        const length = await store.append("c", [b], 1);
-        assert.equal(length, 2);
-        assert.ok(Date.now() >= (await released) - 50, "appended once the busy holder was done");
-      } finally {
-        holder.kill("SIGKILL");
-      }
-    }),
+  60_000,
+  1000,
+  async (store, dir) => {
+    const lock = path.join(dir, "c.jsonl.lock");
+    const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    try {
+      await once(holder, "message");
+      holder.send({ block: 4000 }); // a long synchronous replay: four times the wait
+      const released = once(holder, "message").then(() => Date.now());
+      await sleep(100);
+      const length = await store.append("c", [b], 1);
+      assert.equal(length, 2);
+      assert.ok(Date.now() >= (await released) - 50, "appended once the busy holder was done");
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  },
 );
 
-test(
+testOnChatA(
   "a pid that looks dead is broken only once its entry went untouched for STALE_MS; a fresh one is waited for",
-  { timeout: 30_000 },
-  () =>
-    inTempDir("oda-faults-", async (dir) => {
-      const store = await chatA(dir, 200);
-      const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
-      await once(dead, "exit");
-      const lock = path.join(dir, "c.jsonl.lock");
-      const owner = path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`);
-      fs.mkdirSync(owner, { recursive: true }); // touched just now: its pid is gone, but not for long enough
-      const started = Date.now();
-      assert.equal(await store.append("c", [b], 1), 2, "broken once stale, though the wait is shorter (it never counts as stuck)");
-      assert.ok(Date.now() - started >= 1900, `not broken before it went untouched for STALE_MS (took ${Date.now() - started} ms)`);
-      // A dead process's temp file is swept only when it is old, too.
-      const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
-      fs.writeFileSync(temp, "{}\n");
-      const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
-      await sweep(dir);
-      assert.ok(fs.existsSync(temp), "a fresh temp file stays");
-      const then = new Date(Date.now() - 60_000);
-      fs.utimesSync(temp, then, then);
-      await sweep(dir);
-      assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
-    }),
+  30_000,
+  200,
+  async (store, dir) => {
+    const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    await once(dead, "exit");
+    const lock = path.join(dir, "c.jsonl.lock");
+    const owner = path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`);
+    fs.mkdirSync(owner, { recursive: true }); // touched just now: its pid is gone, but not for long enough
+    const started = Date.now();
+    assert.equal(await store.append("c", [b], 1), 2, "broken once stale, though the wait is shorter (it never counts as stuck)");
+    assert.ok(Date.now() - started >= 1900, `not broken before it went untouched for STALE_MS (took ${Date.now() - started} ms)`);
+    // A dead process's temp file is swept only when it is old, too.
+    const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
+    fs.writeFileSync(temp, "{}\n");
+    const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
+    await sweep(dir);
+    assert.ok(fs.existsSync(temp), "a fresh temp file stays");
+    const then = new Date(Date.now() - 60_000);
+    fs.utimesSync(temp, then, then);
+    await sweep(dir);
+    assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
+  },
 );
 
 test("a warm state notices its file was renamed over or rewritten in place (rsync, a restore) and reads it again", () =>
@@ -911,10 +920,7 @@ async function appendBeforeNextWrite(file, line) {
 
 test("another program appends while the store writes: the store says where its entry landed, and the warm state reads again", () =>
   inTempDir("oda-faults-", async (dir) => {
-    const store = new JsonlStore(dir);
-    const file = store.file("c");
-    await store.create("c", [TOP, OPEN_TURN]);
-    assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+    const { store, file } = await warmChat(dir);
     let undo = await appendBeforeNextWrite(file, `${J({ type: "turn_ended" })}\n`);
     try {
       assert.equal((await runTool(store, "c", TODO)).ok, true);
@@ -942,10 +948,7 @@ test("another program appends while the store writes: the store says where its e
 
 test("an app-wrapped JSON.parse that throws once during a scan makes the store read again, never count the line as unreadable", () =>
   inTempDir("oda-faults-", async (dir) => {
-    const store = new JsonlStore(dir);
-    const file = store.file("c");
-    await store.create("c", [TOP, OPEN_TURN]);
-    assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+    const { store, file } = await warmChat(dir);
     fs.appendFileSync(file, `${J({ type: "turn_ended" })}\n`); // another program ends the turn
     const parse = JSON.parse;
     let failures = 0;
