@@ -18,16 +18,12 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function fresh(open) {
   const dir = mkdtempSync(join(tmpdir(), "oda-sqlite-watch-"));
   const file = join(dir, "chats.db");
-  const connections = [];
-  const connect = () => {
-    const db = open(file);
-    connections.push(db);
-    return db;
-  };
-  await new SqliteStore(connect()).migrate();
+  /** Connections to the file; done() closes them all. */
+  const connections = [open(file)];
+  await new SqliteStore(connections[0]).migrate();
   return {
     file,
-    connect,
+    connect: () => connections[connections.push(open(file)) - 1],
     done: () => {
       for (const db of connections) db.close();
       rmSync(dir, { recursive: true, force: true });
