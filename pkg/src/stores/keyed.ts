@@ -5,7 +5,8 @@
  * The value `map` holds for `key`; when it holds none, `make()`'s, kept there.
  *
  * @example
- * const feed = keyed(feeds, "/srv/chats", () => new FolderFeed("/srv/chats"));
+ * const lists = new Map<string, string[]>();
+ * keyed(lists, "chat-1", () => []).push("a"); // the list made once, then the same one
  */
 export function keyed<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
   let value = map.get(key);
