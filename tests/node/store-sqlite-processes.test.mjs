@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
-import { session } from "./support/service-helpers.mjs";
+import { makeChat } from "./support/service-helpers.mjs";
 import { sqliteDrivers } from "./support/sqlite.mjs";
 import { raceChildren, spawnChild } from "./support/spawn-child.mjs";
 
@@ -47,12 +47,9 @@ for (const [name, open] of Object.entries(drivers)) {
     const db = await fresh(open);
     try {
       const { store } = db;
-      await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
-      const r = await runTool(store, "offer-chat", {
-        name: "suggest_task",
-        input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },
-      });
-      assert.equal(r.ok, true);
+      await makeChat(store, "offer-chat");
+      const input = { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." };
+      assert.equal((await runTool(store, "offer-chat", { name: "suggest_task", input })).ok, true);
       const results = await raceChildren(CHILD, [name, db.file, "start", "offer-chat", "s1", String(CALLS)], PROCESSES);
       assert.equal(results.length, PROCESSES * CALLS);
       assert.deepEqual(
