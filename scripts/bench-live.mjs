@@ -23,7 +23,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/
 const CHATS = Number(args.chats ?? 10_000);
 const IDLE_MS = Number(args["idle-ms"] ?? 16_000);
 const ONLY = new Set((args.only ?? "memory,jsonl,sqlite,bytes,heap").split(","));
-if (args.postgres !== undefined) ONLY.add("postgres");
+if ("postgres" in args) ONLY.add("postgres"); // `--postgres` alone: its value is undefined
 const WRITER = fileURLToPath(new URL("./bench/live-writer.mjs", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "oda-bench-live-"));
 const rows = [["store", "measure", "value"]];

@@ -45,6 +45,20 @@ fn failure<T: std::fmt::Debug>(result: Result<T, ServiceError>) -> (&'static str
     }
 }
 
+/// `result` refuses offer `s1` as not open, settled as `outcome`, with its code and text.
+fn not_open<T: std::fmt::Debug + PartialEq>(result: Result<T, ServiceError>, outcome: &'static str, what: &str) {
+    let expected = ServiceError::NotOpen {
+        id: "s1".into(),
+        outcome,
+    };
+    assert_eq!(result, Err(expected), "{what}");
+    assert_eq!(
+        failure(result),
+        ("task-suggestion/not-open", format!("suggestion \"s1\" is {outcome}")),
+        "{what}"
+    );
+}
+
 fn appended(decision: Result<Decision, ServiceError>) -> Settlement {
     match decision {
         Ok(Decision::Append(s)) => s,
@@ -213,40 +227,23 @@ fn draft_or_dismiss_a_settled_offer_is_not_open_with_its_outcome() {
         let mut log = log_with_offers(1);
         log.push(setup);
         for action in [Action::Draft, Action::Dismiss] {
-            let result = settle(&log, "s1", action);
-            assert_eq!(
-                result,
-                Err(ServiceError::NotOpen {
-                    id: "s1".into(),
-                    outcome
-                })
-            );
-            assert_eq!(
-                failure(result),
-                ("task-suggestion/not-open", format!("suggestion \"s1\" is {outcome}")),
-                "{action:?} on {outcome}"
-            );
+            not_open(settle(&log, "s1", action), outcome, &format!("{action:?} on {outcome}"));
         }
     }
     // Literal texts, once each.
-    let mut log = log_with_offers(1);
-    log.push(settled("s1", "dismissed"));
-    assert_eq!(
-        failure(settle(&log, "s1", Action::Draft)).1,
-        "suggestion \"s1\" is dismissed"
-    );
-    let mut log = log_with_offers(1);
-    log.push(started("s1", "c1.s1"));
-    assert_eq!(
-        failure(settle(&log, "s1", Action::Dismiss)).1,
-        "suggestion \"s1\" is started"
-    );
-    let mut log = log_with_offers(1);
-    log.push(settled("s1", "drafted"));
-    assert_eq!(
-        failure(settle(&log, "s1", Action::Draft)).1,
-        "suggestion \"s1\" is drafted"
-    );
+    for (setup, action, text) in [
+        (
+            settled("s1", "dismissed"),
+            Action::Draft,
+            "suggestion \"s1\" is dismissed",
+        ),
+        (started("s1", "c1.s1"), Action::Dismiss, "suggestion \"s1\" is started"),
+        (settled("s1", "drafted"), Action::Draft, "suggestion \"s1\" is drafted"),
+    ] {
+        let mut log = log_with_offers(1);
+        log.push(setup);
+        assert_eq!(failure(settle(&log, "s1", action)).1, text);
+    }
 }
 
 #[test]
@@ -397,18 +394,7 @@ fn start_of_a_drafted_or_dismissed_offer_is_not_open() {
         // Before the workspace checks.
         let mut log = homeless_scheduled(1);
         log.push(settled("s1", outcome));
-        let result = plan(&log, "s1");
-        assert_eq!(
-            result,
-            Err(ServiceError::NotOpen {
-                id: "s1".into(),
-                outcome
-            })
-        );
-        assert_eq!(
-            failure(result),
-            ("task-suggestion/not-open", format!("suggestion \"s1\" is {outcome}"))
-        );
+        not_open(plan(&log, "s1"), outcome, "start");
     }
 }
 
@@ -947,22 +933,14 @@ fn started_chat_foreign() {
 
 #[test]
 fn started_chat_serializes_snake_case() {
-    assert_eq!(
-        serde_json::to_value(StartedChatState::Missing).unwrap(),
-        json!("missing")
-    );
-    assert_eq!(
-        serde_json::to_value(StartedChatState::NeedsBrief).unwrap(),
-        json!("needs_brief")
-    );
-    assert_eq!(
-        serde_json::to_value(StartedChatState::Complete).unwrap(),
-        json!("complete")
-    );
-    assert_eq!(
-        serde_json::to_value(StartedChatState::Foreign).unwrap(),
-        json!("foreign")
-    );
+    for (state, name) in [
+        (StartedChatState::Missing, "missing"),
+        (StartedChatState::NeedsBrief, "needs_brief"),
+        (StartedChatState::Complete, "complete"),
+        (StartedChatState::Foreign, "foreign"),
+    ] {
+        assert_eq!(serde_json::to_value(state).unwrap(), json!(name));
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -597,20 +597,18 @@ fn ids_never_collide_with_ids_in_the_log() {
     assert_eq!(id, "s3");
 
     // Gaps and foreign shapes.
-    let log = vec![
-        session(),
-        turn_started(),
-        offer("s1"),
-        settled("s1", "dismissed"),
-        turn_ended(),
-        turn_started(),
-        offer("s3"),
-        turn_ended(),
-        turn_started(),
-        offer("legacy-a"),
-        turn_ended(),
-        turn_started(),
-    ];
+    let log = [
+        dismissed_then_a_new_turn(),
+        vec![
+            offer("s3"),
+            turn_ended(),
+            turn_started(),
+            offer("legacy-a"),
+            turn_ended(),
+            turn_started(),
+        ],
+    ]
+    .concat();
     let id = ok(&log, &good_input()).entry.id;
     assert!(!["s1", "s3", "legacy-a"].contains(&id.as_str()), "{id}");
     let mut log = log;
@@ -653,19 +651,17 @@ fn an_offer_in_an_earlier_turn_does_not_block() {
 fn this_turn_is_after_the_latest_turn_started() {
     // Offers before the latest turn_started, however many, are not "this turn";
     // an offer after it is, even with other entries in between.
-    let log = vec![
-        session(),
-        turn_started(),
-        offer("s1"),
-        settled("s1", "dismissed"),
-        turn_ended(),
-        turn_started(),
-        json!({ "type": "app_note", "text": "hi" }),
-        user_message("go on"),
-        offer("s2"),
-        settled("s2", "dismissed"),
-        json!({ "type": "tool_call", "name": "x" }),
-    ];
+    let log = [
+        dismissed_then_a_new_turn(),
+        vec![
+            json!({ "type": "app_note", "text": "hi" }),
+            user_message("go on"),
+            offer("s2"),
+            settled("s2", "dismissed"),
+            json!({ "type": "tool_call", "name": "x" }),
+        ],
+    ]
+    .concat();
     // Dismissing this turn's offer does not free the turn.
     assert_eq!(refused(&log, &good_input()), ONE_PER_TURN);
 }

@@ -1,7 +1,7 @@
 //! todo_write: every rule and message of SPEC section 3, and replay.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed assumption should panic
 
-use oda_tasks::todo::{diff, PlanState, TodoItem, TodoStatus};
+use oda_tasks::todo::{diff, PlanState, TodoItem, TodoStatus, TodoWrite};
 use oda_tasks::{replay_todos, todo_write, TodoError, TodoOptions};
 use serde_json::{json, Value};
 
@@ -12,10 +12,24 @@ fn call(input: Value) -> Result<String, String> {
     call_with(input, ON)
 }
 
+/// An accepted call (with the one-active rule on).
+fn written(input: Value) -> TodoWrite {
+    todo_write(true, &input.into(), ON).unwrap()
+}
+
 fn call_with(input: Value, options: TodoOptions) -> Result<String, String> {
     todo_write(true, &input.into(), options)
         .map(|w| w.output)
         .map_err(|e| e.to_string())
+}
+
+/// A model's input: these (content, status) pairs as its list.
+fn todos(items: &[(&str, &str)]) -> Value {
+    let items: Vec<Value> = items
+        .iter()
+        .map(|(content, status)| json!({"content": content, "status": status}))
+        .collect();
+    json!({ "todos": items })
 }
 
 fn item(content: &str, status: TodoStatus) -> TodoItem {
@@ -37,25 +51,20 @@ fn no_owning_session_is_refused_first() {
 
 #[test]
 fn success_reports_counts_of_the_whole_list() {
-    let out = call(json!({"todos": [
-        {"content": "a", "status": "pending"},
-        {"content": "b", "status": "pending"},
-        {"content": "c", "status": "in_progress"},
-        {"content": "d", "status": "completed"},
-        {"content": "e", "status": "completed"},
-        {"content": "f", "status": "completed"},
-    ]}));
+    let out = call(todos(&[
+        ("a", "pending"),
+        ("b", "pending"),
+        ("c", "in_progress"),
+        ("d", "completed"),
+        ("e", "completed"),
+        ("f", "completed"),
+    ]));
     assert_eq!(out.unwrap(), "Updated todo list: 2 pending, 1 in progress, 3 completed");
 }
 
 #[test]
 fn entry_holds_the_trimmed_list_with_a_version() {
-    let w = todo_write(
-        true,
-        &json!({"todos": [{"content": "  Write the fix\n", "status": "in_progress"}]}).into(),
-        ON,
-    )
-    .unwrap();
+    let w = written(todos(&[("  Write the fix\n", "in_progress")]));
     assert_eq!(w.entry.v, 1);
     assert_eq!(w.entry.todos, vec![item("Write the fix", I)]);
     let stored = serde_json::to_value(oda_tasks::Entry::TodoUpdate(w.entry)).unwrap();
@@ -132,28 +141,18 @@ fn empty_or_non_string_content_is_refused() {
 
 #[test]
 fn duplicates_compare_trimmed_text_case_sensitively() {
-    let dup = json!({"todos": [
-        {"content": "Write tests", "status": "pending"},
-        {"content": "  Write tests ", "status": "completed"},
-    ]});
+    let dup = todos(&[("Write tests", "pending"), ("  Write tests ", "completed")]);
     assert_eq!(
         call(dup).unwrap_err(),
         "Error: invalid todos: duplicate content \"Write tests\""
     );
-    let cases = json!({"todos": [
-        {"content": "Write tests", "status": "pending"},
-        {"content": "write tests", "status": "pending"},
-    ]});
+    let cases = todos(&[("Write tests", "pending"), ("write tests", "pending")]);
     assert!(call(cases).is_ok());
 }
 
 #[test]
 fn one_active_rule_counts_all_in_progress_items() {
-    let three = json!({"todos": [
-        {"content": "a", "status": "in_progress"},
-        {"content": "b", "status": "in_progress"},
-        {"content": "c", "status": "in_progress"},
-    ]});
+    let three = todos(&[("a", "in_progress"), ("b", "in_progress"), ("c", "in_progress")]);
     assert_eq!(
         call(three.clone()).unwrap_err(),
         "Error: invalid todos: at most one task may be in_progress (got 3)"
@@ -168,11 +167,7 @@ fn one_active_rule_counts_all_in_progress_items() {
 #[test]
 fn each_check_runs_over_the_whole_list_before_the_next() {
     // A bad status on item 3 is reported before an empty text on item 1.
-    let input = json!({"todos": [
-        {"content": "", "status": "pending"},
-        {"content": "b", "status": "pending"},
-        {"content": "c", "status": "finished"},
-    ]});
+    let input = todos(&[("", "pending"), ("b", "pending"), ("c", "finished")]);
     assert!(call(input).unwrap_err().contains("index 2: `status`"));
 
     // An unknown field on item 2 is reported before a bad status on item 1.
@@ -187,22 +182,14 @@ fn each_check_runs_over_the_whole_list_before_the_next() {
     assert!(call(input).unwrap_err().contains("index 1: an item must be an object"));
 
     // Empty text on item 3 before a duplicate of items 1 and 2.
-    let input = json!({"todos": [
-        {"content": "a", "status": "pending"},
-        {"content": "a", "status": "pending"},
-        {"content": " ", "status": "pending"},
-    ]});
+    let input = todos(&[("a", "pending"), ("a", "pending"), (" ", "pending")]);
     assert_eq!(
         call(input).unwrap_err(),
         "Error: invalid todo: `content` must be a non-empty string"
     );
 
     // A duplicate before two in progress.
-    let input = json!({"todos": [
-        {"content": "a", "status": "in_progress"},
-        {"content": "b", "status": "in_progress"},
-        {"content": "a", "status": "pending"},
-    ]});
+    let input = todos(&[("a", "in_progress"), ("b", "in_progress"), ("a", "pending")]);
     assert_eq!(
         call(input).unwrap_err(),
         "Error: invalid todos: duplicate content \"a\""
@@ -211,12 +198,7 @@ fn each_check_runs_over_the_whole_list_before_the_next() {
 
 #[test]
 fn unicode_text_is_kept_as_sent() {
-    let w = todo_write(
-        true,
-        &json!({"todos": [{"content": "\u{2003}Écrire les tests 🧪\u{3000}", "status": "pending"}]}).into(),
-        ON,
-    )
-    .unwrap();
+    let w = written(todos(&[("\u{2003}Écrire les tests 🧪\u{3000}", "pending")]));
     assert_eq!(w.entry.todos[0].content, "Écrire les tests 🧪");
 }
 
@@ -420,7 +402,7 @@ fn write_then_replay_round_trips() {
         json!([{"content": "one", "status": "in_progress"}, {"content": "two", "status": "pending"}]),
         json!([{"content": "one", "status": "completed"}, {"content": "two", "status": "in_progress"}]),
     ] {
-        let w = todo_write(true, &json!({ "todos": todos }).into(), ON).unwrap();
+        let w = written(json!({ "todos": todos }));
         log.push(serde_json::to_value(oda_tasks::Entry::TodoUpdate(w.entry)).unwrap());
     }
     let r = replay_todos(&log);

@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use oda_tasks::chat::Chat;
-use oda_tasks::jsonl::{JsonlReader, UnreadableLine};
+use oda_tasks_fuzz::jsonl_reads;
 use oda_tasks_fuzz::log::Log;
 use oda_tasks_fuzz::observe::{answers, check_invariants};
 
@@ -18,10 +18,6 @@ fn fold(texts: &[String]) -> Chat {
         chat.ingest(text);
     }
     chat
-}
-
-fn is_blank(text: &str) -> bool {
-    text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 fuzz_target!(|log: Log| {
@@ -59,39 +55,14 @@ fuzz_target!(|log: Log| {
         }
     }
 
-    // JSONL: expected from each line's text, the way the reader must read it.
+    // JSONL: read in chunks, as its lines' texts must read.
     let (bytes, lines) = log.layout.jsonl(&texts);
-    let mut expected = Chat::new(true);
-    let mut unreadable = Vec::new();
-    for line in &lines {
-        // Only a byte order mark at the very start of the file is not text.
-        let text = if line.number == 1 && !log.layout.bom {
-            line.text.strip_prefix('\u{FEFF}').unwrap_or(line.text)
-        } else {
-            line.text
-        };
-        let torn = line.unterminated && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err();
-        if is_blank(text) || torn {
-            continue;
-        }
-        if let Err(reason) = expected.ingest_json_line(text) {
-            unreadable.push(UnreadableLine {
-                line: line.number,
-                reason,
-            });
-        }
-    }
-    let mut read = Chat::new(true);
-    let mut reader = JsonlReader::default();
-    for chunk in log.layout.chunks(&bytes) {
-        reader.feed(&mut read, chunk);
-    }
-    reader.finish(&mut read);
-    check_invariants(&read);
+    let (read, unreadable) = jsonl_reads::in_chunks(&log.layout, &bytes);
+    let (expected, expected_unreadable) = jsonl_reads::line_by_line(&log.layout, &lines);
     assert_eq!(
         answers(&read),
         answers(&expected),
         "JSONL in chunks != its lines as text"
     );
-    assert_eq!(reader.unreadable, unreadable);
+    assert_eq!(unreadable, expected_unreadable);
 });

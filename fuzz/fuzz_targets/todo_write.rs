@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use oda_tasks::entry::{read_entry, Entry, Read, TodoStatus};
 use oda_tasks::input::Input;
 use oda_tasks::{todo_write, TodoError, TodoOptions};
-use oda_tasks_fuzz::{text_of, MAX_REFUSAL_CHARS};
+use oda_tasks_fuzz::{check_refusal, text_of};
 use serde_json::Value;
 
 /// The rules, stated plainly: `Some(list)` when the input is a well-formed
@@ -76,13 +76,7 @@ fuzz_target!(|data: &[u8]| {
 
     for result in [&strict, &loose] {
         if let Err(e) = result {
-            let message = e.to_string();
-            assert!(message.starts_with("Error: "), "{message}");
-            assert!(
-                message.chars().count() <= MAX_REFUSAL_CHARS,
-                "a refusal of {} characters",
-                message.chars().count()
-            );
+            check_refusal(&e.to_string(), "Error: ");
         }
     }
 

@@ -97,6 +97,18 @@ pub fn good_input() -> Value {
     )
 }
 
+/// A chat whose offer `s1` was dismissed in an ended turn, with a new turn started.
+pub fn dismissed_then_a_new_turn() -> Vec<Value> {
+    vec![
+        session(),
+        turn_started(),
+        offer("s1"),
+        settled("s1", "dismissed"),
+        turn_ended(),
+        turn_started(),
+    ]
+}
+
 /// session + `n` offers, one per turn, each turn closed; then a new open turn.
 /// Offers are `s1..sn`, all open.
 pub fn log_with_offers(n: usize) -> Vec<Value> {

@@ -28,6 +28,7 @@ import {
 // The glue the package itself loaded (the same module instance): it holds the WASM exports.
 import * as glue from "../../pkg/wasm/oda_tasks.js";
 import { sessionEntry } from "./support/entries.mjs";
+import { inTempDir } from "./support/temp-dir.mjs";
 
 const wasm = glue.initSync(); // already initialised by the package: returns its instance's exports
 const footprint = () => ({ memory: wasm.memory.buffer.byteLength, table: wasm.__wbindgen_externrefs.length });
@@ -132,6 +133,16 @@ const healthy = () => ({
   })(),
 });
 const EXPECTED = healthy();
+
+/** A ChatState of the JSONL `text`: its length and its endJsonl() report. */
+function endOfJsonl(text) {
+  const s = ChatState.fromJsonl(Buffer.from(text));
+  try {
+    return [s.length, s.endJsonl()];
+  } finally {
+    s.free();
+  }
+}
 
 test("the normal answers the catalogue checks against are right", () => {
   assert.equal(EXPECTED.todo.output, "Updated todo list: 1 pending, 1 in progress, 0 completed");
@@ -956,22 +967,16 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     "a\u0000b",
     [log],
   );
-  gives("NUL: JSONL: a line of raw NUL bytes is unreadable, not an entry", () => {
-    const s = ChatState.fromJsonl(Buffer.from('{"type":"turn_started"}\n\u0000\u0000\u0000\n{"type":"turn_ended"}\n'));
-    try {
-      return [s.length, s.endJsonl()];
-    } finally {
-      s.free();
-    }
-  }, [2, { unreadable: [{ line: 2, reason: "expected value at line 1 column 1" }], tornBytes: 0 }]);
-  gives("UTF-8: JSONL: a line that is not UTF-8 is unreadable", () => {
-    const s = ChatState.fromJsonl(Buffer.from([0x7b, 0xff, 0x7d, 0x0a, ...Buffer.from('{"type":"turn_started"}\n')]));
-    try {
-      return [s.length, s.endJsonl()];
-    } finally {
-      s.free();
-    }
-  }, [1, { unreadable: [{ line: 1, reason: "not UTF-8 text" }], tornBytes: 0 }]);
+  gives(
+    "NUL: JSONL: a line of raw NUL bytes is unreadable, not an entry",
+    () => endOfJsonl('{"type":"turn_started"}\n\u0000\u0000\u0000\n{"type":"turn_ended"}\n'),
+    [2, { unreadable: [{ line: 2, reason: "expected value at line 1 column 1" }], tornBytes: 0 }],
+  );
+  gives(
+    "UTF-8: JSONL: a line that is not UTF-8 is unreadable",
+    () => endOfJsonl([0x7b, 0xff, 0x7d, 0x0a, ...Buffer.from('{"type":"turn_started"}\n')]),
+    [1, { unreadable: [{ line: 1, reason: "not UTF-8 text" }], tornBytes: 0 }],
+  );
   const protoBefore = Object.getOwnPropertyNames(Object.prototype).join();
   refused(
     "keys: a __proto__ key in todo_write input",
@@ -1203,14 +1208,10 @@ const gives = (name, run, value, logs = []) => cases.push({ name, run, want: { g
     },
     "oda-tasks: ingestJsonl was given a chunk whose ArrayBuffer is detached (transferred away); pass the bytes before transferring them, or a copy",
   );
-  gives("ChatState: a torn last line is left out and reported", () => {
-    const s = ChatState.fromJsonl(Buffer.from('{"type":"turn_started"}\n{"type":"tu'));
-    try {
-      return [s.length, s.endJsonl()];
-    } finally {
-      s.free();
-    }
-  }, [1, { unreadable: [], tornBytes: 11 }]);
+  gives("ChatState: a torn last line is left out and reported", () => endOfJsonl('{"type":"turn_started"}\n{"type":"tu'), [
+    1,
+    { unreadable: [], tornBytes: 11 },
+  ]);
   refused("ChatState: todoWrite 10,000 deep", () => live.todoWrite({ todos: deepArray(10_000) }), TODO_UNREADABLE + STACK);
   refused(
     "ChatState: suggestTask with a throwing getter",
@@ -1713,12 +1714,8 @@ test("polluted store and cache options (size, readChunkBytes, lockWait, attempts
   const { IndexedDbStore } = await import("oda-tasks/browser");
   const { PostgresStore } = await import("oda-tasks/postgres");
   const { IDBFactory, IDBKeyRange } = await import("fake-indexeddb");
-  const fs = await import("node:fs");
-  const os = await import("node:os");
-  const path = await import("node:path");
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-polluted-"));
-  try {
-    await polluted(
+  await inTempDir("oda-polluted-", (dir) =>
+    polluted(
       { size: 0, readChunkBytes: 0.5, lockWait: "soon", attempts: 0, locks: { request: () => Promise.reject(new Error("polluted lock")) } },
       async () => {
         const cache = new ChatStateCache(new MemoryStore());
@@ -1731,10 +1728,8 @@ test("polluted store and cache options (size, readChunkBytes, lockWait, attempts
         idb.close();
         assert.ok(new PostgresStore({ connect: () => Promise.reject(new Error("unused")), end: async () => {} }));
       },
-    );
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    ),
+  );
 });
 
 test("a SuggestionError carries only its own payload names, never Object.prototype's", async () => {
@@ -1762,26 +1757,24 @@ test("with JSON.stringify wrapped to pretty-print, every store writes and reads 
   const { IndexedDbStore } = await import("oda-tasks/browser");
   const { IDBFactory, IDBKeyRange } = await import("fake-indexeddb");
   const fs = await import("node:fs");
-  const os = await import("node:os");
-  const path = await import("node:path");
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-pretty-"));
   const stringify = JSON.stringify;
   const entry = { type: "message", role: "user", text: "hi", nested: { a: [1, 2] } };
-  try {
-    JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
-    const jsonl = new JsonlStore(dir);
-    const stores = [new MemoryStore(), jsonl, new IndexedDbStore("pretty", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null })];
-    for (const store of stores) {
-      assert.equal(await store.create("c", [session]), true);
-      assert.equal(await store.append("c", [entry, turn], 1), 3, store.constructor.name);
-      assert.deepEqual(await store.read("c"), [session, entry, turn], store.constructor.name);
+  await inTempDir("oda-pretty-", async (dir) => {
+    try {
+      JSON.stringify = (value, replacer, space) => stringify(value, replacer, space ?? 2);
+      const jsonl = new JsonlStore(dir);
+      const stores = [new MemoryStore(), jsonl, new IndexedDbStore("pretty", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null })];
+      for (const store of stores) {
+        assert.equal(await store.create("c", [session]), true);
+        assert.equal(await store.append("c", [entry, turn], 1), 3, store.constructor.name);
+        assert.deepEqual(await store.read("c"), [session, entry, turn], store.constructor.name);
+      }
+      const lines = fs.readFileSync(jsonl.file("c"), "utf8").split("\n");
+      assert.deepEqual(lines, [stringify(session), stringify(entry), stringify(turn), ""], "one line each, as JSON");
+    } finally {
+      JSON.stringify = stringify;
     }
-    const lines = fs.readFileSync(jsonl.file("c"), "utf8").split("\n");
-    assert.deepEqual(lines, [stringify(session), stringify(entry), stringify(turn), ""], "one line each, as JSON");
-  } finally {
-    JSON.stringify = stringify;
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typed JSON object is a TypeError and nothing is written", async () => {

@@ -1,7 +1,7 @@
 // The package in a real browser: a plain <script type="module">, init once.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openTabs } from "./support/browser.mjs";
+import { pageResult } from "./support/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>oda-tasks</title>
 <script type="module">
@@ -23,11 +23,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>oda-tasks</title>
 </script>`;
 
 test("a browser loads the package with <script type=module>, init() once", async (t) => {
-  const {
-    tabs: [tab],
-    errors,
-  } = await openTabs(t, page);
-  const out = await tab.waitForFunction(() => window.__result, null, { timeout: 20_000 }).then((h) => h.jsonValue());
+  const { out, errors } = await pageResult(t, page, "__result");
   assert.deepEqual(errors, []);
   assert.match(out.before, /^oda-tasks: the WebAssembly core is not initialised; call `await init\(\)` once/);
   assert.equal(out.toolBeforeInit, "todo_write");

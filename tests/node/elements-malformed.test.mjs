@@ -4,7 +4,7 @@
 // drawing, its other properties still work, and good data draws again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openTabs } from "./support/browser.mjs";
+import { pageResult } from "./support/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><body><script type="module">
   import "/pkg/dist/elements/index.js";
@@ -59,11 +59,7 @@ const page = `<!doctype html><meta charset="utf-8"><body><script type="module">
 </script>`;
 
 test("18+ malformed values per element: a TypeError naming element and property; the element keeps its drawing and works on", async (t) => {
-  const {
-    tabs: [tab],
-    errors,
-  } = await openTabs(t, page);
-  const out = await tab.waitForFunction(() => window.__out, null, { timeout: 20_000 }).then((h) => h.jsonValue());
+  const { out, errors } = await pageResult(t, page, "__out");
   assert.deepEqual(errors, []);
   const tags = { card: "oda-todo-card", plan: "oda-plan", list: "oda-suggestions" };
   let cases = 0;

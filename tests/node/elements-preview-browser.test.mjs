@@ -4,7 +4,7 @@
 // recorded card given as `preview` is refused with the property's TypeError.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openTabs } from "./support/browser.mjs";
+import { pageResult } from "./support/browser.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><body><script type="module">
   import { previewCard } from "/pkg/dist/elements/index.js";
@@ -39,11 +39,7 @@ const page = `<!doctype html><meta charset="utf-8"><body><script type="module">
 </script>`;
 
 test("<oda-todo-card preview>: the tentative card, marked and busy, then replaced by the recorded card", async (t) => {
-  const {
-    tabs: [tab],
-    errors,
-  } = await openTabs(t, page);
-  const out = await tab.waitForFunction(() => window.__out, null, { timeout: 20_000 }).then((h) => h.jsonValue());
+  const { out, errors } = await pageResult(t, page, "__out");
   assert.deepEqual(errors, []);
   assert.deepEqual(out.early, {
     mark: "Not yet recorded",

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openTabs, root } from "./support/browser.mjs";
+import { pageResult, root } from "./support/browser.mjs";
 
 const entry = join(root, "pkg/dist/entrypoints/index.js");
 const wasmPath = join(root, "pkg/wasm/oda_tasks_bg.wasm");
@@ -163,11 +163,7 @@ test("Chromium: init() of an empty module, a missing URL or an HTML page fails w
     out.push({ what: "a call", answer: oda.todoWrite([], { todos: [{ content: "a", status: "pending" }] }).output });
     window.__out = out;
   </script>`;
-  const {
-    tabs: [tab],
-    errors,
-  } = await openTabs(t, page);
-  const out = await tab.waitForFunction(() => window.__out, null, { timeout: 20_000 }).then((h) => h.jsonValue());
+  const { out, errors } = await pageResult(t, page, "__out");
   assert.deepEqual(errors, []);
   const by = Object.fromEntries(out.map((o) => [o.what, o]));
   assert.match(by["an empty module"].message, NOT_CORE);

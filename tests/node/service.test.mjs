@@ -18,6 +18,14 @@ import {
 } from "./support/service-helpers.mjs";
 
 const PERMISSIONS = ["read-only", "ask", "auto", "full-access"];
+/** The refusal of starting suggestion s1 once it is dismissed. */
+const DISMISSED = {
+  code: "task-suggestion/not-open",
+  message: 'suggestion "s1" is dismissed',
+  payload: "dismissed",
+  id: "s1",
+  outcome: "dismissed",
+};
 
 /** Asserts `promise` rejects with a SuggestionError with exactly these fields. */
 async function rejectsWith(promise, fields) {
@@ -136,13 +144,7 @@ test("workspace-missing: no workspace, a scheduled task's folder, and no workspa
   }
   // Not-open is checked before the workspace.
   await service.dismiss("both", "s1");
-  await rejectsWith(service.start("both", "s1"), {
-    code: "task-suggestion/not-open",
-    message: 'suggestion "s1" is dismissed',
-    payload: "dismissed",
-    id: "s1",
-    outcome: "dismissed",
-  });
+  await rejectsWith(service.start("both", "s1"), DISMISSED);
 });
 
 test("SuggestionError carries only the payload field of its code", async () => {
@@ -261,13 +263,7 @@ test("20 concurrent starts from 20 services sharing a store still make one chat,
 test("a failed start is not cached: the next call decides again", async () => {
   const { store, service } = await setup(1);
   await service.dismiss("c", "s1");
-  await rejectsWith(service.start("c", "s1"), {
-    code: "task-suggestion/not-open",
-    message: 'suggestion "s1" is dismissed',
-    payload: "dismissed",
-    id: "s1",
-    outcome: "dismissed",
-  });
+  await rejectsWith(service.start("c", "s1"), DISMISSED);
   await service.restore("c", "s1");
   assert.deepEqual(await service.start("c", "s1"), { chatId: "c.s1" });
   assert.equal(count(await store.read("c.s1"), isBrief), 1);
@@ -470,14 +466,7 @@ test("the dismissal window: dismissed while the chat is created, it stays dismis
   await service.dismiss("c", "s1"); // lands while Start waits
   assert.equal((await inner.read("c")).at(-1).outcome, "dismissed");
   gate.open();
-  const dismissed = {
-    code: "task-suggestion/not-open",
-    message: 'suggestion "s1" is dismissed',
-    payload: "dismissed",
-    id: "s1",
-    outcome: "dismissed",
-  };
-  await rejectsWith(starting, dismissed);
+  await rejectsWith(starting, DISMISSED);
   const created = await inner.read("c.s1");
   assert.ok(created, "the chat was created before the dismissal was seen");
   assert.equal(count(created, isBrief), 0, "no brief");
@@ -493,8 +482,8 @@ test("the dismissal window: dismissed while the chat is created, it stays dismis
     [["s1", "dismissed"]],
   );
   store.gate = null;
-  await rejectsWith(service.start("c", "s1"), dismissed);
-  await rejectsWith(new SuggestionService({ store: inner }).start("c", "s1"), dismissed);
+  await rejectsWith(service.start("c", "s1"), DISMISSED);
+  await rejectsWith(new SuggestionService({ store: inner }).start("c", "s1"), DISMISSED);
   assert.equal(count(await inner.read("c.s1"), isBrief), 0);
   // Restored and started again, the chat left by the window is taken up: one settlement, one brief.
   await service.restore("c", "s1");

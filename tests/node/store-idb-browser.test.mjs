@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { ConflictError, StoreError } from "oda-tasks";
 import { launch, serve } from "./support/browser.mjs";
 import { contractOver } from "./support/contract.mjs";
+import { abortThirdPut } from "./support/idb-faults.mjs";
 
 const page = `<!doctype html><meta charset="utf-8"><title>store</title>
 <script type="module">
@@ -125,24 +126,18 @@ contractOver("IndexedDbStore in Chromium", async () => {
 
 test("IndexedDbStore in Chromium: a transaction that aborts half-way leaves the chat as it was", async () => {
   const [tab] = await tabs();
+  await tab.evaluate(`window.abortThirdPut = ${abortThirdPut}`);
   const result = await tab.evaluate(async () => {
     const store = window.storeFor("aborts", "aborts");
     await store.create("c", [{ type: "a" }, { type: "b" }]);
-    const put = IDBObjectStore.prototype.put;
-    let puts = 0;
-    // The third put goes through, then the transaction aborts (as on a quota error).
-    IDBObjectStore.prototype.put = function (...args) {
-      const request = put.apply(this, args);
-      if (++puts === 3) this.transaction.abort();
-      return request;
-    };
+    const faults = window.abortThirdPut(IDBObjectStore);
     const errors = [];
     try {
       await store.append("c", [{ type: "x" }, { type: "y" }, { type: "z" }], 2).catch((e) => errors.push(e.message));
-      puts = 0;
+      faults.again();
       await store.create("d", [{ type: "x" }, { type: "y" }, { type: "z" }]).catch((e) => errors.push(e.message));
     } finally {
-      IDBObjectStore.prototype.put = put;
+      faults.restore();
     }
     return {
       errors,

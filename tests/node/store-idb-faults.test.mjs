@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { IDBFactory, IDBKeyRange, IDBObjectStore } from "fake-indexeddb";
 import { runTool } from "oda-tasks";
 import { IndexedDbStore } from "oda-tasks/browser";
+import { abortThirdPut } from "./support/idb-faults.mjs";
 import { HELLO, HELPER, OPEN_TURN, SUGGEST, TODO, TOP, freshDecision } from "./support/warm-state.mjs";
 
 const a = { type: "a", text: "é ✓ 😀" };
@@ -17,20 +18,13 @@ const d = { type: "d" };
 test("IndexedDbStore: a transaction that aborts half-way leaves the chat as it was", async () => {
   const store = new IndexedDbStore("aborts", { indexedDB: new IDBFactory(), IDBKeyRange, locks: null });
   await store.create("c", [a, b]);
-  const put = IDBObjectStore.prototype.put;
-  let puts = 0;
-  // The third put of a transaction goes through, then the transaction aborts (as on a quota error or a closing tab).
-  IDBObjectStore.prototype.put = function (...args) {
-    const request = put.apply(this, args);
-    if (++puts === 3) this.transaction.abort();
-    return request;
-  };
+  const faults = abortThirdPut(IDBObjectStore);
   try {
     await assert.rejects(store.append("c", [c, d, c, d], 2), { message: "oda-tasks: IndexedDB transaction aborted" });
-    puts = 0;
+    faults.again();
     await assert.rejects(store.create("e", [a, b, c]), { message: "oda-tasks: IndexedDB transaction aborted" });
   } finally {
-    IDBObjectStore.prototype.put = put;
+    faults.restore();
   }
   assert.deepEqual(await store.read("c"), [a, b]);
   assert.deepEqual(await store.readFrom("c", 2), []);

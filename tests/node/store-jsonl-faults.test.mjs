@@ -18,21 +18,13 @@ import { JsonlStore } from "oda-tasks/node";
 import { JsonlScanner } from "../../pkg/dist/stores/jsonl/scanner.js";
 import { hostKey, plantOwner } from "./support/lock-names.mjs";
 import { HELLO, HELPER, OPEN_TURN, SUGGEST, TODO, TOP, freshDecision } from "./support/warm-state.mjs";
+import { inTempDir } from "./support/temp-dir.mjs";
 
 const WORKER = new URL("./children/store-jsonl-worker.mjs", import.meta.url);
 const READONLY = new URL("./children/store-jsonl-readonly.mjs", import.meta.url);
 const REFUSALS = new URL("./children/store-jsonl-refusals.mjs", import.meta.url);
 const HOLDER = new URL("./children/lock-holder.mjs", import.meta.url);
 const NS_WRITER = new URL("./children/lock-namespace-writer.mjs", import.meta.url);
-
-async function inTempDir(fn) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-faults-"));
-  try {
-    return await fn(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const J = (entry) => JSON.stringify(entry);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -91,8 +83,26 @@ async function rejectsWith(promise, code, message) {
 // ---------------------------------------------------------------------------
 // Odd bytes in a chat's file.
 
+/** A JsonlStore of `dir` waiting `lockWait` ms for a lock, with chat "c" holding entry `a`. */
+async function chatA(dir, lockWait) {
+  const store = new JsonlStore(dir, { lockWait });
+  await store.create("c", [a]);
+  return store;
+}
+/** Chat "c" in a JsonlStore of `dir`, in an open turn, its warm state made by a todo_write (3 entries). */
+async function warmChat(dir) {
+  const store = new JsonlStore(dir);
+  await store.create("c", [TOP, OPEN_TURN]);
+  assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+  return { store, file: store.file("c") };
+}
+/** A test (bounded by `timeout` ms) of `fn(store, dir)`: chatA(dir, lockWait) in a fresh folder. */
+function testOnChatA(title, timeout, lockWait, fn) {
+  test(title, { timeout }, () => inTempDir("oda-faults-", async (dir) => fn(await chatA(dir, lockWait), dir)));
+}
+
 test("a file that starts with a UTF-8 BOM keeps its first line, so a helper chat stays a helper", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const file = path.join(dir, "c.jsonl");
     const helper = {
       type: "session",
@@ -123,7 +133,7 @@ test("a file that starts with a UTF-8 BOM keeps its first line, so a helper chat
   }));
 
 test("CR-only, CRLF and mixed line ends read every line, no byte is ever cut, appends end the last line first", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const store = new JsonlStore(dir);
     const files = {
       cr: `${J(a)}\r${J(b)}\r${J(c)}`,
@@ -147,7 +157,7 @@ test("CR-only, CRLF and mixed line ends read every line, no byte is ever cut, ap
   }));
 
 test("a complete last line without \\n is an entry, kept, and ended before the next append; only a tail that is not JSON is torn", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const store = new JsonlStore(dir);
     const cases = [
       // [file text, entries read, the CLI's torn]
@@ -176,7 +186,7 @@ test("a complete last line without \\n is an entry, kept, and ended before the n
   }));
 
 test("invalid UTF-8: a line that is not UTF-8 is left out (never read as U+FFFD) and kept in the file", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const store = new JsonlStore(dir);
     const file = path.join(dir, "c.jsonl");
     const invalid = [
@@ -201,7 +211,7 @@ test("invalid UTF-8: a line that is not UTF-8 is left out (never read as U+FFFD)
   }));
 
 test("empty and blank files: no entries, and the first append lands after what is there", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const store = new JsonlStore(dir);
     for (const [id, text] of [
       ["empty", ""],
@@ -253,7 +263,7 @@ function oddJsonl(rand, { bom = rand(4) === 0, lines = rand(12), ends = ["\n", "
 }
 
 test("the store reads in chunks of any size exactly as the rules read the whole text", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const rand = random(11);
     for (let n = 0; n < 60; n++) {
       const text = oddJsonl(rand);
@@ -269,7 +279,7 @@ test("the store reads in chunks of any size exactly as the rules read the whole 
   }));
 
 test("readFrom after bytes were added by hand agrees with parsing the whole file again (CRLF split, tails grown)", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const rand = random(5);
     for (let n = 0; n < 80; n++) {
       const id = `g${n}`;
@@ -296,7 +306,7 @@ test("readFrom after bytes were added by hand agrees with parsing the whole file
   }));
 
 test("the store and the core's own JSONL reader (ChatState.fromJsonl) agree on odd files, every line end included", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     // They must match exactly, or a state built from the bytes could not catch up through readFrom(state.length).
     const rand = random(23);
     const todo = (n) => J({ type: "todo_update", v: 1, todos: [{ content: `step ${n}`, status: "in_progress" }] });
@@ -332,7 +342,7 @@ test("a line too long to be a string is unreadable, not an error; the lines arou
 });
 
 test("warm reads seek: readFrom and append read only what follows the last checkpoint, and notice a file cut, replaced or rewritten", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const store = new JsonlStore(dir);
     const file = path.join(dir, "c.jsonl");
     await store.create("c", [a, b]);
@@ -365,7 +375,7 @@ test("warm reads seek: readFrom and append read only what follows the last check
 // Odd things at a chat's path.
 
 test("a directory, FIFO, socket, dangling or looping symlink at a chat's path is store/not-a-file, at once", { timeout: 30_000 }, () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const store = new JsonlStore(dir);
     const servers = [];
     const odd = {
@@ -411,7 +421,7 @@ test("a directory, FIFO, socket, dangling or looping symlink at a chat's path is
 );
 
 test("read-only file and read-only directory: reads work, writes are store/read-only and change nothing", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     // Root may write anything: then the child runs as "nobody", who may not.
     const root = process.getuid?.() === 0;
     const run = (chatDir) => {
@@ -495,7 +505,7 @@ test(
     skip: canMount() ? false : "needs mount -t tmpfs (root)",
   },
   () =>
-    inTempDir(async (dir) => {
+    inTempDir("oda-faults-", async (dir) => {
       const mnt = path.join(dir, "mnt");
       fs.mkdirSync(mnt);
       execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt]);
@@ -519,7 +529,7 @@ test(
 );
 
 test("a folder removed while the store is open: every operation is store/unavailable naming it, and it is not made again", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const chatDir = path.join(dir, "chats");
     await offeringChat(chatDir);
     const seen = refusalsIn(chatDir, { vanish: true });
@@ -544,7 +554,7 @@ test(
     skip: process.getuid?.() === 0 ? false : "needs root to run the child as another user",
   },
   () =>
-    inTempDir(async (dir) => {
+    inTempDir("oda-faults-", async (dir) => {
       fs.chmodSync(dir, 0o755);
       // The file may not be read; its folder is the child's own.
       const fileDir = path.join(dir, "file-refused");
@@ -637,7 +647,7 @@ test("a lock that shows no sign of life is reported after the wait, naming what 
     };
     await Promise.all(
       Object.entries(cases).map(([name, [plant, why]]) =>
-        inTempDir(async (dir) => {
+        inTempDir("oda-faults-", async (dir) => {
           const file = path.join(dir, "c.jsonl");
           fs.writeFileSync(file, `${J(a)}\n`);
           const lock = path.join(dir, "c.jsonl.lock");
@@ -662,9 +672,8 @@ test("a lock that shows no sign of life is reported after the wait, naming what 
 });
 
 test("a live holder is waited for however long it works (its heartbeat), a stopped one is reported", { timeout: 60_000 }, () =>
-  inTempDir(async (dir) => {
-    const store = new JsonlStore(dir, { lockWait: 1000 });
-    await store.create("c", [a]);
+  inTempDir("oda-faults-", async (dir) => {
+    const store = await chatA(dir, 1000);
     const lock = path.join(dir, "c.jsonl.lock");
     const hold = async () => {
       const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -706,7 +715,7 @@ test("a live holder is waited for however long it works (its heartbeat), a stopp
 // Crashes and sizes.
 
 test("a writer SIGKILLed again and again: every acknowledged append is there after reopen, whole and once", { timeout: 180_000 }, () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     await new JsonlStore(dir).create("c", [{ type: "session" }]);
     const rand = random(3);
     const acked = new Set();
@@ -745,7 +754,7 @@ test("a writer SIGKILLed again and again: every acknowledged append is there aft
 );
 
 test("a chat file over 512 MiB takes appends and reads (in chunks, never one string)", { timeout: 180_000 }, () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const file = path.join(dir, "c.jsonl");
     const line = Buffer.from(`${J({ type: "big", pad: "x".repeat((1 << 20) - 30) })}\n`);
     const lines = 520;
@@ -798,7 +807,7 @@ test(
   "two processes in separate PID namespaces (one pod's containers) never hold a chat's lock at once, nor sweep each other's temp files",
   { skip: unshareWorks ? false : "needs unshare --pid --fork --mount-proc (root)", timeout: 60_000 },
   () =>
-    inTempDir(async (dir) => {
+    inTempDir("oda-faults-", async (dir) => {
       await new JsonlStore(dir).create("c", [a]);
       const holder = inOwnPidNamespace("hold", dir, "c", "2500");
       try {
@@ -825,59 +834,55 @@ test(
     }),
 );
 
-test(
+testOnChatA(
   "a holder whose event loop is blocked far past the lock wait is waited for, not reported: its heartbeat runs on a thread",
-  { timeout: 60_000 },
-  () =>
-    inTempDir(async (dir) => {
-      const store = new JsonlStore(dir, { lockWait: 1000 });
-      await store.create("c", [a]);
-      const lock = path.join(dir, "c.jsonl.lock");
-      const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-      try {
-        await once(holder, "message");
-        holder.send({ block: 4000 }); // a long synchronous replay: four times the wait
-        const released = once(holder, "message").then(() => Date.now());
-        await sleep(100);
-        const length = await store.append("c", [b], 1);
-        assert.equal(length, 2);
-        assert.ok(Date.now() >= (await released) - 50, "appended once the busy holder was done");
-      } finally {
-        holder.kill("SIGKILL");
-      }
-    }),
+  60_000,
+  1000,
+  async (store, dir) => {
+    const lock = path.join(dir, "c.jsonl.lock");
+    const holder = fork(HOLDER, [dir, lock], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    try {
+      await once(holder, "message");
+      holder.send({ block: 4000 }); // a long synchronous replay: four times the wait
+      const released = once(holder, "message").then(() => Date.now());
+      await sleep(100);
+      const length = await store.append("c", [b], 1);
+      assert.equal(length, 2);
+      assert.ok(Date.now() >= (await released) - 50, "appended once the busy holder was done");
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  },
 );
 
-test(
+testOnChatA(
   "a pid that looks dead is broken only once its entry went untouched for STALE_MS; a fresh one is waited for",
-  { timeout: 30_000 },
-  () =>
-    inTempDir(async (dir) => {
-      const store = new JsonlStore(dir, { lockWait: 200 });
-      await store.create("c", [a]);
-      const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
-      await once(dead, "exit");
-      const lock = path.join(dir, "c.jsonl.lock");
-      const owner = path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`);
-      fs.mkdirSync(owner, { recursive: true }); // touched just now: its pid is gone, but not for long enough
-      const started = Date.now();
-      assert.equal(await store.append("c", [b], 1), 2, "broken once stale, though the wait is shorter (it never counts as stuck)");
-      assert.ok(Date.now() - started >= 1900, `not broken before it went untouched for STALE_MS (took ${Date.now() - started} ms)`);
-      // A dead process's temp file is swept only when it is old, too.
-      const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
-      fs.writeFileSync(temp, "{}\n");
-      const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
-      await sweep(dir);
-      assert.ok(fs.existsSync(temp), "a fresh temp file stays");
-      const then = new Date(Date.now() - 60_000);
-      fs.utimesSync(temp, then, then);
-      await sweep(dir);
-      assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
-    }),
+  30_000,
+  200,
+  async (store, dir) => {
+    const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    await once(dead, "exit");
+    const lock = path.join(dir, "c.jsonl.lock");
+    const owner = path.join(lock, `${dead.pid}-${HOST}-${TOKEN}`);
+    fs.mkdirSync(owner, { recursive: true }); // touched just now: its pid is gone, but not for long enough
+    const started = Date.now();
+    assert.equal(await store.append("c", [b], 1), 2, "broken once stale, though the wait is shorter (it never counts as stuck)");
+    assert.ok(Date.now() - started >= 1900, `not broken before it went untouched for STALE_MS (took ${Date.now() - started} ms)`);
+    // A dead process's temp file is swept only when it is old, too.
+    const temp = path.join(dir, `.create-${dead.pid}-${HOST}-${TOKEN}.tmp`);
+    fs.writeFileSync(temp, "{}\n");
+    const { sweep } = await import("../../pkg/dist/stores/jsonl/lock.js");
+    await sweep(dir);
+    assert.ok(fs.existsSync(temp), "a fresh temp file stays");
+    const then = new Date(Date.now() - 60_000);
+    fs.utimesSync(temp, then, then);
+    await sweep(dir);
+    assert.ok(!fs.existsSync(temp), "an old one of a dead pid goes");
+  },
 );
 
 test("a warm state notices its file was renamed over or rewritten in place (rsync, a restore) and reads it again", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     for (const how of ["renamed over", "rewritten in place"]) {
       const store = new JsonlStore(dir);
       const chat = how === "renamed over" ? "c" : "d";
@@ -914,11 +919,8 @@ async function appendBeforeNextWrite(file, line) {
 }
 
 test("another program appends while the store writes: the store says where its entry landed, and the warm state reads again", () =>
-  inTempDir(async (dir) => {
-    const store = new JsonlStore(dir);
-    const file = store.file("c");
-    await store.create("c", [TOP, OPEN_TURN]);
-    assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+  inTempDir("oda-faults-", async (dir) => {
+    const { store, file } = await warmChat(dir);
     let undo = await appendBeforeNextWrite(file, `${J({ type: "turn_ended" })}\n`);
     try {
       assert.equal((await runTool(store, "c", TODO)).ok, true);
@@ -945,11 +947,8 @@ test("another program appends while the store writes: the store says where its e
   }));
 
 test("an app-wrapped JSON.parse that throws once during a scan makes the store read again, never count the line as unreadable", () =>
-  inTempDir(async (dir) => {
-    const store = new JsonlStore(dir);
-    const file = store.file("c");
-    await store.create("c", [TOP, OPEN_TURN]);
-    assert.equal((await runTool(store, "c", TODO)).ok, true, "warm at 3 entries");
+  inTempDir("oda-faults-", async (dir) => {
+    const { store, file } = await warmChat(dir);
     fs.appendFileSync(file, `${J({ type: "turn_ended" })}\n`); // another program ends the turn
     const parse = JSON.parse;
     let failures = 0;
@@ -975,7 +974,7 @@ test("an app-wrapped JSON.parse that throws once during a scan makes the store r
   }));
 
 test("a line nested 6,000 deep from another program is skipped and reported; runTool and list keep working through JsonlStore", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const { SuggestionService } = await import("oda-tasks");
     const store = new JsonlStore(dir);
     await store.create("c", [TOP, OPEN_TURN]);
@@ -993,7 +992,7 @@ test("a line nested 6,000 deep from another program is skipped and reported; run
   }));
 
 test("through JsonlStore, a Start copies sandbox and approval exactly as the offering chat's file holds them", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-faults-", async (dir) => {
     const { SuggestionService } = await import("oda-tasks");
     const store = new JsonlStore(dir);
     const settings = '{"model":"m","permission":"auto","sandbox":{"limit":1e400,"big":18446744073709551615},"approval":[1.50,-0.0,1E2]}';

@@ -4,71 +4,23 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { JsonlStore } from "oda-tasks/node";
 import { feedOf } from "../../pkg/dist/stores/jsonl/watch.js";
-import { watchChild } from "./support/watch-child.mjs";
+import { entries, hearEachOther, heardAll, watchChild } from "./support/watch-child.mjs";
+import { inTempDir } from "./support/temp-dir.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until `list` holds `count` items (a bound for a lost notice, not a timing), then a little more for one that should not come. */
-async function heardAll(list, count, what) {
-  const deadline = Date.now() + 20_000;
-  while (list.length < count) {
-    if (Date.now() > deadline) assert.fail(`${what}: heard ${JSON.stringify(list)}`);
-    await pause(10);
-  }
-  await pause(400);
-}
-
-async function inTempDir(fn) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "oda-jsonl-watch-"));
-  try {
-    return await fn(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
-
 test("JsonlStore.watch: two processes on one folder hear each other's writes through fs.watch, their own at once, each length once", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-watch-", async (dir) => {
     const store = new JsonlStore(dir);
     const heard = [];
     const stop = store.watch("c", (length) => heard.push(length));
     assert.equal(feedOf(store.dir)?.watching, true, "one fs.watch on the folder");
     const child = await watchChild(["jsonl", dir]);
     try {
-      child.send("watch c");
-      await child.expect("watching c");
-      child.send("create c 1");
-      await child.expect("wrote c 1");
-      await heardAll(heard, 1, "the other process's create");
-      // This process's append: heard before it resolves, not again through the watch.
-      assert.equal(await store.append("c", entries(2)), 3);
-      assert.deepEqual(heard, [1, 3]);
-      await child.expect("heard c 3");
-      child.send("append c 1");
-      await child.expect("wrote c 4");
-      await heardAll(heard, 3, "the other process's append");
-      // Another chat of the folder is not heard; another JsonlStore of the folder in this process is, at once.
-      child.send("create d 2");
-      await child.expect("wrote d 2");
-      const again = new JsonlStore(dir);
-      assert.equal(await again.append("c", entries(1)), 5);
-      assert.deepEqual(heard, [1, 3, 4, 5]);
-      await child.expect("heard c 5");
-      await pause(400);
-      assert.deepEqual(heard, [1, 3, 4, 5], "each length once, and nothing of chat d");
-      const childHeard = await child.end();
-      assert.deepEqual(childHeard, [
-        ["c", 1],
-        ["c", 3],
-        ["c", 4],
-        ["c", 5],
-      ]);
+      await hearEachOther(store, heard, child, () => new JsonlStore(dir), 400);
     } finally {
       child.kill();
       stop();
@@ -77,7 +29,7 @@ test("JsonlStore.watch: two processes on one folder hear each other's writes thr
   }));
 
 test("JsonlStore.watch: where fs.watch fails (EMFILE: no file descriptor left), the watched files' sizes are polled", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-watch-", async (dir) => {
     const store = new JsonlStore(dir);
     const child = await watchChild(["jsonl", dir, JSON.stringify({ watchPollMs: 50 }), "exhaust"], { maxFiles: 64 });
     try {
@@ -105,7 +57,7 @@ test("JsonlStore.watch: where fs.watch fails (EMFILE: no file descriptor left), 
   }));
 
 test('JsonlStore.watch: watchMode "poll" hears another process by polling, with no fs.watch', () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-watch-", async (dir) => {
     const store = new JsonlStore(dir, { watchMode: "poll", watchPollMs: 50 });
     const heard = [];
     const stops = [store.watch("c", (length) => heard.push(length)), store.watch("c", () => undefined)];
@@ -114,10 +66,10 @@ test('JsonlStore.watch: watchMode "poll" hears another process by polling, with 
     try {
       child.send("create c 2");
       await child.expect("wrote c 2");
-      await heardAll(heard, 1, "the create");
+      await heardAll(heard, 1, "the create", 400);
       child.send("append c 3");
       await child.expect("wrote c 5");
-      await heardAll(heard, 2, "the append");
+      await heardAll(heard, 2, "the append", 400);
       assert.deepEqual(heard, [2, 5]);
       await child.end();
     } finally {
@@ -130,7 +82,7 @@ test('JsonlStore.watch: watchMode "poll" hears another process by polling, with 
   }));
 
 test("JsonlStore.watch: a chat watched before it exists is heard when another process creates it; a replaced file is counted again", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-watch-", async (dir) => {
     const store = new JsonlStore(dir);
     const heard = [];
     const stop = store.watch("late", (length) => heard.push(length));
@@ -138,13 +90,13 @@ test("JsonlStore.watch: a chat watched before it exists is heard when another pr
       const child = await watchChild(["jsonl", dir]);
       child.send("create late 3");
       await child.expect("wrote late 3");
-      await heardAll(heard, 1, "the create");
+      await heardAll(heard, 1, "the create", 400);
       await child.end();
       // A program that takes no lock writes the whole file anew (renamed over): the watch counts it again.
       const file = store.file("late");
       fs.writeFileSync(`${file}.new`, `${JSON.stringify({ type: "session" })}\n`);
       fs.renameSync(`${file}.new`, file);
-      await heardAll(heard, 2, "the replaced file");
+      await heardAll(heard, 2, "the replaced file", 400);
       assert.deepEqual(heard, [3, 1]);
     } finally {
       stop();
@@ -152,7 +104,7 @@ test("JsonlStore.watch: a chat watched before it exists is heard when another pr
   }));
 
 test("JsonlStore: watchMode and watchPollMs are checked before the folder is made", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-watch-", async (dir) => {
     const target = path.join(dir, "never");
     for (const [options, message] of [
       [{ watchMode: "inotify" }, 'oda-tasks: invalid arguments of JsonlStore: `watchMode` must be "fs-watch" or "poll" (got "inotify")'],

@@ -12,21 +12,12 @@ import { plantOwner } from "./support/lock-names.mjs";
 import { STALE_MS, sweep } from "../../pkg/dist/stores/jsonl/lock.js";
 import { HOSTILE_CHAT_IDS } from "oda-tasks/testing";
 import { contractOver } from "./support/contract.mjs";
+import { inTempDir } from "./support/temp-dir.mjs";
 
 const WORKER = new URL("./children/store-jsonl-worker.mjs", import.meta.url);
 
 function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), "oda-jsonl-"));
-}
-
-/** Runs `fn(dir)` in a fresh temp dir, removed afterwards. */
-async function inTempDir(fn) {
-  const dir = tempDir();
-  try {
-    return await fn(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 const lines = (file) => fs.readFileSync(file, "utf8").split("\n");
@@ -52,7 +43,7 @@ contractOver("JsonlStore", () => {
 });
 
 test("JsonlStore: the bytes on disk are one JSON entry per line, in order", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const store = new JsonlStore(dir);
     const entries = [
       { type: "session", title: 'line\nbreak and "quotes"', workspace: null },
@@ -69,7 +60,7 @@ test("JsonlStore: the bytes on disk are one JSON entry per line, in order", () =
   }));
 
 test("JsonlStore: the constructor creates a missing directory", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const nested = path.join(dir, "a", "b");
     const store = new JsonlStore(nested);
     assert.equal(store.dir, nested);
@@ -78,7 +69,7 @@ test("JsonlStore: the constructor creates a missing directory", () =>
   }));
 
 test("JsonlStore: options are checked: unknown names and bad numbers are oda-tasks: errors", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     assert.throws(() => new JsonlStore(dir, { lockwait: 10 }), {
       name: "TypeError",
       message: "oda-tasks: invalid arguments of JsonlStore: unknown option `lockwait`",
@@ -104,7 +95,7 @@ test("JsonlStore: options are checked: unknown names and bad numbers are oda-tas
   }));
 
 test("JsonlStore: hostile ids touch nothing on disk", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const inner = path.join(dir, "inner");
     const store = new JsonlStore(inner);
     for (const id of HOSTILE_CHAT_IDS) {
@@ -117,7 +108,7 @@ test("JsonlStore: hostile ids touch nothing on disk", () =>
   }));
 
 test("JsonlStore: file names are ASCII in one case, so no two ids share a file on any file system", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const store = new JsonlStore(dir);
     const named = {
       "chat-1.s1": "chat-1.s1.jsonl",
@@ -185,7 +176,7 @@ test("JsonlStore: file names are ASCII in one case, so no two ids share a file o
   }));
 
 test("JsonlStore: a last line cut off by a crash is left out, never cut away, and ended before the next append", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const file = path.join(dir, "c.jsonl");
     const entries = [{ type: "session" }, { type: "a", n: 1 }, { type: "b", text: "a longer last entry" }];
     await new JsonlStore(dir).create("c", entries);
@@ -200,7 +191,7 @@ test("JsonlStore: a last line cut off by a crash is left out, never cut away, an
   }));
 
 test("JsonlStore: an append after a torn line ends it first, without a read; a file of only a torn line holds no entries", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const file = path.join(dir, "c.jsonl");
     await new JsonlStore(dir).create("c", [{ type: "session" }, { type: "a" }]);
     fs.appendFileSync(file, '{"type":"torn","text":"cut he'); // a crash mid-append
@@ -223,7 +214,7 @@ test("JsonlStore: an append after a torn line ends it first, without a read; a f
   }));
 
 test("JsonlStore: concurrent reads from different indexes share one look at the file; each gets its own objects", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const store = new JsonlStore(dir);
     const log = Array.from({ length: 10 }, (_, i) => ({ type: "e", i, nested: { i } }));
     await store.create("c", log);
@@ -252,7 +243,7 @@ test("JsonlStore: concurrent reads from different indexes share one look at the 
   }));
 
 test("JsonlStore: an unreadable middle line stays in the file and out of read()", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const file = path.join(dir, "c.jsonl");
     const a = JSON.stringify({ type: "session" });
     const b = JSON.stringify({ type: "b" });
@@ -279,7 +270,7 @@ function plantLock(dir, chatId, pid) {
 }
 
 test("JsonlStore: a lock left by a dead process is broken", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const store = new JsonlStore(dir);
     await store.create("c", [{ type: "session" }]);
     const lock = plantLock(dir, "c", await deadPid());
@@ -289,7 +280,7 @@ test("JsonlStore: a lock left by a dead process is broken", () =>
   }));
 
 test("JsonlStore: a lock held by a live process is waited for", () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const store = new JsonlStore(dir);
     await store.create("c", [{ type: "session" }]);
     const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
@@ -329,7 +320,7 @@ async function runWorkers(n, mode, dir, chatId, count) {
 }
 
 test("JsonlStore across 4 processes: 100 concurrent conditional appends land exactly once", { timeout: 60_000 }, () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     await new JsonlStore(dir).create("c", [{ type: "session" }]);
     const conflicts = await runWorkers(4, "append", dir, "c", 25);
     const log = wellFormed(path.join(dir, "c.jsonl"));
@@ -349,7 +340,7 @@ test("JsonlStore across 4 processes: 100 concurrent conditional appends land exa
 );
 
 test("JsonlStore across 4 processes: of 100 concurrent creates of one chat exactly one wins", { timeout: 60_000 }, () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     const results = await runWorkers(4, "create", dir, "c", 25);
     const wins = results.flatMap((r, w) => r.map((won, i) => (won ? `${w}:${i}` : null))).filter(Boolean);
     assert.equal(wins.length, 1);
@@ -359,7 +350,7 @@ test("JsonlStore across 4 processes: of 100 concurrent creates of one chat exact
 );
 
 test("JsonlStore: a process killed mid-append leaves a log that others keep using", { timeout: 30_000 }, () =>
-  inTempDir(async (dir) => {
+  inTempDir("oda-jsonl-", async (dir) => {
     await new JsonlStore(dir).create("c", [{ type: "session" }]);
     const child = fork(WORKER, ["crash", dir, "c", "0", "4"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
     try {

@@ -75,13 +75,12 @@ test(`SqliteStore over a D1 binding (${name} underneath): overloaded answers are
     failures = 2;
     assert.equal(await store.create("c", [{ type: "session" }]), true, "the third try goes through");
     failures = 3;
+    const unavailable =
+      'the database is unavailable for chat "c" after 3 attempts; nothing was written (D1_ERROR: D1 DB is overloaded. Too many requests queued.)';
     await assert.rejects(store.append("c", [{ type: "x" }], 1), (e) => {
       assert.ok(e instanceof StoreError);
       assert.equal(e.code, "store/unavailable");
-      assert.equal(
-        e.message,
-        'the database is unavailable for chat "c" after 3 attempts; nothing was written (D1_ERROR: D1 DB is overloaded. Too many requests queued.)',
-      );
+      assert.equal(e.message, unavailable);
       return true;
     });
     assert.deepEqual(await store.read("c"), [{ type: "session" }]);

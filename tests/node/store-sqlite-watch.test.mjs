@@ -10,34 +10,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { sqliteDrivers } from "./support/sqlite.mjs";
-import { watchChild } from "./support/watch-child.mjs";
+import { entries, hearEachOther, heardAll, watchChild } from "./support/watch-child.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `list` holds `count` items (a bound for a lost notice, not a timing), then a little more for one that should not come. */
-async function heardAll(list, count, what) {
-  const deadline = Date.now() + 20_000;
-  while (list.length < count) {
-    if (Date.now() > deadline) assert.fail(`${what}: heard ${JSON.stringify(list)}`);
-    await pause(10);
-  }
-  await pause(300);
-}
 
 /** A migrated database file; `connect()` opens another connection to it. */
 async function fresh(open) {
   const dir = mkdtempSync(join(tmpdir(), "oda-sqlite-watch-"));
   const file = join(dir, "chats.db");
-  const connections = [];
-  const connect = () => {
-    const db = open(file);
-    connections.push(db);
-    return db;
-  };
-  await new SqliteStore(connect()).migrate();
+  /** Connections to the file; done() closes them all. */
+  const connections = [open(file)];
+  await new SqliteStore(connections[0]).migrate();
   return {
     file,
-    connect,
+    connect: () => connections[connections.push(open(file)) - 1],
     done: () => {
       for (const db of connections) db.close();
       rmSync(dir, { recursive: true, force: true });
@@ -66,7 +52,6 @@ function counted(db) {
   };
 }
 
-const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
 const drivers = await sqliteDrivers();
 
 for (const [name, open] of Object.entries(drivers)) {
@@ -77,31 +62,8 @@ for (const [name, open] of Object.entries(drivers)) {
     const stop = store.watch("c", (length) => heard.push(length));
     const child = await watchChild([name, db.file, JSON.stringify({ watchPollMs: 20 })]);
     try {
-      child.send("watch c");
-      await child.expect("watching c");
-      child.send("create c 1");
-      await child.expect("wrote c 1");
-      await heardAll(heard, 1, "the other process's create");
-      assert.equal(await store.append("c", entries(2)), 3);
-      assert.deepEqual(heard, [1, 3], "this process's append: heard before it resolves");
-      await child.expect("heard c 3");
-      child.send("append c 1");
-      await child.expect("wrote c 4");
-      await heardAll(heard, 3, "the other process's append");
-      child.send("create d 2");
-      await child.expect("wrote d 2");
       // Another connection to the file in this process: heard at once.
-      assert.equal(await new SqliteStore(db.connect()).append("c", entries(1)), 5);
-      assert.deepEqual(heard, [1, 3, 4, 5]);
-      await child.expect("heard c 5");
-      await pause(300);
-      assert.deepEqual(heard, [1, 3, 4, 5], "each length once, nothing of chat d");
-      assert.deepEqual(await child.end(), [
-        ["c", 1],
-        ["c", 3],
-        ["c", 4],
-        ["c", 5],
-      ]);
+      await hearEachOther(store, heard, child, () => new SqliteStore(db.connect()), 300);
     } finally {
       child.kill();
       stop();
@@ -136,7 +98,7 @@ for (const [name, open] of Object.entries(drivers)) {
       child.send("append c 1");
       await child.expect("wrote c 2");
       await child.end();
-      await heardAll(heard, 3, "the other process's writes");
+      await heardAll(heard, 3, "the other process's writes", 300);
       assert.ok(asked(lengths) >= 1 && asked(lengths) <= 2, `lengths asked ${asked(lengths)} times`);
       assert.deepEqual(heard.slice(1).sort(), [
         ["b", 3],

@@ -4,6 +4,7 @@ import { ChatState } from "../core/chat-state.js";
 import { BOOLEAN, readOptions, wholeNumber } from "../core/options.js";
 import type { LogEntry } from "../core/types.js";
 import { readFrom, type Store } from "../stores/store.js";
+import { keyed } from "../stores/keyed.js";
 
 /**
  * Default number of chats whose state a cache keeps.
@@ -248,10 +249,5 @@ const shared = new WeakMap<Store, ChatStateCache>();
  * sharedCache(store).count; // chats kept warm for this store
  */
 export function sharedCache(store: Store): ChatStateCache {
-  let cache = shared.get(store);
-  if (cache === undefined) {
-    cache = new ChatStateCache(store);
-    shared.set(store, cache);
-  }
-  return cache;
+  return keyed(shared, store, () => new ChatStateCache(store));
 }

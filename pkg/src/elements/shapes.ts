@@ -38,11 +38,20 @@ function list(v: unknown, at: string, each: (item: Record<string, unknown>, at: 
   }
   return null;
 }
-const todo = (t: Record<string, unknown>, at: string): Problem =>
-  first(
-    () => text(t.content, `${at}.content`),
-    () => status(t.status, `${at}.status`),
-  );
+/** An item whose named fields each pass their check, in order: the first problem found. */
+const fields =
+  (checks: Record<string, (v: unknown, at: string) => Problem>) =>
+  (item: Record<string, unknown>, at: string): Problem =>
+    first(
+      ...Object.entries(checks).map(
+        ([name, check]) =>
+          () =>
+            check(item[name], `${at}.${name}`),
+      ),
+    );
+const todo = fields({ content: text, status });
+/** A change of an item's `from` to `to` (a status, or a position), each checked by `check`. */
+const fromTo = (check: (v: unknown, at: string) => Problem) => fields({ content: text, from: check, to: check });
 
 /**
  * Why `value` is not a card of `view().cards` (or `cards(from, to)`), or `null` when it is one.
@@ -60,22 +69,8 @@ export function todoCardProblem(value: unknown): Problem {
     () => (isObject(changes) ? null : `\`changes\` must be an object (got ${kind(changes)})`),
     () => list((changes as Record<string, unknown>).added, "`changes.added`", todo),
     () => list((changes as Record<string, unknown>).removed, "`changes.removed`", (r, at) => text(r.content, `${at}.content`)),
-    () =>
-      list((changes as Record<string, unknown>).statusChanged, "`changes.statusChanged`", (s, at) =>
-        first(
-          () => text(s.content, `${at}.content`),
-          () => status(s.from, `${at}.from`),
-          () => status(s.to, `${at}.to`),
-        ),
-      ),
-    () =>
-      list((changes as Record<string, unknown>).moved, "`changes.moved`", (m, at) =>
-        first(
-          () => text(m.content, `${at}.content`),
-          () => count(m.from, `${at}.from`),
-          () => count(m.to, `${at}.to`),
-        ),
-      ),
+    () => list((changes as Record<string, unknown>).statusChanged, "`changes.statusChanged`", fromTo(status)),
+    () => list((changes as Record<string, unknown>).moved, "`changes.moved`", fromTo(count)),
     () => (isObject(counts) ? null : `\`counts\` must be an object (got ${kind(counts)})`),
     () => count((counts as Record<string, unknown>).pending, "`counts.pending`"),
     () => count((counts as Record<string, unknown>).inProgress, "`counts.inProgress`"),
@@ -110,13 +105,7 @@ export function todoPlanProblem(value: unknown): Problem {
   );
 }
 
-const suggestion = (s: Record<string, unknown>, at: string): Problem =>
-  first(
-    () => text(s.id, `${at}.id`),
-    () => text(s.title, `${at}.title`),
-    () => text(s.tldr, `${at}.tldr`),
-    () => text(s.brief, `${at}.brief`),
-  );
+const suggestion = fields({ id: text, title: text, tldr: text, brief: text });
 
 /**
  * Why `value` is not a `service.list()` answer (`{ open, settled }`), or `null` when it is one.
@@ -139,10 +128,7 @@ export function suggestionListProblem(value: unknown): Problem {
             s.progress === undefined
               ? null
               : isObject(s.progress)
-                ? first(
-                    () => count((s.progress as Record<string, unknown>).completed, `${at}.progress.completed`),
-                    () => count((s.progress as Record<string, unknown>).total, `${at}.progress.total`),
-                  )
+                ? fields({ completed: count, total: count })(s.progress as Record<string, unknown>, `${at}.progress`)
                 : `${at}.progress must be an object (got ${kind(s.progress)})`,
         ),
       ),

@@ -3,6 +3,7 @@
 // it through one BroadcastChannel per database name, posted once the
 // write's transaction has completed.
 import { ChangeListeners, type ChangeListener } from "./watchers.js";
+import { keyed } from "./keyed.js";
 
 /** What a tab posts: the chat and its new length, and which tab posted it (a tab skips its own). */
 interface Notice {
@@ -46,11 +47,7 @@ function openChannel(name: string): BroadcastChannel {
 export function announce(factory: IDBFactory, name: string, chatId: string, length: number): void {
   feeds.get(factory)?.get(name)?.notify(chatId, length);
   if (!crossesTabs(factory)) return;
-  let channel = posting.get(name);
-  if (channel === undefined) {
-    channel = openChannel(name);
-    posting.set(name, channel);
-  }
+  const channel = keyed(posting, name, () => openChannel(name));
   try {
     channel.postMessage({ odaTasks: 1, from: TAB, chatId, length } satisfies Notice);
   } catch {

@@ -211,26 +211,22 @@ export class IndexedDbStore implements Store {
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
     checkChatId(chatId);
     const copies = copyEntries(entries);
-    return this.#exclusive(chatId, async () => {
-      const db = await this.#open(chatId);
-      return transaction<number>(db, "readwrite", (tx, settle, fail) => {
-        const chats = tx.objectStore(CHATS);
-        const request = chats.get(chatId);
-        request.onsuccess = guarded(fail, () => {
-          const record = request.result as ChatRecord | undefined;
-          if (record === undefined) return fail(missingChat(chatId));
-          if (expectedLength !== undefined && expectedLength !== record.length) {
-            return fail(new ConflictError(chatId, expectedLength, record.length));
-          }
-          const store = tx.objectStore(ENTRIES);
-          copies.forEach((entry, i) => store.put(entry, [chatId, record.length + i]));
-          const length = record.length + copies.length;
-          chats.put({ ...record, length } satisfies ChatRecord, chatId);
-          tx.oncomplete = () => {
-            if (copies.length > 0) announce(this.#factory, this.name, chatId, length);
-            settle(length);
-          };
-        });
+    return this.#write<number>(chatId, (tx, chats, settle, fail) => {
+      const request = chats.get(chatId);
+      request.onsuccess = guarded(fail, () => {
+        const record = request.result as ChatRecord | undefined;
+        if (record === undefined) return fail(missingChat(chatId));
+        if (expectedLength !== undefined && expectedLength !== record.length) {
+          return fail(new ConflictError(chatId, expectedLength, record.length));
+        }
+        const store = tx.objectStore(ENTRIES);
+        copies.forEach((entry, i) => store.put(entry, [chatId, record.length + i]));
+        const length = record.length + copies.length;
+        chats.put({ ...record, length } satisfies ChatRecord, chatId);
+        tx.oncomplete = () => {
+          if (copies.length > 0) announce(this.#factory, this.name, chatId, length);
+          settle(length);
+        };
       });
     });
   }
@@ -238,24 +234,20 @@ export class IndexedDbStore implements Store {
   async create(chatId: string, entries: readonly LogEntry[]): Promise<boolean> {
     checkChatId(chatId);
     const copies = copyEntries(entries);
-    return this.#exclusive(chatId, async () => {
-      const db = await this.#open(chatId);
-      return transaction<boolean>(db, "readwrite", (tx, settle, fail) => {
-        const chats = tx.objectStore(CHATS);
-        const request = chats.getKey(chatId);
-        request.onsuccess = guarded(fail, () => {
-          if (request.result !== undefined) {
-            tx.oncomplete = () => settle(false);
-            return;
-          }
-          const store = tx.objectStore(ENTRIES);
-          copies.forEach((entry, i) => store.put(entry, [chatId, i]));
-          chats.put({ length: copies.length, epoch: newEpoch() } satisfies ChatRecord, chatId);
-          tx.oncomplete = () => {
-            announce(this.#factory, this.name, chatId, copies.length);
-            settle(true);
-          };
-        });
+    return this.#write<boolean>(chatId, (tx, chats, settle, fail) => {
+      const request = chats.getKey(chatId);
+      request.onsuccess = guarded(fail, () => {
+        if (request.result !== undefined) {
+          tx.oncomplete = () => settle(false);
+          return;
+        }
+        const store = tx.objectStore(ENTRIES);
+        copies.forEach((entry, i) => store.put(entry, [chatId, i]));
+        chats.put({ length: copies.length, epoch: newEpoch() } satisfies ChatRecord, chatId);
+        tx.oncomplete = () => {
+          announce(this.#factory, this.name, chatId, copies.length);
+          settle(true);
+        };
       });
     });
   }
@@ -377,6 +369,17 @@ export class IndexedDbStore implements Store {
       request.onblocked = () => {
         blocked = true; // waits, up to openTimeout, for older connections to close
       };
+    });
+  }
+
+  /** One readwrite transaction (see `transaction`) holding the chat's lock; `chats` is its chats object store. */
+  #write<T>(
+    chatId: string,
+    body: (tx: IDBTransaction, chats: IDBObjectStore, settle: (value: T) => void, fail: (error: Error) => void) => void,
+  ): Promise<T> {
+    return this.#exclusive(chatId, async () => {
+      const db = await this.#open(chatId);
+      return transaction<T>(db, "readwrite", (tx, settle, fail) => body(tx, tx.objectStore(CHATS), settle, fail));
     });
   }
 

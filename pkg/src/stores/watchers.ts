@@ -1,6 +1,7 @@
 // The in-process half of every store's change feed: who watches which chat,
 // and telling them a chat's new length once a write has committed.
 import { checkChatId } from "./store.js";
+import { keyed } from "./keyed.js";
 
 /** Hears a chat's new log length after a write commits. */
 export type ChangeListener = (length: number) => void;
@@ -25,12 +26,7 @@ export class ChangeListeners {
     if (typeof onChange !== "function") throw new TypeError("oda-tasks: watch(chatId, onChange): onChange must be a function");
     // A wrapper per call, so the same function watching twice is stopped once per stop.
     const entry: ChangeListener = (length) => onChange(length);
-    let set = this.#byChat.get(chatId);
-    if (set === undefined) {
-      set = new Set();
-      this.#byChat.set(chatId, set);
-    }
-    set.add(entry);
+    keyed(this.#byChat, chatId, () => new Set<ChangeListener>()).add(entry);
     let stopped = false;
     return () => {
       if (stopped) return;

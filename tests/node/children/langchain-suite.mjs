@@ -10,14 +10,8 @@ import assert from "node:assert/strict";
 import { AIMessage, createAgent, createMiddleware, fakeModel, modelRetryMiddleware, todoListMiddleware, tool } from "langchain";
 import { createChat, MemoryStore, replaySuggestions, replayTodos, todoListText, todoWrite } from "oda-tasks";
 import { odaTasksMiddleware } from "oda-tasks/langchain";
+import { card, good, offer, SlowStore, suggestion } from "../support/tool-fixtures.mjs";
 
-const good = {
-  todos: [
-    { content: "Write tests", status: "in_progress" },
-    { content: "Ship", status: "pending" },
-  ],
-};
-const suggestion = { title: "Add retries", tldr: "Uploads fail on flaky networks.", brief: "In upload.ts, retry failed uploads." };
 const calls = [
   { id: "1", name: "todo_write", args: good },
   { id: "2", name: "suggest_task", args: { ...suggestion, title: "  " } },
@@ -31,22 +25,6 @@ const texts = {
   3: todoWrite([], { todos: [{ content: "a", status: "done" }] }).error,
   4: 'Suggested "Add retries". The user decides whether to start it; do not start it yourself.',
 };
-const card = {
-  index: 2,
-  turn: 1,
-  todos: good.todos,
-  counts: { pending: 1, inProgress: 1, completed: 0 },
-  changes: {
-    added: [
-      { content: "Write tests", status: "in_progress", position: 0 },
-      { content: "Ship", status: "pending", position: 1 },
-    ],
-    removed: [],
-    statusChanged: [],
-    moved: [],
-  },
-};
-const offer = { id: "s1", ...suggestion };
 const artifacts = { 1: { card }, 2: {}, 3: {}, 4: { offer } };
 const oneTurn = ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended"];
 const user = (content) => ({ messages: [{ role: "user", content }] });
@@ -61,6 +39,15 @@ async function setup() {
   const store = new MemoryStore();
   await createChat(store, "c", { workspace: "/w" });
   const model = fakeModel().respondWithTools(calls).respond(new AIMessage("done"));
+  return { store, model };
+}
+/** A chat "c" in a MemoryStore, and a model that records `good`, then says "planned". */
+async function planning() {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const model = fakeModel()
+    .respondWithTools([{ id: "1", name: "todo_write", args: good }])
+    .respond(new AIMessage("planned"));
   return { store, model };
 }
 /** The ToolMessages of `messages`: tool call id → [content, artifact]. */
@@ -80,22 +67,6 @@ function turnEnded(store, chatId) {
     const stop = store.watch(chatId, check);
     check();
   });
-}
-
-/** A MemoryStore whose appends of tool entries wait until `release()`: a todo_write still being recorded. */
-class SlowStore extends MemoryStore {
-  constructor() {
-    super();
-    this.started = new Promise((resolve) => (this.signalStarted = resolve));
-    this.gate = new Promise((resolve) => (this.release = resolve));
-  }
-  async append(chatId, entries, expected) {
-    if (entries.some((e) => !e.type.startsWith("turn_"))) {
-      this.signalStarted();
-      await this.gate;
-    }
-    return super.append(chatId, entries, expected);
-  }
 }
 
 test("invoke: each ToolMessage's content is the core's exact text, refusals included, its artifact the card or the offer; one turn", async () => {
@@ -261,13 +232,8 @@ for (const [order, expected] of [
 }
 
 test("two runs on one chat: two turns; the reminder follows aiTurn's rule (everyTurns) and goes after the system prompt", async () => {
-  const store = new MemoryStore();
-  await createChat(store, "c", { workspace: "/w" });
-  const model = fakeModel()
-    .respondWithTools([{ id: "1", name: "todo_write", args: good }])
-    .respond(new AIMessage("planned"))
-    .respond(new AIMessage("second"))
-    .respond(new AIMessage("third"));
+  const { store, model: planned } = await planning();
+  const model = planned.respond(new AIMessage("second")).respond(new AIMessage("third"));
   const agent = createAgent({ model, systemPrompt: "You plan.", middleware: [odaTasksMiddleware({ store, everyTurns: 1 })] });
   const system = (call) => model.calls[call].messages[0];
   await agent.invoke(user("one"), thread("c"));
@@ -290,11 +256,8 @@ test("two runs on one chat: two turns; the reminder follows aiTurn's rule (every
 });
 
 test('remind: "always" (after compaction or on resume): the list in every model call of the run, even with no system prompt', async () => {
-  const store = new MemoryStore();
-  await createChat(store, "c", { workspace: "/w" });
-  const model = fakeModel()
-    .respondWithTools([{ id: "1", name: "todo_write", args: good }])
-    .respond(new AIMessage("planned"))
+  const { store, model: planned } = await planning();
+  const model = planned
     .respondWithTools([{ id: "2", name: "todo_write", args: { todos: [{ content: "Ship", status: "completed" }] } }])
     .respond(new AIMessage("done"));
   const agent = createAgent({ model, middleware: [odaTasksMiddleware({ store, remind: "always" })] });

@@ -7,58 +7,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, isStepCount, streamText } from "ai";
-import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { createChat, MemoryStore, replayTodos } from "oda-tasks";
 import { aiTurn } from "oda-tasks/ai";
+import { call, scriptedModel, streamedModel } from "../support/ai-models.mjs";
+import { good, SlowStore } from "../support/tool-fixtures.mjs";
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const stop = (unified) => ({ unified, raw: unified });
-const good = {
-  todos: [
-    { content: "Write tests", status: "in_progress" },
-    { content: "Ship", status: "pending" },
-  ],
-};
-const todoCall = { type: "tool-call", toolCallId: "1", toolName: "todo_write", input: JSON.stringify(good) };
-
-/** A MemoryStore whose appends of tool entries wait until `release()`: a todo_write still being recorded. */
-class SlowStore extends MemoryStore {
-  constructor() {
-    super();
-    this.started = new Promise((resolve) => (this.signalStarted = resolve));
-    this.gate = new Promise((resolve) => (this.release = resolve));
-  }
-  async append(chatId, entries, expected) {
-    if (entries.some((e) => !e.type.startsWith("turn_"))) {
-      this.signalStarted();
-      await this.gate;
-    }
-    return super.append(chatId, entries, expected);
-  }
-}
-
-function streaming() {
-  const parts = [
-    [{ type: "stream-start", warnings: [] }, todoCall, { type: "finish", finishReason: stop("tool-calls"), usage }],
-    [
-      { type: "stream-start", warnings: [] },
-      { type: "text-start", id: "t" },
-      { type: "text-delta", id: "t", delta: "done" },
-      { type: "text-end", id: "t" },
-      { type: "finish", finishReason: stop("stop"), usage },
-    ],
-  ];
-  let step = 0;
-  return new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(parts[step++]) }) });
-}
-
-const scripted = () =>
-  new MockLanguageModelV4({
-    doGenerate: [
-      { content: [todoCall], finishReason: stop("tool-calls"), usage, warnings: [] },
-      { content: [{ type: "text", text: "done" }], finishReason: stop("stop"), usage, warnings: [] },
-    ],
-  });
+const todoCall = call("1", "todo_write", good);
+const streaming = () => streamedModel([todoCall]);
+const scripted = () => scriptedModel([todoCall]);
 
 /** Releases the held append a little after `settled` is known to lag (or at once once aiTurn has settled). */
 async function settle(store, turn) {
@@ -89,6 +45,9 @@ async function expectOneClosedTurn(store) {
   assert.equal(plan.state, "finished", "no plan left running with no turn open");
 }
 
+/** A two-step model call's options with `tools`, that `controller` can abort. */
+const stoppable = (tools, controller) => ({ tools, prompt: "p", abortSignal: controller.signal, stopWhen: isStepCount(2) });
+
 async function chat() {
   const store = new SlowStore();
   await createChat(store, "c");
@@ -99,14 +58,7 @@ test("streamText aborted while todo_write is being recorded: the turn ends after
   const store = await chat();
   const controller = new AbortController();
   const turn = aiTurn({ store, chatId: "c" }, async ({ tools }) => {
-    const result = streamText({
-      model: streaming(),
-      tools,
-      prompt: "p",
-      abortSignal: controller.signal,
-      stopWhen: isStepCount(2),
-      onError: () => {},
-    });
+    const result = streamText({ model: streaming(), ...stoppable(tools, controller), onError: () => {} });
     for await (const chunk of result.fullStream) {
       if (chunk.type === "tool-call") {
         await store.started;
@@ -143,14 +95,7 @@ test("generateText aborted while todo_write is being recorded: the turn ends aft
   const store = await chat();
   const controller = new AbortController();
   const turn = aiTurn({ store, chatId: "c" }, async ({ tools }) => {
-    const run = generateText({
-      model: scripted(),
-      tools,
-      prompt: "p",
-      abortSignal: controller.signal,
-      stopWhen: isStepCount(2),
-      maxRetries: 0,
-    });
+    const run = generateText({ model: scripted(), ...stoppable(tools, controller), maxRetries: 0 });
     run.catch(() => {});
     // An app that stops waiting at the abort, as a route handler answering the click does.
     const stopped = new Promise((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason)));

@@ -9,17 +9,12 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root } from "../support/browser.mjs";
-import { consumer, packTarball } from "../support/consumer.mjs";
+import { consumer, fileCleanup, packTarball, runtimes } from "../support/consumer.mjs";
 import { freePort, serveUntil } from "../support/serve.mjs";
 
-const cleanup = [];
-test.after(() => cleanup.forEach((fn) => fn()));
-const once = { after: (fn) => cleanup.push(fn) };
+const once = fileCleanup();
 
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const bin = (path) => join(runtimes, "node_modules", path);
+const bin = runtimes();
 
 const { tarball } = packTarball(once);
 const dir = consumer(once, tarball, {

@@ -12,44 +12,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { launch, root } from "../support/browser.mjs";
-import { consumer, packTarball } from "../support/consumer.mjs";
-import { printed, recipes } from "../support/recipes.mjs";
-import { freePort, serveUntil } from "../support/serve.mjs";
+import { launch } from "../support/browser.mjs";
+import { fileCleanup } from "../support/consumer.mjs";
+import { recipes } from "../support/recipes.mjs";
+import { nextProject } from "../support/nextjs.mjs";
 
-const cleanup = [];
-test.after(() => cleanup.forEach((fn) => fn()));
-const once = { after: (fn) => cleanup.push(fn) };
+const once = fileCleanup();
 
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const node22 = join(runtimes, "node_modules/node-22/bin/node");
-
-const { tarball } = packTarball(once);
-const dir = consumer(once, tarball, {
-  deps: {
-    next: "16.4.6",
-    react: "19.3.1",
-    "react-dom": "19.3.1",
-    ai: "7.0.173",
-    "@ai-sdk/react": "4.0.177",
-    typescript: "5.9.3",
-    "@types/react": "19.3.0",
-    "@types/node": "22.20.7",
-  },
-  files: {
-    ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx", "app/api/own/route.ts"),
-    // The app's own parts the recipe leaves to it: the session check and the model (scripted here, and slow).
-    "lib/auth.ts": `/** The person's session (a cookie here) owns the chat. */
-export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
-  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
-}
-`,
-    "lib/model.ts": `import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
+const { dir, node22, build, serve } = nextProject(once, {
+  ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx", "app/api/own/route.ts"),
+  // The app's own part the recipe leaves to it, beside the session check (support/nextjs.mjs): the model (scripted here, and slow).
+  "lib/model.ts": `import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const finish = (unified: "stop" | "tool-calls") => ({ type: "finish" as const, finishReason: { unified, raw: unified }, usage });
@@ -82,13 +56,13 @@ export const model = new MockLanguageModelV4({
   },
 });
 `,
-    "app/layout.tsx": `export const metadata = { title: "Chat" };
+  "app/layout.tsx": `export const metadata = { title: "Chat" };
 export default function Layout({ children }: { children: React.ReactNode }) {
   return <html lang="en"><body>{children}</body></html>;
 }
 `,
-    // The test's page for the app's own stream (app/api/own): its own part and the plan part.
-    "app/own/page.tsx": `"use client";
+  // The test's page for the app's own stream (app/api/own): its own part and the plan part.
+  "app/own/page.tsx": `"use client";
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type InferUITools, type UIMessage } from "ai";
 import "oda-tasks/elements/react";
@@ -115,9 +89,9 @@ export default function Own() {
   );
 }
 `,
-    // The test's route for stop() with the model stopped too: the recipe's, with streamText's
-    // abortSignal, keeping the turn's tools so that GET can call one after the turn.
-    "app/api/late/route.ts": `import { convertToModelMessages, isStepCount, streamText } from "ai";
+  // The test's route for stop() with the model stopped too: the recipe's, with streamText's
+  // abortSignal, keeping the turn's tools so that GET can call one after the turn.
+  "app/api/late/route.ts": `import { convertToModelMessages, isStepCount, streamText } from "ai";
 import { createChat } from "oda-tasks";
 import { aiTurnResponse, type AiTools } from "oda-tasks/ai";
 import { model } from "../../../lib/model";
@@ -145,7 +119,7 @@ export async function GET() {
   }
 }
 `,
-    "app/late/page.tsx": `"use client";
+  "app/late/page.tsx": `"use client";
 import { useState } from "react";
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
@@ -169,38 +143,6 @@ export default function Late() {
   );
 }
 `,
-    "tsconfig.json": JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["dom", "dom.iterable", "ES2022"],
-        strict: true,
-        noEmit: true,
-        module: "esnext",
-        moduleResolution: "bundler",
-        jsx: "react-jsx",
-        esModuleInterop: true,
-        skipLibCheck: true,
-        isolatedModules: true,
-        incremental: true,
-        allowJs: false,
-        plugins: [{ name: "next" }],
-      },
-      include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
-      exclude: ["node_modules"],
-    }),
-  },
-});
-
-// Node 22 first on PATH: what `npx next` runs on.
-const links = mkdtempSync(join(tmpdir(), "oda-bin-"));
-once.after(() => rmSync(links, { recursive: true, force: true }));
-symlinkSync(node22, join(links, "node"));
-const env = (extra = {}) => ({
-  ...process.env,
-  PATH: `${join(dir, "node_modules/.bin")}:${links}:${process.env.PATH}`,
-  NEXT_TELEMETRY_DISABLED: "1",
-  NO_COLOR: "1",
-  ...extra,
 });
 
 /** The chat's log as the store holds it: entry types. */
@@ -223,34 +165,8 @@ const count = (types, type) => types.filter((t) => t === type).length;
 test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: preview card, plan part, stop() (with and without abortSignal), a closed tab, the app's own stream", {
   timeout: 1_500_000,
 }, async (t) => {
-  const command = "npx next build";
-  printed(command);
-  try {
-    execFileSync("nice", ["-n", "10", "bash", "-c", command], {
-      cwd: dir,
-      env: env(),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 900_000,
-    });
-  } catch (e) {
-    throw new Error(`${command} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-4000)}`, { cause: e });
-  }
-  const port = await freePort();
-  const chats = mkdtempSync(join(tmpdir(), "oda-next-chats-"));
-  t.after(() => rmSync(chats, { recursive: true, force: true }));
-  const url = `http://127.0.0.1:${port}`;
-  const { output } = await serveUntil(t, {
-    cwd: dir,
-    env: env({ ODA_CHATS: chats }),
-    command: "nice",
-    args: ["-n", "10", "bash", "-c", `npx next start --hostname 127.0.0.1 --port ${port}`],
-    url: `${url}/api/oda/chats/chat-0`,
-    ready: () => true,
-    answer: () => undefined,
-    tries: 600,
-    every: 500,
-  });
+  build("npx next build");
+  const { url, chats, output } = await serve(t, "npx next start");
   const browser = await launch();
   t.after(() => browser.close());
   await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
@@ -259,6 +175,14 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
     const tab = await browser.context.newPage();
     tab.on("pageerror", (e) => errors.push(e.message));
     await tab.goto(`${url}${path}`, { timeout: 300_000 });
+    return tab;
+  };
+  /** Opens `path`, sends a message and presses Stop once the answer is under way. */
+  const stopMidway = async (path) => {
+    const tab = await open(path);
+    await send(tab, "Keep going");
+    await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
+    await tab.getByRole("button", { name: "Stop" }).click();
     return tab;
   };
   const send = async (tab, words) => {
@@ -302,10 +226,7 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
   await t.test(
     "stop() in the middle of the stream: the page stops, the model runs on, and the turn ends (turn_ended in the log)",
     async () => {
-      const tab = await open("/");
-      await send(tab, "Keep going");
-      await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
-      await tab.getByRole("button", { name: "Stop" }).click();
+      const tab = await stopMidway("/");
       await tab.getByRole("button", { name: "Send" }).waitFor({ timeout: 30_000 });
       const shown = await tab.locator("ol").textContent();
       const atStop = log(chats, "chat-1");
@@ -325,10 +246,7 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
   await t.test(
     "stop() with streamText's abortSignal: the model stops, the turn ends, and a tool call that starts afterwards is refused",
     async () => {
-      const tab = await open("/late");
-      await send(tab, "Keep going");
-      await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
-      await tab.getByRole("button", { name: "Stop" }).click();
+      const tab = await stopMidway("/late");
       const ended = await until(() => {
         const types = log(chats, "chat-4");
         return types.includes("turn_ended") && types;

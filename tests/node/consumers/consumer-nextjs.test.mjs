@@ -10,43 +10,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { launch, root } from "../support/browser.mjs";
-import { consumer, packTarball } from "../support/consumer.mjs";
+import { launch } from "../support/browser.mjs";
+import { fileCleanup } from "../support/consumer.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
-import { freePort, serveUntil } from "../support/serve.mjs";
+import { nextProject } from "../support/nextjs.mjs";
 
-const cleanup = [];
-test.after(() => cleanup.forEach((fn) => fn()));
-const once = { after: (fn) => cleanup.push(fn) };
+const once = fileCleanup();
 
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const node22 = join(runtimes, "node_modules/node-22/bin/node");
-
-const { tarball } = packTarball(once);
-const dir = consumer(once, tarball, {
-  deps: {
-    next: "16.4.6",
-    react: "19.3.1",
-    "react-dom": "19.3.1",
-    ai: "7.0.173",
-    "@ai-sdk/react": "4.0.177",
-    typescript: "5.9.3",
-    "@types/react": "19.3.0",
-    "@types/node": "22.20.7",
-  },
-  files: {
-    ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx"),
-    // The app's own parts the recipe leaves to it: the session check and the model (scripted here).
-    "lib/auth.ts": `/** The person's session (a cookie here) owns the chat. */
-export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
-  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
-}
-`,
-    "lib/model.ts": `import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
+const { dir, node22, build, serve } = nextProject(once, {
+  ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx"),
+  // The app's own part the recipe leaves to it, beside the session check (support/nextjs.mjs): the model (scripted here).
+  "lib/model.ts": `import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const stop = (unified: "stop" | "tool-calls") => ({ unified, raw: unified });
@@ -65,13 +39,13 @@ export const model = new MockLanguageModelV4({
   }),
 });
 `,
-    "app/layout.tsx": `export const metadata = { title: "Chat" };
+  "app/layout.tsx": `export const metadata = { title: "Chat" };
 export default function Layout({ children }: { children: React.ReactNode }) {
   return <html lang="en"><body>{children}</body></html>;
 }
 `,
-    // An Edge route: the main entry and oda-tasks/http under edge-light, with no configuration.
-    "app/api/edge/route.ts": `import { beginTurn, createChat, MemoryStore, toolHandlers } from "oda-tasks";
+  // An Edge route: the main entry and oda-tasks/http under edge-light, with no configuration.
+  "app/api/edge/route.ts": `import { beginTurn, createChat, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 
 export const runtime = "edge";
@@ -88,74 +62,7 @@ export async function GET(request: Request) {
   return Response.json({ text, todos: card?.todos, plan: screen.plan.state, denied });
 }
 `,
-    "tsconfig.json": JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["dom", "dom.iterable", "ES2022"],
-        strict: true,
-        noEmit: true,
-        module: "esnext",
-        moduleResolution: "bundler",
-        jsx: "react-jsx",
-        esModuleInterop: true,
-        skipLibCheck: true,
-        isolatedModules: true,
-        incremental: true,
-        allowJs: false,
-        plugins: [{ name: "next" }],
-      },
-      include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
-      exclude: ["node_modules"],
-    }),
-  },
 });
-
-// Node 22 first on PATH: what `npx next` runs on.
-const links = mkdtempSync(join(tmpdir(), "oda-bin-"));
-once.after(() => rmSync(links, { recursive: true, force: true }));
-symlinkSync(node22, join(links, "node"));
-const env = (extra = {}) => ({
-  ...process.env,
-  PATH: `${join(dir, "node_modules/.bin")}:${links}:${process.env.PATH}`,
-  NEXT_TELEMETRY_DISABLED: "1",
-  NO_COLOR: "1",
-  ...extra,
-});
-
-function build(command) {
-  printed(command);
-  try {
-    return execFileSync("nice", ["-n", "10", "bash", "-c", command], {
-      cwd: dir,
-      env: env(),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 900_000,
-    });
-  } catch (e) {
-    throw new Error(`${command} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-4000)}`, { cause: e });
-  }
-}
-
-/** Starts `next start` or `next dev` with a fresh chats folder; resolves to its URL and that folder. */
-async function serve(t, command) {
-  const port = await freePort();
-  const chats = mkdtempSync(join(tmpdir(), "oda-next-chats-"));
-  t.after(() => rmSync(chats, { recursive: true, force: true }));
-  const url = `http://127.0.0.1:${port}`;
-  const { output } = await serveUntil(t, {
-    cwd: dir,
-    env: env({ ODA_CHATS: chats }),
-    command: "nice",
-    args: ["-n", "10", "bash", "-c", `${command} --hostname 127.0.0.1 --port ${port}`],
-    url: `${url}/api/oda/chats/chat-0`,
-    ready: () => true, // any answer: it listens (the chat is the test's to check)
-    answer: () => undefined,
-    tries: 600,
-    every: 500,
-  });
-  return { url, chats, output };
-}
 
 /** The person's side, in Chromium: a message, the card from the tool part, the plan from the events, Start on the chip. */
 async function chat(t, { url, chats, output }) {

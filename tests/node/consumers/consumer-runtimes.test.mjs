@@ -9,19 +9,13 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { root } from "../support/browser.mjs";
-import { consumer, packTarball } from "../support/consumer.mjs";
+import { consumer, fileCleanup, packTarball, runtimes } from "../support/consumer.mjs";
 import { freePort, serveUntil } from "../support/serve.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
 
-const cleanup = [];
-test.after(() => cleanup.forEach((fn) => fn()));
-const once = { after: (fn) => cleanup.push(fn) };
+const once = fileCleanup();
 
-// The runtimes, installed once (quick when they are there).
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const bin = (path) => join(runtimes, "node_modules", path);
+const bin = runtimes();
 const NODES = { 20: process.execPath, 22: bin("node-22/bin/node"), 24: bin("node-24/bin/node") };
 
 const { tarball } = packTarball(once);

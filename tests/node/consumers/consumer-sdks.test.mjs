@@ -6,20 +6,16 @@
 // @google/genai (tests/node/support/frameworks-suite.mjs).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "../support/browser.mjs";
-import { consumer, packTarball, sh } from "../support/consumer.mjs";
+import { consumer, fileCleanup, packTarball, runtimes, sh } from "../support/consumer.mjs";
 import { recipes } from "../support/recipes.mjs";
 
-const cleanup = [];
-test.after(() => cleanup.forEach((fn) => fn()));
-const once = { after: (fn) => cleanup.push(fn) };
+const once = fileCleanup();
 
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const node22 = join(runtimes, "node_modules/node-22/bin/node");
+const node22 = runtimes()("node-22/bin/node");
 
 const fixture = (name) => readFileSync(join(root, "tests/node/support", name), "utf8");
 const recipeTs = [
@@ -49,6 +45,8 @@ const dir = consumer(once, tarball, {
   files: {
     ...recipes(...recipeTs),
     "ai-suite.mjs": fixture("ai-suite.mjs"),
+    "ai-models.mjs": fixture("ai-models.mjs"),
+    "tool-fixtures.mjs": fixture("tool-fixtures.mjs"),
     "frameworks-suite.mjs": fixture("frameworks-suite.mjs"),
     "tsconfig.json": JSON.stringify({
       compilerOptions: {

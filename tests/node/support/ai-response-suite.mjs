@@ -56,6 +56,12 @@ async function chat() {
 }
 const types = async (store) => (await store.read("chat-1")).map((e) => e.type);
 
+/** The text parts of UI message `message`, joined. */
+const textOf = (message) =>
+  message.parts
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("");
 /** The UI message chunks of a UI message stream response's body. */
 async function chunksOf(response) {
   const body = await response.text();
@@ -138,13 +144,7 @@ test("aiTurnResponse: the UI message stream carries the plan (replaced in place)
     { content: "Write tests", from: "in_progress", to: "completed" },
     { content: "Ship", from: "pending", to: "in_progress" },
   ]);
-  assert.equal(
-    last.parts
-      .filter((p) => p.type === "text")
-      .map((p) => p.text)
-      .join(""),
-    "Planned.",
-  );
+  assert.equal(textOf(last), "Planned.");
 });
 
 test("aiTurnResponse: nobody reads the response (a closed tab): the model runs to its end and the turn ends", async () => {
@@ -286,13 +286,7 @@ test("aiTurnStream: the app's own createUIMessageStream keeps its own data parts
   );
   assert.equal(dataParts(last, "data-oda-plan")[0].data.state, "finished");
   assert.equal(dataParts(last, "data-oda-suggestions")[0].data.open[0].title, "Add retries");
-  assert.equal(
-    last.parts
-      .filter((p) => p.type === "text")
-      .map((p) => p.text)
-      .join(""),
-    "Planned.",
-  );
+  assert.equal(textOf(last), "Planned.");
   assert.deepEqual(await types(store), ["session", "turn_started", "todo_update", "suggestion_offered", "todo_update", "turn_ended"]);
   await assert.rejects(
     aiTurnStream({ store, chatId: "chat-1", writer: { write() {} } }, () => undefined),

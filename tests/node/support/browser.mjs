@@ -89,3 +89,16 @@ export async function openTabs(t, html, count = 1) {
   }
   return { tabs, errors };
 }
+
+/**
+ * Opens `html` in one tab (see openTabs), waits for the page to set
+ * `window[name]` and returns it with the page's uncaught errors.
+ */
+export async function pageResult(t, html, name) {
+  const {
+    tabs: [tab],
+    errors,
+  } = await openTabs(t, html);
+  const out = await tab.waitForFunction((n) => window[n], name, { timeout: 20_000 }).then((h) => h.jsonValue());
+  return { out, errors };
+}

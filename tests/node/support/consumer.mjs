@@ -1,6 +1,7 @@
 // Tiny consumer projects built against the packed tarball (`npm pack`), as a
 // new user of the package would: installed from the npm registry with exact
 // versions, into a temp dir, through npm's shared cache.
+import { test } from "node:test";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +9,20 @@ import { dirname, join } from "node:path";
 import { root } from "./browser.mjs";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** The test file's cleanup: `once.after(fn)` runs fn when all its tests have ended (pass it as `t` below). */
+export function fileCleanup() {
+  const cleanup = [];
+  test.after(() => cleanup.forEach((fn) => fn()));
+  return { after: (fn) => cleanup.push(fn) };
+}
+
+/** Installs tests/runtimes (quick when it is there); returns bin(path), a path in its node_modules. */
+export function runtimes() {
+  const dir = join(root, "tests/runtimes");
+  execFileSync(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "ignore" });
+  return (path) => join(dir, "node_modules", path);
+}
 
 /** Runs a command in `cwd`; resolves to its output, throws with both streams on a non-zero exit. */
 export function sh(cwd, cmd, args, options = {}) {

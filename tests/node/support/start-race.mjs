@@ -3,11 +3,11 @@
 // many processes starting it at once, exactly one chat, settlement and brief.
 import assert from "node:assert/strict";
 import { runTool } from "oda-tasks";
-import { session } from "./service-helpers.mjs";
+import { makeChat } from "./service-helpers.mjs";
 
 /** Makes chat "offer-chat" holding one offer (a suggest_task call) for the processes to start. */
 export async function offerChat(store) {
-  await store.create("offer-chat", [session("offer-chat"), { type: "turn_started" }]);
+  await makeChat(store, "offer-chat");
   const r = await runTool(store, "offer-chat", {
     name: "suggest_task",
     input: { title: "Add retries", tldr: "Flaky uploads", brief: "Retry uploads." },

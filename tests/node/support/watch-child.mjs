@@ -2,6 +2,7 @@
 // for the lines it prints (writes it made, notices it heard).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const SCRIPT = fileURLToPath(new URL("../children/store-watch-child.mjs", import.meta.url));
@@ -80,4 +81,55 @@ export async function watchChild(args, { runtime = process.execPath, maxFiles } 
     },
     kill: () => proc.kill("SIGKILL"),
   };
+}
+
+/**
+ * Waits until `list` holds `count` items (a bound for a lost notice, not a
+ * timing), then `settleMs` more for one that should not come.
+ */
+export async function heardAll(list, count, what, settleMs) {
+  const deadline = Date.now() + LINE_WAIT_MS;
+  while (list.length < count) {
+    if (Date.now() > deadline) assert.fail(`${what}: heard ${JSON.stringify(list)}`);
+    await pause(10);
+  }
+  await pause(settleMs);
+}
+
+/** `n` small entries to write. */
+export const entries = (n) => Array.from({ length: n }, (_, i) => ({ type: "x", i }));
+
+/**
+ * The two-process script every shared store's feed passes: `child` (started,
+ * not yet watching chat "c") and `store` (whose listener of "c" fills `heard`)
+ * hear each other's writes once and their own at once; `another()` is a second
+ * store of the same place in this process; chat "d" is not heard.
+ */
+export async function hearEachOther(store, heard, child, another, settleMs) {
+  child.send("watch c");
+  await child.expect("watching c");
+  child.send("create c 1");
+  await child.expect("wrote c 1");
+  await heardAll(heard, 1, "the other process's create", settleMs);
+  // This process's append: heard before it resolves, not again through the feed.
+  assert.equal(await store.append("c", entries(2)), 3);
+  assert.deepEqual(heard, [1, 3]);
+  await child.expect("heard c 3");
+  child.send("append c 1");
+  await child.expect("wrote c 4");
+  await heardAll(heard, 3, "the other process's append", settleMs);
+  // Another chat is not heard; another store of the same place in this process is, at once.
+  child.send("create d 2");
+  await child.expect("wrote d 2");
+  assert.equal(await another().append("c", entries(1)), 5);
+  assert.deepEqual(heard, [1, 3, 4, 5]);
+  await child.expect("heard c 5");
+  await pause(settleMs);
+  assert.deepEqual(heard, [1, 3, 4, 5], "each length once, and nothing of chat d");
+  assert.deepEqual(await child.end(), [
+    ["c", 1],
+    ["c", 3],
+    ["c", 4],
+    ["c", 5],
+  ]);
 }

@@ -7,6 +7,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ChangeListeners, type ChangeListener } from "../watchers.js";
 import { fileStem } from "./file-names.js";
+import { keyed } from "../keyed.js";
 
 /** A chat's length and the file it was counted in: `<inode>:<bytes>`, what a stat shows. */
 export interface CountedLength {
@@ -44,12 +45,7 @@ const feeds = new Map<string, FolderFeed>();
  * const stop = folderFeed("/srv/chats").watch("chat-1", (length) => console.log(length), source);
  */
 export function folderFeed(dir: string): FolderFeed {
-  let feed = feeds.get(dir);
-  if (feed === undefined) {
-    feed = new FolderFeed(dir);
-    feeds.set(dir, feed);
-  }
-  return feed;
+  return keyed(feeds, dir, () => new FolderFeed(dir));
 }
 
 /**

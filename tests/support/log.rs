@@ -3,8 +3,14 @@
 //! outcome, messages, foreign entries, odd `v` values, raw escapes (lone
 //! surrogates), odd numbers, duplicate keys, deep nesting and plain garbage.
 //! Each entry renders as one line of JSON text (or what should have been one).
+//! The one generator of logs: the fuzz crate draws it from libFuzzer's bytes,
+//! tests/properties.rs from proptest's (`drawn`); both include it by path.
 
-use arbitrary::Arbitrary;
+#![allow(dead_code)]
+// Drawn values live one test case long; their size does not matter.
+#![allow(clippy::large_enum_variant)]
+
+use arbitrary::{Arbitrary, Unstructured};
 
 use crate::words::WORDS;
 
@@ -60,6 +66,15 @@ pub enum Str {
     Escaped(String, u8, String),
     /// One letter repeated, up to 5,000 times (refusals quote at most 200).
     Long(u16, u8),
+    /// A word with up to two spaces, tabs or newlines on each side (texts are trimmed).
+    Padded(u8, u8, u8),
+}
+
+/// Up to two blanks drawn from the bits of `bits`.
+fn padding(bits: u8) -> String {
+    (0..bits % 3)
+        .map(|k| [' ', '\t', '\n'][usize::from(bits >> (2 + 2 * k)) % 3])
+        .collect()
 }
 
 impl Str {
@@ -77,6 +92,12 @@ impl Str {
             Str::Long(n, c) => {
                 let letter = char::from(b'a' + c % 26);
                 quote_into(out, &letter.to_string().repeat(usize::from(*n) % 5000));
+            }
+            Str::Padded(before, i, after) => {
+                quote_into(
+                    out,
+                    &format!("{}{}{}", padding(*before), pick(WORDS, *i), padding(*after)),
+                );
             }
         }
     }
@@ -153,14 +174,25 @@ impl Json {
     }
 }
 
-/// A field's value: usually of the right kind, sometimes missing, null or anything.
-#[derive(Arbitrary, Debug, Clone)]
+/// A field's value: 7 in 10 of the right kind, else missing, null or anything.
+#[derive(Debug, Clone)]
 pub enum Field<T> {
     Right(T),
-    Right2(T),
     Missing,
     Null,
     Other(Json),
+}
+
+impl<'a, T: Arbitrary<'a>> Arbitrary<'a> for Field<T> {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        // Out of bytes, 0: the right kind.
+        Ok(match u.int_in_range(0..=9u8)? {
+            7 => Field::Missing,
+            8 => Field::Null,
+            9 => Field::Other(u.arbitrary()?),
+            _ => Field::Right(u.arbitrary()?),
+        })
+    }
 }
 
 /// Something that renders as a JSON value.
@@ -229,13 +261,13 @@ macro_rules! choice {
 }
 
 // Offer ids repeat often (s1..s4), so offers collide and settlements find them.
-choice!(Id, ["s1", "s2", "s3", "s4", "s1 ", "S1"]);
+choice!(Id, ["s1", "s2", "s3", "s4", "s1 ", "S1", ""]);
 choice!(Agent, ["top-level", "helper"]);
 choice!(Status, ["pending", "in_progress", "completed"]);
 choice!(OutcomeWord, ["started", "drafted", "dismissed", "restored"]);
 choice!(Role, ["user", "assistant", "system"]);
 choice!(SourceKind, ["suggestion"]);
-choice!(Permission, ["read-only", "ask", "auto", "full-access"]);
+choice!(Permission, ["read-only", "ask", "auto", "full-access", "root"]);
 choice!(ChatId, ["c", "c1", "c.s1", "c.s2"]);
 
 /// Writes an object field by field; a missing field is left out.
@@ -267,7 +299,7 @@ impl<'a> Object<'a> {
 
     fn field<T: Render>(&mut self, name: &str, field: &Field<T>) -> &mut Self {
         match field {
-            Field::Right(value) | Field::Right2(value) => {
+            Field::Right(value) => {
                 self.key(name);
                 value.render(self.out);
             }
@@ -285,8 +317,8 @@ impl<'a> Object<'a> {
 
     fn version(&mut self, v: &Version) -> &mut Self {
         match v {
-            Version::Absent => {}
-            Version::One | Version::One2 => {
+            Version::Absent | Version::Absent2 | Version::Absent3 => {}
+            Version::One | Version::One2 | Version::One3 | Version::One4 | Version::One5 => {
                 self.raw("v", "1");
             }
             Version::Two => {
@@ -327,12 +359,17 @@ impl<'a> Object<'a> {
     }
 }
 
-/// `v`: mostly absent or 1.
+/// `v`: mostly (8 in 13) absent or 1.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Version {
     Absent,
+    Absent2,
+    Absent3,
     One,
     One2,
+    One3,
+    One4,
+    One5,
     Two,
     Zero,
     Odd(u8),
@@ -367,12 +404,18 @@ pub struct OriginOf {
     pub suggestion_id: Field<Id>,
 }
 
-impl Render for OriginOf {
-    fn render(&self, out: &mut String) {
-        Object::open(out)
+impl OriginOf {
+    /// Its two fields, written into an origin or a message's source.
+    fn fields<'o, 'a>(&self, object: &'o mut Object<'a>) -> &'o mut Object<'a> {
+        object
             .field("chatId", &self.chat_id)
             .field("suggestionId", &self.suggestion_id)
-            .close();
+    }
+}
+
+impl Render for OriginOf {
+    fn render(&self, out: &mut String) {
+        self.fields(&mut Object::open(out)).close();
     }
 }
 
@@ -384,11 +427,7 @@ pub struct Source {
 
 impl Render for Source {
     fn render(&self, out: &mut String) {
-        Object::open(out)
-            .field("kind", &self.kind)
-            .field("chatId", &self.origin.chat_id)
-            .field("suggestionId", &self.origin.suggestion_id)
-            .close();
+        self.origin.fields(Object::open(out).field("kind", &self.kind)).close();
     }
 }
 
@@ -465,6 +504,12 @@ pub enum Entry {
         role: Field<Role>,
         text: Field<Str>,
         source: Field<Source>,
+    },
+    /// A message without a source: most messages.
+    Message2 {
+        v: Version,
+        role: Field<Role>,
+        text: Field<Str>,
     },
     Foreign {
         kind: Str,
@@ -572,6 +617,12 @@ impl Entry {
                 .field("role", role)
                 .field("text", text)
                 .field("source", source)
+                .close(),
+            Entry::Message2 { v, role, text } => Object::open(out)
+                .raw("type", "\"message\"")
+                .version(v)
+                .field("role", role)
+                .field("text", text)
                 .close(),
             Entry::Foreign { kind, extra } => {
                 let mut object = Object::open(out);

@@ -1,0 +1,48 @@
+// The tool calls the framework suites script, and what each records: one
+// copy for the AI SDK, LangChain and toolHandlers suites (also copied into
+// consumer projects beside ai-suite.mjs).
+import { MemoryStore } from "oda-tasks";
+
+/** A valid todo_write input: one in progress, one pending. */
+export const good = {
+  todos: [
+    { content: "Write tests", status: "in_progress" },
+    { content: "Ship", status: "pending" },
+  ],
+};
+/** A valid suggest_task input. */
+export const suggestion = { title: "Add retries", tldr: "Uploads fail on flaky networks.", brief: "In upload.ts, retry failed uploads." };
+/** The card replay makes for `good` recorded as the chat's first update in turn 1. */
+export const card = {
+  index: 2,
+  turn: 1,
+  todos: good.todos,
+  counts: { pending: 1, inProgress: 1, completed: 0 },
+  changes: {
+    added: [
+      { content: "Write tests", status: "in_progress", position: 0 },
+      { content: "Ship", status: "pending", position: 1 },
+    ],
+    removed: [],
+    statusChanged: [],
+    moved: [],
+  },
+};
+/** The offer replay makes for `suggestion` recorded first. */
+export const offer = { id: "s1", ...suggestion };
+
+/** A MemoryStore whose appends of tool entries wait until `release()`: a todo_write still being recorded. */
+export class SlowStore extends MemoryStore {
+  constructor() {
+    super();
+    this.started = new Promise((resolve) => (this.signalStarted = resolve));
+    this.gate = new Promise((resolve) => (this.release = resolve));
+  }
+  async append(chatId, entries, expected) {
+    if (entries.some((e) => !e.type.startsWith("turn_"))) {
+      this.signalStarted();
+      await this.gate;
+    }
+    return super.append(chatId, entries, expected);
+  }
+}
