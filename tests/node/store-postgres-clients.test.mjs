@@ -13,7 +13,7 @@ import { PostgresStore } from "oda-tasks/postgres";
 import { contractOver } from "./support/contract.mjs";
 import { isCommit, startProxy } from "./support/pg-proxy.mjs";
 import { startServer } from "./support/postgres.mjs";
-import { freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
+import { assertLockedOnA, freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
 
 const server = await startServer();
 after(() => server.stop());
@@ -97,15 +97,7 @@ test("postgres.js: another session holds a chat's row: writes fail with store/lo
       store.append("a", [{ type: "x" }], 2),
       runTool(store, "b", todoCall),
     ]);
-    for (const r of settled.slice(0, 2)) {
-      assert.equal(r.status, "rejected");
-      assert.ok(r.reason instanceof StoreError, String(r.reason));
-      assert.equal(r.reason.code, "store/locked");
-      assert.equal(
-        r.reason.message,
-        'chat "a": another database session held a lock this write needs (the chat\'s row, or a table) for the whole lock timeout (400 ms); nothing was written',
-      );
-    }
+    assertLockedOnA(settled.slice(0, 2), 400);
     assert.equal(settled[2].value?.ok, true, "chat b went on");
     assert.equal((await store.read("a")).length, 2, "nothing written to a");
     await holder.unsafe("ROLLBACK");

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { startServer } from "./support/postgres.mjs";
-import { freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
+import { assertLockedOnA, freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
 import { isCommit, isStatement, startProxy } from "./support/pg-proxy.mjs";
 
 const APPENDER = fileURLToPath(new URL("./children/postgres-appender.mjs", import.meta.url));
@@ -326,17 +326,10 @@ test("another session holds a chat's row (FOR UPDATE, idle in transaction): writ
   try {
     const store = db.store({ max: 2 }, { lockTimeout: 400 });
     await holdChatA(store, (sql) => holder.query(sql));
-    const locked =
-      'chat "a": another database session held a lock this write needs (the chat\'s row, or a table) for the whole lock timeout (400 ms); nothing was written';
     const onA = [runTool(store, "a", todoCall), runTool(store, "a", todoCall), store.append("a", [{ type: "x" }], 2)];
     const onB = runTool(store, "b", todoCall);
     const settled = await within(15_000, "calls while chat a's row is held", Promise.allSettled([...onA, onB]));
-    for (const r of settled.slice(0, 3)) {
-      assert.equal(r.status, "rejected");
-      assert.ok(r.reason instanceof StoreError, String(r.reason));
-      assert.equal(r.reason.code, "store/locked");
-      assert.equal(r.reason.message, locked);
-    }
+    assertLockedOnA(settled.slice(0, 3), 400);
     assert.equal(settled[3].status, "fulfilled");
     assert.equal(settled[3].value.ok, true, "chat b went on");
     assert.equal((await store.read("a")).length, 2, "nothing written to a");
@@ -369,12 +362,7 @@ test("calls queued behind a held row do not add their waits up: each write settl
     const onA = [store.append("a", [{ type: "x" }], 2), ...Array.from({ length: 4 }, () => runTool(store, "a", todoCall))];
     const calls = [...onA, runTool(store, "b", todoCall)];
     const settled = await within(20_000, "queued calls", Promise.all(calls.map(timed)));
-    const locked = `chat "a": another database session held a lock this write needs (the chat's row, or a table) for the whole lock timeout (${lockTimeout} ms); nothing was written`;
-    for (const r of settled.slice(0, onA.length)) {
-      assert.ok(r.reason instanceof StoreError, String(r.reason ?? JSON.stringify(r.value)));
-      assert.equal(r.reason.code, "store/locked");
-      assert.equal(r.reason.message, locked);
-    }
+    assertLockedOnA(settled.slice(0, onA.length), lockTimeout);
     assert.equal(settled.at(-1).value?.ok, true, "chat b went on");
     // Added up, the waits on a would end after up to three lock timeouts, and
     // chat b would wait for a connection behind them.

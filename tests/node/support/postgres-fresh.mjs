@@ -1,5 +1,7 @@
 // The repeated setup of the PostgresStore tests: a fresh schema on the
 // file's server, every pool made for it ended by `done`, migrated first.
+import assert from "node:assert/strict";
+import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { freshSchema } from "./postgres.mjs";
 
@@ -45,4 +47,14 @@ export async function holdChatA(store, run) {
   await store.create("b", [topSession("b"), { type: "turn_started" }]);
   await run("BEGIN");
   await run("SELECT * FROM oda_tasks_chats WHERE chat_id = 'a' FOR UPDATE");
+}
+
+/** Asserts that each of `settled` (settled calls on chat "a" while its row was held) was refused store/locked, in these words. */
+export function assertLockedOnA(settled, lockTimeout) {
+  const locked = `chat "a": another database session held a lock this write needs (the chat's row, or a table) for the whole lock timeout (${lockTimeout} ms); nothing was written`;
+  for (const r of settled) {
+    assert.ok(r.reason instanceof StoreError, String(r.reason ?? JSON.stringify(r.value)));
+    assert.equal(r.reason.code, "store/locked");
+    assert.equal(r.reason.message, locked);
+  }
 }
