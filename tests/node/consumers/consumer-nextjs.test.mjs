@@ -97,7 +97,10 @@ async function chat(t, { url, chats, output }) {
   // Start on the chip: the new chat, held by the store.
   await tab.getByRole("button", { name: "Start: Add retries" }).click();
   await tab.getByRole("button", { name: "Open chat: Add retries" }).waitFor({ timeout: 60_000 });
-  assert.equal(await tab.locator("oda-suggestions").locator("[part=announcement]").textContent(), "Started “Add retries” in a new chat.");
+  // The change feed may show the started chat before the action's answer announces it.
+  const announcement = tab.locator("oda-suggestions").locator("[part=announcement]");
+  await announcement.filter({ hasText: "Started “Add retries” in a new chat." }).waitFor({ timeout: 60_000 });
+  assert.equal(await announcement.textContent(), "Started “Add retries” in a new chat.");
   const script = `import { JsonlStore } from "oda-tasks/node";
 const store = new JsonlStore(process.argv[1]);
 const log = await store.read("chat-1");
