@@ -54,6 +54,11 @@ declare const messages: import("ai").ModelMessage[];
 declare const openai: { chat: { completions: { create(body: { model: string; messages: unknown[]; tools: readonly { type: "function"; function: { name: string; description: string; parameters: object; strict: boolean } }[] }): Promise<unknown> } } };
 declare const anthropic: { messages: { create(body: { model: string; max_tokens: number; messages: unknown[]; tools: readonly { name: string; description: string; input_schema: object }[] }): Promise<unknown> } };
 declare function show(...values: unknown[]): void;
+declare const source: EventSource; // an EventSource on a chat's events
+declare const screen: import("oda-tasks/http").ChatScreen;
+declare const sql: any; // a postgres.js Sql
+declare const driver: any; // an internal SQLite driver adapter
+declare const key: any; // an internal feed key
 // node:sqlite's types come with @types/node 22+, and this repository's is 20's:
 // its DatabaseSync as @types/node 22 declares it, abridged (the real one runs in consumer-sqlite).
 declare module "node:sqlite" {

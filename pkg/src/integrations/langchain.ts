@@ -54,7 +54,7 @@ interface AgentRun {
  * @example
  * import { createAgent } from "langchain";
  * import { odaTasksMiddleware } from "oda-tasks/langchain";
- * const agent = createAgent({ model, tools, middleware: [odaTasksMiddleware({ store })] });
+ * const agent = createAgent({ model: "openai:gpt-5", tools: [], middleware: [odaTasksMiddleware({ store })] });
  * await agent.invoke({ messages: [{ role: "user", content: "Plan the release" }] }, { configurable: { thread_id: "chat-1" } });
  */
 export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMiddleware {

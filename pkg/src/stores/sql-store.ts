@@ -31,7 +31,7 @@ export type ReadRow = Record<string, unknown>;
  *
  * @internal
  * @example
- * const length = checkedLength("chat-1", await lengthNow("chat-1"), expectedForQuery(2), 2);
+ * checkedLength("chat-1", 2, 2, 2); // 2 (a chat of 2 entries, as expected)
  */
 export function checkedLength(chatId: string, length: number | null, expected: number | null, expectedLength?: number): number {
   if (length === null) throw missingChat(chatId);
@@ -45,7 +45,7 @@ export function checkedLength(chatId: string, length: number | null, expected: n
  *
  * @internal
  * @example
- * class MyStore extends SqlStore { constructor() { super("m1"); } ... }
+ * const sqlStore: SqlStore = new SqliteStore(db); // PostgresStore and SqliteStore are SqlStores
  */
 export abstract class SqlStore {
   /** The mark's prefix: the engine and its epoch's version ("p1", "s1"). */
@@ -85,7 +85,7 @@ export abstract class SqlStore {
    * keeps its text: numbers, key order, repeated keys).
    *
    * @example
-   * const texts = await store.readTextFrom("chat-1", 0);
+   * const texts = await new SqliteStore(db).readTextFrom("chat-1", 0);
    */
   async readTextFrom(chatId: string, from: number): Promise<string[] | null> {
     checkChatId(chatId);
@@ -100,7 +100,7 @@ export abstract class SqlStore {
    * `mark` was taken.
    *
    * @example
-   * const { texts, mark } = (await store.readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
+   * const { texts, mark } = (await new SqliteStore(db).readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
    */
   async readSince(chatId: string, from: number, mark: string | null): Promise<LogRead | null> {
     checkChatId(chatId);

@@ -27,7 +27,7 @@ export interface ChatScreen extends Omit<ChatView, "settled"> {
  * card count, the new cards, and each of the other parts only when it changed.
  *
  * @example
- * source.addEventListener("change", (e) => { const change: ChatChange = JSON.parse(e.data); screen.cardCount = change.cardCount; });
+ * source.addEventListener("change", (e) => { const change: ChatChange = JSON.parse((e as MessageEvent<string>).data); console.log(change.cardCount); });
  */
 export interface ChatChange {
   length: number;

@@ -42,7 +42,8 @@ const feeds = new Map<string, FolderFeed>();
  * The feed of folder `dir` (a resolved path), made when first asked for.
  *
  * @example
- * const stop = folderFeed("/srv/chats").watch("chat-1", (length) => console.log(length), source);
+ * declare const counted: FeedSource; // the watching store: how to count a chat, how often to poll
+ * const stop = folderFeed("/srv/chats").watch("chat-1", (length) => console.log(length), counted);
  */
 export function folderFeed(dir: string): FolderFeed {
   return keyed(feeds, dir, () => new FolderFeed(dir));

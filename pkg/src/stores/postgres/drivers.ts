@@ -46,7 +46,7 @@ export interface PostgresJsReserved {
  * What `sql.listen` resolves to.
  *
  * @example
- * const { unlisten }: PostgresJsListening = await sql.listen("oda_tasks", (payload) => console.log(payload));
+ * const { unlisten }: PostgresJsListening = await sql.listen("oda_tasks", (payload: string) => console.log(payload));
  */
 export interface PostgresJsListening {
   /** Stops this listener (postgres.js keeps its LISTEN connection until `sql.end()`). */

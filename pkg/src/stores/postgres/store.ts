@@ -155,7 +155,7 @@ export class PostgresStore extends SqlStore implements Store {
    * Returns the function that stops it.
    *
    * @example
-   * const stop = store.watch("chat-1", (length) => console.log("now", length));
+   * const stop = new PostgresStore(pool).watch("chat-1", (length) => console.log("now", length));
    * stop();
    */
   watch(chatId: string, onChange: (length: number) => void): () => void {
