@@ -4,32 +4,14 @@
 // refuses to run as root).
 import { execFileSync, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { acceptsSoon, freePort } from "./ports.mjs";
 
 export const PGBOUNCER = "/usr/sbin/pgbouncer";
 
 /** Whether Debian's pgbouncer is installed (scripts/setup.sh --postgres installs it). */
 export const hasPgbouncer = () => existsSync(PGBOUNCER);
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve, reject) => server.listen(0, "127.0.0.1", resolve).on("error", reject));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const accepts = (port) =>
-  new Promise((resolve) => {
-    const socket = createConnection(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 
 /**
  * Starts PgBouncer in transaction mode in front of `server` (from support/postgres.mjs).
@@ -73,14 +55,11 @@ export async function startPgbouncer(server) {
     : [PGBOUNCER, [join(dir, "pgbouncer.ini")]];
   const child = spawn(cmd, argv, { stdio: "ignore" });
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  for (let i = 0; !(await accepts(port)); i++) {
-    if (i > 100 || child.exitCode !== null) {
-      const log = existsSync(join(dir, "pgbouncer.log")) ? readFileSync(join(dir, "pgbouncer.log"), "utf8") : "";
-      child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`pgbouncer did not start: ${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  if (!(await acceptsSoon(port, child, 100))) {
+    const log = existsSync(join(dir, "pgbouncer.log")) ? readFileSync(join(dir, "pgbouncer.log"), "utf8") : "";
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`pgbouncer did not start: ${log}`);
   }
   const stop = async () => {
     if (child.exitCode === null) {

@@ -5,7 +5,7 @@
 // to run as root), as ourselves otherwise.
 import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./ports.mjs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -21,15 +21,6 @@ export function serverBin() {
     : [];
   if (versions.length === 0) throw new Error("no PostgreSQL server binaries (run scripts/setup.sh --postgres, or set PG_BIN)");
   return join(base, versions[0], "bin");
-}
-
-/** A port nobody listens on right now (the server may still lose a race for it: start() retries). */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve, reject) => server.listen(0, "127.0.0.1", resolve).on("error", reject));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const running = new Set();

@@ -3,30 +3,12 @@
 // over a WebSocket. 127.0.0.1 on a free port; stopped by stop().
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
+import { acceptsSoon, freePort } from "./ports.mjs";
 
 export const WEBSOCKIFY = "/usr/bin/websockify";
 
 /** Whether Debian's websockify is installed (scripts/setup.sh --postgres installs it). */
 export const hasWebsockify = () => existsSync(WEBSOCKIFY);
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve, reject) => server.listen(0, "127.0.0.1", resolve).on("error", reject));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const accepts = (port) =>
-  new Promise((resolve) => {
-    const socket = createConnection(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 
 /**
  * Starts websockify from a free port to `server` (support/postgres.mjs, or
@@ -41,12 +23,9 @@ export async function startWsProxy(server) {
   const child = spawn(WEBSOCKIFY, [`127.0.0.1:${port}`, `127.0.0.1:${server.port}`], { stdio: "ignore" });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   process.on("exit", () => child.exitCode === null && child.kill("SIGKILL"));
-  for (let i = 0; !(await accepts(port)); i++) {
-    if (i > 200 || child.exitCode !== null) {
-      child.kill("SIGKILL");
-      throw new Error("websockify did not start");
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  if (!(await acceptsSoon(port, child, 200))) {
+    child.kill("SIGKILL");
+    throw new Error("websockify did not start");
   }
   return {
     port,
