@@ -466,3 +466,37 @@ test("a started suggestion's progress: a write in the started chat sends the par
     await s.reader.cancel();
   }
 });
+
+test("ten thousand viewers arriving at once are read a few chats at a time: at most 8 screen reads under way, every stream gets its screen", async () => {
+  const inner = new MemoryStore();
+  const ids = Array.from({ length: 40 }, (_, i) => `v${i}`);
+  for (const id of ids) await createChat(inner, id, { workspace: "/w" });
+  let under = 0;
+  let most = 0;
+  // A store whose reads take a while, as a disk's or a database's do.
+  const slow = (read) => async (...a) => {
+    most = Math.max(most, ++under);
+    try {
+      await sleep(20);
+      return await read(...a);
+    } finally {
+      under--;
+    }
+  };
+  const store = {
+    read: slow((id) => inner.read(id)),
+    readFrom: slow((id, from) => inner.readFrom(id, from)),
+    append: (...a) => inner.append(...a),
+    create: (...a) => inner.create(...a),
+    watch: (id, onChange) => inner.watch(id, onChange),
+  };
+  const handler = chatHandler({ store, authorize: allow });
+  const streams = await Promise.all(ids.map(async (id) => sse(await get(handler, `chats/${id}/events`))));
+  const first = await Promise.all(streams.map((s) => s.next()));
+  assert.deepEqual(
+    first.map((e) => e.event),
+    ids.map(() => "screen"),
+  );
+  assert.ok(most >= 2 && most <= 8, `screen reads under way at once: ${most}`);
+  for (const s of streams) await s.reader.cancel();
+});

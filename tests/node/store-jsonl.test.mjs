@@ -388,3 +388,29 @@ test("JsonlStore: a process killed mid-append leaves a log that others keep usin
     assert.deepEqual(fs.readdirSync(dir), ["c.jsonl"], "the dead process's lock and temp files are gone");
   }),
 );
+
+test("JsonlStore reads a chat in buffers sized to its file: a small chat, one small buffer; a large one, chunks of readChunkBytes", async () =>
+  inTempDir("oda-jsonl-chunks-", async (dir) => {
+    const store = new JsonlStore(dir);
+    await store.create("small", [{ type: "session", v: 1, chatId: "small", workspace: "/w" }]);
+    const big = Array.from({ length: 400 }, (_, i) => ({ type: "message", role: "user", text: `${i} ${"x".repeat(8000)}` }));
+    await store.create("big", big);
+    const sizes = [];
+    const allocUnsafe = Buffer.allocUnsafe;
+    Buffer.allocUnsafe = (size) => {
+      sizes.push(size);
+      return allocUnsafe(size);
+    };
+    try {
+      const small = fs.statSync(path.join(dir, "small.jsonl")).size;
+      assert.equal((await new JsonlStore(dir).read("small")).length, 1);
+      assert.deepEqual(sizes, [small + 1], "one read, into a buffer of the file's size and one byte more");
+      sizes.length = 0;
+      const size = fs.statSync(path.join(dir, "big.jsonl")).size;
+      assert.ok(size > 3 << 20);
+      assert.deepEqual(await new JsonlStore(dir, { readChunkBytes: 1 << 20 }).read("big"), big);
+      assert.deepEqual(sizes, [1 << 20, 1 << 20, 1 << 20, size - 3 * (1 << 20) + 1]);
+    } finally {
+      Buffer.allocUnsafe = allocUnsafe;
+    }
+  }));

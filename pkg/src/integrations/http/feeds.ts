@@ -14,6 +14,13 @@ export const RESUME_MARKS = 16;
 /** How long a chat stays watched after its last stream closed, so a client that reconnects resumes by id (ms). */
 export const LINGER_MS = 10_000;
 
+/**
+ * Screen reads under way at once per handler: ten thousand viewers
+ * reconnecting at once read their chats a few at a time, so the process's
+ * peak (reads in flight, the heap they grow) stays that of a few reads.
+ */
+export const MAX_READS = 8;
+
 /** What a chat's screen read answers: the screen, `null` for no such chat; a thrown failure is an `error` event. */
 export type ScreenReader = (chatId: string) => Promise<ChatScreen | null>;
 
@@ -60,6 +67,9 @@ export class ChatFeed {
 export class ChatFeeds {
   readonly #feeds = new Map<string, ChatFeed>();
   #passing = false;
+  /** Reads under way, and the builds waiting for one to end (oldest first). */
+  #reading = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(
     private readonly store: Store,
@@ -246,11 +256,24 @@ export class ChatFeeds {
     return moved;
   }
 
+  /** `read(chatId)` when fewer than MAX_READS are under way, else after the ones before it. */
+  async #readBounded(chatId: string): Promise<ChatScreen | null> {
+    if (this.#reading >= MAX_READS) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#reading++;
+    try {
+      return await this.read(chatId);
+    } finally {
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#reading--;
+      else next(); // the slot passes on
+    }
+  }
+
   /** Reads the screen and makes it the feed's version when it differs from the last one. */
   async #build(feed: ChatFeed): Promise<void> {
     let screen: ChatScreen | null;
     try {
-      screen = await this.read(feed.chatId);
+      screen = await this.#readBounded(feed.chatId);
     } catch (e) {
       const data = await this.failureData(e);
       if (feed.closed) return;

@@ -421,12 +421,16 @@ export class JsonlStore implements Store {
     const scanner = new JsonlScanner(start, keepFrom, undefined, chatId);
     let end = start.offset;
     for (;;) {
-      // A fresh buffer each time: the scanner keeps slices of a line that spans chunks.
-      const chunk = Buffer.allocUnsafe(this.#readChunk);
-      const { bytesRead } = await fh.read(chunk, 0, chunk.length, end);
-      if (bytesRead === 0) break;
-      scanner.push(chunk.subarray(0, bytesRead));
+      // A fresh buffer each time (the scanner keeps slices of a line that
+      // spans chunks), sized to what the file holds past `end` and one byte
+      // more: a small chat costs a small buffer and one read, as a short read
+      // is the end of a regular file.
+      const want = Math.min(this.#readChunk, Math.max(Number(st.size) - end, 0) + 1);
+      const chunk = Buffer.allocUnsafe(want);
+      const { bytesRead } = await fh.read(chunk, 0, want, end);
+      if (bytesRead > 0) scanner.push(chunk.subarray(0, bytesRead));
       end += bytesRead;
+      if (bytesRead < want) break;
     }
     scanner.end();
     const at = scanner.checkpoint;
