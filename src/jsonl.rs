@@ -55,6 +55,11 @@ pub struct LineSplitter {
 
 const BOM: &str = "\u{feff}";
 
+/// A held line grows by doubling up to this size (the CLI's and the store's read chunk)...
+const DOUBLING_LIMIT: usize = 1 << 20;
+/// ...and past it takes room for `max_line` at once, when that cap is at most this.
+const CAP_RESERVED_AT_ONCE: usize = 64 << 20;
+
 impl Default for LineSplitter {
     fn default() -> Self {
         LineSplitter::new(0, usize::MAX)
@@ -124,10 +129,16 @@ impl LineSplitter {
         if self.overlong {
             return;
         }
-        if self.pending.len() + bytes.len() > self.max_line {
+        let needed = self.pending.len() + bytes.len();
+        if needed > self.max_line {
             self.overlong = true;
             self.pending = Vec::new();
             return;
+        }
+        if needed > self.pending.capacity() && needed > DOUBLING_LIMIT && self.max_line <= CAP_RESERVED_AT_ONCE {
+            // Past a chunk, room for the longest line kept in one step: doubling up to
+            // the cap leaves blocks that the allocator cannot join into the last one.
+            let _ = self.pending.try_reserve_exact(self.max_line - self.pending.len());
         }
         self.pending.extend_from_slice(bytes);
     }
@@ -359,6 +370,21 @@ mod tests {
         long.feed(&mut chat, b"\n{}\n");
         assert!(!long.open_line());
         assert_eq!(long.unreadable.len(), 1, "the long line is reported, not read");
+    }
+
+    /// Past the first MiB a held line takes room for the cap in one step, not by doubling.
+    #[test]
+    fn a_long_held_line_reserves_the_cap_in_one_step() {
+        let mut split = LineSplitter::new(0, 16 << 20);
+        let chunk = vec![b'a'; 1 << 20];
+        split.feed(&chunk, &mut |_, _| {});
+        assert_eq!(split.pending.capacity(), 1 << 20);
+        split.feed(&chunk, &mut |_, _| {});
+        assert_eq!(split.pending.capacity(), 16 << 20);
+        let mut uncapped = LineSplitter::new(0, usize::MAX);
+        uncapped.feed(&chunk, &mut |_, _| {});
+        uncapped.feed(&chunk, &mut |_, _| {});
+        assert!(uncapped.pending.capacity() < 16 << 20, "no cap: it grows as it goes");
     }
 
     #[test]
