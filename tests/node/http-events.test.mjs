@@ -474,15 +474,17 @@ test("ten thousand viewers arriving at once are read a few chats at a time: at m
   let under = 0;
   let most = 0;
   // A store whose reads take a while, as a disk's or a database's do.
-  const slow = (read) => async (...a) => {
-    most = Math.max(most, ++under);
-    try {
-      await sleep(20);
-      return await read(...a);
-    } finally {
-      under--;
-    }
-  };
+  const slow =
+    (read) =>
+    async (...a) => {
+      most = Math.max(most, ++under);
+      try {
+        await sleep(20);
+        return await read(...a);
+      } finally {
+        under--;
+      }
+    };
   const store = {
     read: slow((id) => inner.read(id)),
     readFrom: slow((id, from) => inner.readFrom(id, from)),

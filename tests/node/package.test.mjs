@@ -136,7 +136,8 @@ test("bundled: every subpath export loads, and Node's entry loads a handful of f
     assert.ok(Object.keys(module).length > 0, `${name} exports something`);
     // Bundling renames what two modules both name (init2) and self-referring classes (_ChatState):
     // every exported function and class still carries its own name (stack traces, errors, devtools).
-    for (const [key, value] of Object.entries(module)) if (typeof value === "function") assert.equal(value.name, key, `${name}: ${key}.name`);
+    for (const [key, value] of Object.entries(module))
+      if (typeof value === "function") assert.equal(value.name, key, `${name}: ${key}.name`);
   }
   // Only the package's own sources are bundled: peers (ai, pg, ...) and runtime modules stay imports.
   const dist = new URL("../../pkg/dist/", import.meta.url);
