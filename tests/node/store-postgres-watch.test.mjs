@@ -91,22 +91,28 @@ for (const driver of DRIVERS) {
       await other.create("a", [session]);
       const stopOther = other.watch("a", (n) => heard.other.push(n));
       await until("the LISTEN connection", async () => (await listeners(client.appName)).length === 1);
+      // Watched before the feed listened: each chat is told the length the first read after LISTEN finds.
+      await until(
+        "the first read",
+        () => heard.a1.length === 1 && heard.a2.length === 1 && heard.b.length === 1 && heard.other.length === 1,
+      );
+      assert.deepEqual([heard.a1, heard.a2, heard.b, heard.other], [[1], [1], [1], [1]]);
 
       assert.equal(await write(db.schema, driver, "a", 1), 2, "the other process wrote");
-      await until("the other process's write", () => heard.a1.length === 1 && heard.a2.length === 1);
-      assert.deepEqual(heard.a1, [2]);
-      assert.deepEqual(heard.a2, [2]);
-      assert.deepEqual(heard.b, []);
+      await until("the other process's write", () => heard.a1.length === 2 && heard.a2.length === 2);
+      assert.deepEqual(heard.a1, [1, 2]);
+      assert.deepEqual(heard.a2, [1, 2]);
+      assert.deepEqual(heard.b, [1]);
 
       // This process's write: heard by the time the append resolves, and not a second time by its notice.
       assert.equal(await store.append("b", [{ type: "x" }], 1), 2);
-      assert.deepEqual(heard.b, [2], "heard at once");
+      assert.deepEqual(heard.b, [1, 2], "heard at once");
       assert.equal(await write(db.schema, driver === "pg" ? "postgres.js" : "pg", "b", 2), 3, "a process on the other client");
-      await until("the write of the other client", () => heard.b.length === 2);
+      await until("the write of the other client", () => heard.b.length === 3);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.deepEqual(heard.b, [2, 3], "each length once");
-      assert.deepEqual(heard.a1, [2]);
-      assert.deepEqual(heard.other, [], "another schema's chat of the same id heard nothing");
+      assert.deepEqual(heard.b, [1, 2, 3], "each length once");
+      assert.deepEqual(heard.a1, [1, 2]);
+      assert.deepEqual(heard.other, [1], "another schema's chat of the same id heard none of these writes");
       assert.deepEqual(await listeners(client.appName), [(await listeners(client.appName))[0]], "still one LISTEN connection");
       assert.deepEqual(errors, []);
 
@@ -115,14 +121,15 @@ for (const driver of DRIVERS) {
       await until("the LISTEN connection closed", async () => (await listeners(client.appName)).length === 0);
       assert.equal(await write(db.schema, driver, "a", 2), 3);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(heard.a1, [2], "nothing heard after stop");
+      assert.deepEqual(heard.a1, [1, 2], "nothing heard after stop");
       // Watching again opens it again.
       const again = [];
       const stop = store.watch("a", (n) => again.push(n));
       await until("the LISTEN connection again", async () => (await listeners(client.appName)).length === 1);
+      await until("the first read after listening again", () => again.length === 1);
       assert.equal(await write(db.schema, driver, "a", 3), 4);
-      await until("a write after watching again", () => again.length === 1);
-      assert.deepEqual(again, [4]);
+      await until("a write after watching again", () => again.length === 2);
+      assert.deepEqual(again, [3, 4], "the length when it listened again, then the write");
       stop();
       await store.end();
       await otherDb.done();
@@ -143,6 +150,8 @@ for (const driver of DRIVERS) {
       const heard = [];
       const stop = store.watch("a", (n) => heard.push(n));
       const [pid] = await until("the LISTEN connection", () => listeners(client.appName).then((p) => p.length === 1 && p));
+      await until("the first read after listening", () => heard.length === 1);
+      assert.deepEqual(heard, [1]);
       await admin.query("SELECT pg_terminate_backend($1)", [pid]);
       if (driver === "pg") {
         await until("the loss reported", () => errors.length > 0);
@@ -159,17 +168,51 @@ for (const driver of DRIVERS) {
         // postgres.js listens again by itself at once: the write may fall before or after.
         assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
       }
-      await until("the missed change", () => heard.length === 1, 15_000);
-      assert.deepEqual(heard, [2]);
+      await until("the missed change", () => heard.length === 2, 15_000);
+      assert.deepEqual(heard, [1, 2]);
       await until("a new LISTEN connection", async () => {
         const now = await listeners(client.appName);
         return now.length === 1 && now[0] !== pid;
       });
       assert.equal(await writer.append("a", [{ type: "y" }], 2), 3);
-      await until("a change after the reconnect", () => heard.length === 2);
-      assert.deepEqual(heard, [2, 3]);
+      await until("a change after the reconnect", () => heard.length === 3);
+      assert.deepEqual(heard, [1, 2, 3]);
       stop();
       await store.end();
+    } finally {
+      await db.done();
+    }
+  });
+
+  test(`watch (${driver}): a write that lands while the feed is still setting up its LISTEN is told once it listens`, async () => {
+    const db = await fresh();
+    try {
+      // The store's only connection held: its feed cannot look up its table or send its probe.
+      const client =
+        driver === "postgres.js"
+          ? postgres(server.url, { max: 1, connection: { search_path: db.schema.name }, onnotice: () => undefined })
+          : db.schema.pool({ max: 1 });
+      const held = driver === "postgres.js" ? await client.reserve() : await client.connect();
+      const store = new PostgresStore(client, { watchPollMs: 600_000, onError: () => undefined });
+      const writer = new PostgresStore(db.client("pg"));
+      await writer.create("a", [session]);
+      const heard = [];
+      const stop = store.watch("a", (n) => heard.push(n));
+      // A viewer's first screen (length 1), then a write no notice of which can be heard.
+      assert.equal((await writer.read("a")).length, 1);
+      assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(heard, [], "nothing heard while the feed waits for its connection");
+      held.release();
+      await until("the write made before the feed listened", () => heard.length === 1);
+      assert.deepEqual(heard, [2], "told the length its first read found: the viewer's screen is not left behind");
+      assert.equal(await writer.append("a", [{ type: "y" }], 2), 3);
+      await until("a write after it listens", () => heard.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(heard, [2, 3], "each length once");
+      stop();
+      await store.end();
+      await client.end();
     } finally {
       await db.done();
     }
@@ -215,11 +258,14 @@ test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError
       errors[0].message,
       /^PostgresStore\.watch did not hear its probe notice within 2000 ms \(LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify\) \(no notice heard\); the watched chats are read in one query every 200 ms until it listens again \(next try in \d+ ms\)$/,
     );
-    await new Promise((resolve) => setTimeout(resolve, 300)); // one poll sets where each chat stands
+    // The first poll tells each chat where it stands (a write may have come before it, unheard).
+    await until("the first poll", () => heard.a.length === 1 && heard.b.length === 1, 5_000);
+    assert.deepEqual(heard, { a: [1], b: [1] });
     assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
     assert.equal(await writer.append("b", [{ type: "x" }], 1), 2);
-    await until("the polled changes", () => heard.a.length === 1 && heard.b.length === 1, 5_000);
-    assert.deepEqual(heard, { a: [2], b: [2] });
+    await until("the polled changes", () => heard.a.length === 2 && heard.b.length === 2, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(heard, { a: [1, 2], b: [1, 2] }, "each length once");
     for (const stop of stops) stop();
     await store.end();
   } finally {
@@ -259,10 +305,12 @@ test("watch: a role that may not run pg_notify is told through onError and polls
       errors[0].message,
       /^PostgresStore\.watch did not hear its probe notice within 2000 ms \(LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify\) \(permission denied for function pg_notify\); the watched chats are read in one query every 200 ms until it listens again \(next try in \d+ ms\)$/,
     );
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // a poll (every 200 ms) sets where the chat stands
+    await until("the first poll", () => heard.length === 1, 5_000);
+    assert.deepEqual(heard, [1], "the first poll tells where the chat stands");
     assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
-    await until("the polled change", () => heard.length === 1, 5_000);
-    assert.deepEqual(heard, [2]);
+    await until("the polled change", () => heard.length === 2, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(heard, [1, 2], "each length once");
   } finally {
     await stopWatching();
     await viewer.end().catch(() => undefined);

@@ -31,7 +31,7 @@ let probes = 0;
  */
 export class ChangeFeed {
   readonly #listeners = new ChangeListeners();
-  /** The last length told per watched chat; -1: watched while listening, any length is news. */
+  /** The last length told per watched chat; none yet: any length read or heard is news. */
   readonly #known = new Map<string, number>();
   readonly #db: Promise<Database>;
   readonly #options: FeedOptions;
@@ -52,7 +52,6 @@ export class ChangeFeed {
 
   watch(chatId: string, onChange: ChangeListener): () => void {
     const stop = this.#listeners.watch(chatId, onChange);
-    if (!this.#known.has(chatId) && this.#state === "listening") this.#known.set(chatId, -1);
     if (this.#state === "idle") this.#open();
     return () => {
       stop();
@@ -174,8 +173,9 @@ export class ChangeFeed {
 
   /**
    * Reads every watched chat's length in one query and tells the ones that
-   * grew. A chat with no length known yet takes the one read, untold: the
-   * viewer read it after watching. Failures while listening turn to polling.
+   * grew. A chat with no length known yet (watched before the feed heard
+   * notices) is told the length read: a write may have landed between its
+   * viewer's read and this one, unheard. Failures while listening turn to polling.
    */
   async #resync(generation: number, fallBack = true): Promise<void> {
     const chats = this.#listeners.chats();
@@ -201,9 +201,7 @@ export class ChangeFeed {
     if (generation !== this.#generation) return;
     for (const row of rows) {
       const length = Number(row.length);
-      if (!this.#listeners.has(row.chat_id)) continue;
-      if (this.#known.has(row.chat_id)) this.#tell(row.chat_id, length);
-      else this.#known.set(row.chat_id, length);
+      if (this.#listeners.has(row.chat_id)) this.#tell(row.chat_id, length);
     }
   }
 
