@@ -66,6 +66,8 @@ export async function bundle() {
     if (!existsSync(file)) throw new Error(`bundle: ${relative(pkg, file)} is exported (pkg/package.json) but has no source`);
 
   const coreFile = join(src, `${CORE}.ts`);
+  if (!/^(?:\s*(?:\/\/[^\n]*|export\s[^;]*;))*\s*$/.test(readFileSync(coreFile, "utf8")))
+    throw new Error(`bundle: ${relative(pkg, coreFile)} must hold only comments and re-exports (the entries that import it inline it)`);
   /** The entries that import the main entry's modules too (set after the first pass). */
   const withCore = new Set();
   const layout = {
@@ -95,7 +97,8 @@ export async function bundle() {
         // The wasm-bindgen glue and the .wasm stay files of their own in pkg/wasm/.
         if (!r.path.startsWith(src + sep)) return { path: fromDepthOne(r.path), external: true };
         // An entry imported by another entry stays an import of that file: its side effects (loading the core) stay in it.
-        if (exported.has(r.path) && r.path !== args.importer) {
+        // The main entry has none (checked below), so an entry importing it re-exports the core chunk itself: one file fewer to load.
+        if (exported.has(r.path) && r.path !== args.importer && r.path !== coreFile) {
           if (!exported.has(args.importer))
             throw new Error(`bundle: ${relative(pkg, args.importer)} imports the entry ${relative(pkg, r.path)}; only entries may`);
           const path = relative(dirname(built(args.importer)), built(r.path))

@@ -2,8 +2,9 @@
 // condition of Next.js Edge routes, and the default for runtimes and bundles
 // with no other condition, such as esbuild --platform=neutral): initialises on
 // import from the bytes in the JS, so it needs no asset, no URL and no `init()`.
-import { loadInlined } from "./inline-load.js";
+import { loadInlined } from "./load.js";
+import wasmBase64 from "./wasm-inline.js";
 
 export * from "./index.js";
 
-loadInlined();
+loadInlined(wasmBase64);

@@ -5,12 +5,12 @@
 // for Node, ESM or CommonJS, copies no asset and needs none).
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { loadInlined } from "./inline-load.js";
-import { init as initWeb, isReady, loadBytes, type WasmSource } from "./load.js";
+import { init as initWeb, isReady, loadBytes, loadInlined, type WasmSource } from "./load.js";
+import wasmBase64 from "./wasm-inline.js";
 
 export * from "./index.js";
 
-loadInlined();
+loadInlined(wasmBase64);
 
 /**
  * Loads the WebAssembly core, which Node's entry already did on import
