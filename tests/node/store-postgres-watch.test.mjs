@@ -186,34 +186,40 @@ for (const driver of DRIVERS) {
 
   test(`watch (${driver}): a write that lands while the feed is still setting up its LISTEN is told once it listens`, async () => {
     const db = await fresh();
+    // The store's only connection held: its feed cannot look up its table or send its probe.
+    const client =
+      driver === "postgres.js"
+        ? postgres(server.url, { max: 1, connection: { search_path: db.schema.name }, onnotice: () => undefined })
+        : db.schema.pool({ max: 1 });
+    let held;
+    let store;
+    let stop = () => undefined;
     try {
-      // The store's only connection held: its feed cannot look up its table or send its probe.
-      const client =
-        driver === "postgres.js"
-          ? postgres(server.url, { max: 1, connection: { search_path: db.schema.name }, onnotice: () => undefined })
-          : db.schema.pool({ max: 1 });
-      const held = driver === "postgres.js" ? await client.reserve() : await client.connect();
-      const store = new PostgresStore(client, { watchPollMs: 600_000, onError: () => undefined });
+      held = driver === "postgres.js" ? await client.reserve() : await client.connect();
+      store = new PostgresStore(client, { watchPollMs: 600_000, onError: () => undefined });
       const writer = new PostgresStore(db.client("pg"));
       await writer.create("a", [session]);
       const heard = [];
-      const stop = store.watch("a", (n) => heard.push(n));
+      stop = store.watch("a", (n) => heard.push(n));
       // A viewer's first screen (length 1), then a write no notice of which can be heard.
       assert.equal((await writer.read("a")).length, 1);
       assert.equal(await writer.append("a", [{ type: "x" }], 1), 2);
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.deepEqual(heard, [], "nothing heard while the feed waits for its connection");
       held.release();
+      held = undefined;
       await until("the write made before the feed listened", () => heard.length === 1);
       assert.deepEqual(heard, [2], "told the length its first read found: the viewer's screen is not left behind");
       assert.equal(await writer.append("a", [{ type: "y" }], 2), 3);
       await until("a write after it listens", () => heard.length === 2);
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.deepEqual(heard, [2, 3], "each length once");
-      stop();
-      await store.end();
-      await client.end();
     } finally {
+      // Also after a failed assertion: the held connection and the client end, so the file cannot hang.
+      stop();
+      held?.release();
+      await store?.end();
+      await client.end();
       await db.done();
     }
   });
