@@ -26,7 +26,7 @@ test("Drizzle + postgres.js: the recipe as printed, from the tarball, over the a
   const output = sh(dir, process.execPath, [script], { env: { ...process.env, DATABASE_URL: server.url } });
   assert.equal(
     output,
-    "chat-1 has 2 entries\nchat-1 has 3 entries\nUpdated todo list: 1 pending, 0 in progress, 0 completed\nchat-1 has 4 entries\n",
+    "chat-1 has 1 entries\nchat-1 has 2 entries\nchat-1 has 3 entries\nUpdated todo list: 1 pending, 0 in progress, 0 completed\nchat-1 has 4 entries\n",
   );
   // The chat is in the app's database, in the store's tables.
   const pool = server.pool({ max: 1 });
