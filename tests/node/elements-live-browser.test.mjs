@@ -132,6 +132,14 @@ async function app(t, { pollMs = 100, watch = true } = {}) {
 }
 
 const announcement = (tab, element) => tab.locator(element).first().locator("[part=announcement]").textContent();
+/**
+ * The announcement once it starts with `prefix`: the stream can redraw the chips
+ * before the action's own answer comes back, and "Restoring…" turns into "Restored." then.
+ */
+const announced = async (tab, element, prefix) => {
+  await tab.locator(element).first().locator("[part=announcement]").filter({ hasText: prefix }).waitFor({ timeout: 10_000 });
+  return announcement(tab, element);
+};
 
 test("live elements: the screen from src, the plan following the event stream, the actions performed and announced", async (t) => {
   const { store, tools, tab, errors, requests } = await app(t);
@@ -167,10 +175,10 @@ test("live elements: the screen from src, the plan following the event stream, t
   // Dismiss, then Restore; a refused action is announced with the service's message.
   await tab.getByRole("button", { name: "Dismiss: Task 2" }).click();
   await tab.getByRole("button", { name: "Restore: Task 2" }).waitFor({ timeout: 10_000 });
-  assert.equal(await announcement(tab, "oda-suggestions"), "Dismissed “Task 2”.");
+  assert.equal(await announced(tab, "oda-suggestions", "Dismissed"), "Dismissed “Task 2”.");
   await tab.getByRole("button", { name: "Restore: Task 2" }).click();
   await tab.getByRole("button", { name: "Draft: Task 2" }).waitFor({ timeout: 10_000 });
-  assert.equal(await announcement(tab, "oda-suggestions"), "Restored “Task 2”.");
+  assert.equal(await announced(tab, "oda-suggestions", "Restored"), "Restored “Task 2”.");
   assert.deepEqual((await tab.evaluate(() => window.__events)).slice(0, 3), [
     { type: "oda-start", id: "s1" },
     { type: "oda-dismiss", id: "s2" },
@@ -189,7 +197,7 @@ test("live elements: a refusal is announced with the service's message; preventD
   await store.append("c", [{ type: "suggestion_settled", v: 1, id: "s3", outcome: "dismissed" }], (await store.read("c")).length);
   await tab.getByRole("button", { name: "Draft: Task 3" }).click();
   await tab.getByRole("button", { name: "Restore: Task 3" }).waitFor({ timeout: 10_000 }); // the element read the chat again
-  assert.equal(await announcement(tab, "oda-suggestions"), 'Could not draft “Task 3”: suggestion "s3" is dismissed.');
+  assert.equal(await announced(tab, "oda-suggestions", "Could not draft"), 'Could not draft “Task 3”: suggestion "s3" is dismissed.');
   // preventDefault: the event fires, nothing is posted.
   await tab.evaluate(() => {
     window.__prevent = true;
