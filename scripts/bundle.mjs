@@ -97,7 +97,7 @@ export async function bundle() {
         // The wasm-bindgen glue and the .wasm stay files of their own in pkg/wasm/.
         if (!r.path.startsWith(src + sep)) return { path: fromDepthOne(r.path), external: true };
         // An entry imported by another entry stays an import of that file: its side effects (loading the core) stay in it.
-        // The main entry has none (checked below), so an entry importing it re-exports the core chunk itself: one file fewer to load.
+        // The main entry has none (checked above), so an entry importing it re-exports the core chunk itself: one file fewer to load.
         if (exported.has(r.path) && r.path !== args.importer && r.path !== coreFile) {
           if (!exported.has(args.importer))
             throw new Error(`bundle: ${relative(pkg, args.importer)} imports the entry ${relative(pkg, r.path)}; only entries may`);

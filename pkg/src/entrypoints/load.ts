@@ -60,8 +60,8 @@ export async function init(source?: WasmSource | Promise<WasmSource>): Promise<v
  * naming the fix, which the first call throws.
  *
  * @example
- * import wasmBase64 from "./wasm-inline.js";
- * loadInlined(wasmBase64); // then todoWrite(...) works
+ * import { readFileSync } from "node:fs";
+ * loadInlined(readFileSync("oda_tasks_bg.wasm").toString("base64")); // then todoWrite(...) works
  */
 export function loadInlined(wasmBase64: string): void {
   try {
