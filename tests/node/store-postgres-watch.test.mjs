@@ -6,7 +6,6 @@
 // says so through onError and polls.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import pg from "pg";
 import postgres from "postgres";
 import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
@@ -245,9 +244,9 @@ test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError
   // PgBouncer passes no `options` startup parameter: a database of its own holds the tables.
   const database = `oda_bouncer_${process.pid}`;
   await admin.query(`CREATE DATABASE ${database}`);
-  const direct = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
+  const direct = server.pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
   const bouncer = await startPgbouncer(server);
-  const bounced = new pg.Pool({ connectionString: bouncer.url(database), application_name: "oda-bounced" });
+  const bounced = server.pool({ connectionString: bouncer.url(database), application_name: "oda-bounced" });
   try {
     await new PostgresStore(direct).migrate();
     const writer = new PostgresStore(direct);
@@ -287,8 +286,8 @@ test("watch: a role that may not run pg_notify is told through onError and polls
   const database = `oda_role_${process.pid}`;
   const role = `oda_viewer_${process.pid}`;
   await admin.query(`CREATE DATABASE ${database}`);
-  const owner = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
-  const viewer = new pg.Pool({ connectionString: `postgres://${role}@127.0.0.1:${server.port}/${database}` });
+  const owner = server.pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
+  const viewer = server.pool({ connectionString: `postgres://${role}@127.0.0.1:${server.port}/${database}` });
   let stopWatching = async () => undefined;
   try {
     await new PostgresStore(owner).migrate();

@@ -85,7 +85,11 @@ export async function startServer() {
     get url() {
       return `postgres://postgres@127.0.0.1:${port}/postgres`;
     },
-    /** A pg.Pool on the server; errors of idle clients (a restart) are expected and dropped. */
+    /**
+     * A pg.Pool on the server (`extra.connectionString` for another database); errors of idle
+     * clients are expected and dropped: a restart, or a `DROP DATABASE … WITH (FORCE)` right
+     * after `pool.end()`, which resolves before its connections have closed.
+     */
     pool(extra = {}) {
       const pool = new pg.Pool({ connectionString: server.url, ...extra });
       pool.on("error", () => undefined);
