@@ -2,10 +2,10 @@
 // calls, next to V8's JSON.parse and a plain-JavaScript replay of the same
 // rules. Prints a table for people, then, as its last line, one JSON object
 // for tools. Medians over repeated runs and ratios; it asserts no timing.
-// Usage: npm run bench [-- --quick] [-- --only=replay,channels,calls,memory,collisions,cold] [-- --cold-before=<another build's index.node.js>]   (--quick: fewer repeats, no 1M log)
+// Usage: npm run bench [-- --quick] [-- --only=replay,channels,calls,memory,collisions,cold] [-- --cold-before=<another build's index.node.js>] [-- --cold-node=<node binary>]   (--quick: fewer repeats, no 1M log)
 // Timing by tinybench (each task's median over its iterations, after a warm-up).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -467,8 +467,11 @@ function collisions() {
  * to the plain-JavaScript replay (scripts/bench/reference.mjs) imported and
  * called once, the processes alternating. Wall time inside each process, whose
  * main module is a file (as an app's is: its ESM loader is up, which a
- * `node -e` script's first import would pay for, 4-5 ms here).
- * `--cold-before=<entry.js>` adds another build's Node entry to the rounds.
+ * `node -e` script's first import would pay for, 4-5 ms here). The wasm floor
+ * is what any package that ships this .wasm pays, with no host layer at all.
+ * `--cold-before=<entry.js>` adds another build's Node entry to the rounds,
+ * imported as "oda-tasks" too (its package resolved from a folder of its own);
+ * `--cold-node=<node binary>` runs the probes on another Node (tests/runtimes has 22 and 24).
  */
 function coldStart() {
   const probe = (load) => `const t0 = performance.now(); ${load} process.stdout.write(String(performance.now() - t0));`;
@@ -481,25 +484,38 @@ function coldStart() {
       `const { referenceReplayJsonl } = await import(${reference}); referenceReplayJsonl(Buffer.from('{"type":"todo_update","v":1,"todos":[{"content":"a","status":"pending"}]}\\n'));`,
     ),
   };
+  // The floor under any host layer: wasm-bindgen's glue, the .wasm read, compiled and instantiated,
+  // and the same first call made on the glue itself (the answer checked, so it did the same work).
+  const glue = JSON.stringify(pathToFileURL(join(root, "pkg/wasm/oda_tasks.js")).href);
+  const params = JSON.stringify('{"input":{"todos":[{"content":"a","status":"pending"}]},"options":{}}');
+  scripts.floor = probe(
+    `const glue = await import(${glue}); glue.initSync({ module: process.getBuiltinModule("node:fs").readFileSync(${JSON.stringify(join(root, "pkg/wasm/oda_tasks_bg.wasm"))}) }); if (!glue.todoWriteCall(true, ${params})[0].startsWith('{"ok":true')) throw new Error("the floor's call was refused");`,
+  );
   // `new WebAssembly.Module` alone, the first in the process, of the shipped bytes (read before the clock starts).
   const compile = (wasm) =>
     `import { readFileSync } from "node:fs"; const bytes = readFileSync(${JSON.stringify(wasm)}); const t0 = performance.now(); new WebAssembly.Module(bytes); process.stdout.write(String(performance.now() - t0));`;
   scripts.compile = compile(join(root, "pkg/wasm/oda_tasks_bg.wasm"));
   const before = process.argv.find((a) => a.startsWith("--cold-before="))?.slice(14);
   if (before) {
-    scripts.before = call(pathToFileURL(before).href);
+    scripts.before = call("oda-tasks"); // resolved from a folder of its own to that build (below), as ours is
     scripts.compileBefore = compile(resolve(dirname(before), "../../wasm/oda_tasks_bg.wasm"));
   }
   // Inside the repository, so that "oda-tasks" resolves as in an app.
   const dir = mkdtempSync(join(root, "target", "cold-start-"));
+  if (before) {
+    mkdirSync(join(dir, "before", "node_modules"), { recursive: true });
+    symlinkSync(resolve(dirname(before), "../.."), join(dir, "before", "node_modules", "oda-tasks"), "dir");
+  }
   const files = Object.fromEntries(
     Object.entries(scripts).map(([k, script]) => {
-      const file = join(dir, `${k}.mjs`);
+      const file = join(dir, k === "before" ? "before" : "", `${k}.mjs`);
       writeFileSync(file, script);
       return [k, file];
     }),
   );
-  const once = (file) => Number(execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8" }));
+  const node = process.argv.find((a) => a.startsWith("--cold-node="))?.slice(12) ?? process.execPath;
+  const once = (file) => Number(execFileSync(node, [file], { cwd: root, encoding: "utf8" }));
+  out.cold_start_node = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
   const runs = Object.fromEntries(Object.keys(scripts).map((k) => [k, []]));
   try {
     for (let i = 0; i < 20; i++) for (const k in scripts) runs[k].push(once(files[k]));
@@ -519,6 +535,14 @@ function coldStart() {
     "fresh node: import the plain-JS replay + first call (median of 20)",
     `${out.cold_start_plain_import_ms} ms`,
     `ratio ${out.cold_start_vs_plain_import}`,
+    "",
+  ]);
+  out.cold_start_wasm_floor_ms = median(runs.floor);
+  rows.push([
+    "cold start",
+    "fresh node: the glue alone + read, compile, instantiate the .wasm + the same first call (no host layer; median of 20)",
+    `${out.cold_start_wasm_floor_ms} ms`,
+    "",
     "",
   ]);
   out.wasm_compile_ms = median(runs.compile);

@@ -127,7 +127,7 @@ test("source maps: with --enable-source-maps an oda-tasks: error from the built 
   assert.match(plain.split("\n")[1], /\/pkg\/dist\/[\w/-]+\.js:\d+:\d+\)$/);
 });
 
-test("bundled: every subpath export loads, and Node's entry loads a handful of files (the core in one shared chunk)", async () => {
+test("bundled: every subpath export loads, and Node's entry loads a handful of files (the core in one shared chunk) and none of Node's own modules", async () => {
   const manifest = JSON.parse(readFileSync(new URL("../../pkg/package.json", import.meta.url), "utf8"));
   const subpaths = Object.keys(manifest.exports).filter((k) => !k.includes("*") && !/\.(wasm|json)$/.test(k));
   for (const subpath of subpaths) {
@@ -155,11 +155,15 @@ test("bundled: every subpath export loads, and Node's entry loads a handful of f
     import { registerHooks } from "node:module";
     const seen = [];
     registerHooks({ load(url, context, next) { if (url.includes("/pkg/")) seen.push(url.replace(/^.*\\/pkg\\//, "")); return next(url, context); } });
+    const builtins = new Set(process.moduleLoadList);
     const { todoWrite } = await import("oda-tasks");
     todoWrite([], { todos: [] });
-    console.log(JSON.stringify(seen));`;
+    const loaded = process.moduleLoadList.filter((m) => !builtins.has(m) && m.startsWith("NativeModule "));
+    console.log(JSON.stringify({ seen, loaded }));`;
   const node24 = fileURLToPath(new URL("../runtimes/node_modules/node-24/bin/node", import.meta.url));
-  const seen = JSON.parse(execFileSync(node24, ["--input-type=module", "-e", script], { encoding: "utf8" }));
+  const { seen, loaded } = JSON.parse(execFileSync(node24, ["--input-type=module", "-e", script], { encoding: "utf8" }));
+  // None of Node's own modules: a top-level node:fs/promises made Node 24 load 11 (readline's among them) on every cold start.
+  assert.deepEqual(loaded, [], "Node's own modules loaded by the import and the first call");
   assert.ok(seen.includes("dist/entrypoints/index.node.js") && seen.includes("wasm/oda_tasks.js"), seen.join(", "));
   // The entry, the core chunk, the glue and the inlined .wasm: the main entry it re-exports is inlined (scripts/bundle.mjs).
   assert.ok(seen.length <= 4, `Node's entry loads ${seen.length} files: ${seen.join(", ")}`);

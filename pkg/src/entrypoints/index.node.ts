@@ -3,7 +3,6 @@
 // plain `import { todoWrite } from "oda-tasks"` works with no flags and no
 // init, needs no file-read permission (Deno) and survives any bundler (esbuild
 // for Node, ESM or CommonJS, copies no asset and needs none).
-import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { init as initWeb, isReady, loadBytes, loadInlined, type WasmSource } from "./load.js";
 import wasmBase64 from "./wasm-inline.js";
@@ -28,6 +27,9 @@ export async function init(source?: WasmSource | Promise<WasmSource>): Promise<v
   if (path !== undefined) {
     let bytes: Uint8Array;
     try {
+      // Imported here: on Node 22 and 24, node:fs/promises loads ten more of Node's own
+      // modules (readline's among them), a cost every cold start would pay (docs/performance.md).
+      const { readFile } = await import("node:fs/promises");
       bytes = await readFile(path);
     } catch (e) {
       throw new Error(
