@@ -7,7 +7,8 @@
 // (`notify: false`), while a fifth process watches every chat
 // (`postgres_append_throughput_with_notify_vs_without`, target >= 0.9).
 // Prints a table of medians over runs, then one JSON line.
-// Run: `npm run bench:postgres` (BENCH_RUNS=5 by default).
+// Run: `npm run bench:postgres` (BENCH_RUNS=5 by default; BENCH_PARTS=notify runs only the
+// notify measure; BENCH_PG_SETTINGS, a JSON object of server settings, for experiments).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -130,7 +131,9 @@ async function appendsAcrossProcesses(url, notify, watcher) {
 // A child started by appendsAcrossProcesses runs only its part (and exits).
 if (process.argv[2] === "--worker") await worker(process.argv[3], process.argv[4] === "notify");
 
-const server = await startServer();
+// BENCH_PG_SETTINGS='{"synchronous_commit":"off"}': an experiment's server settings, printed with the result.
+const settings = JSON.parse(process.env.BENCH_PG_SETTINGS ?? "{}");
+const server = await startServer(settings);
 const dir = mkdtempSync(join(tmpdir(), "oda-bench-jsonl-"));
 const pool = server.pool({ max: Math.max(...CHATS) });
 const stores = { PostgresStore: new PostgresStore(pool), JsonlStore: new JsonlStore(dir) };
@@ -183,6 +186,7 @@ const keys = { postgres_append_throughput_with_notify_vs_without: Number(ratio.t
 console.log(
   JSON.stringify({
     bench: "postgres",
+    settings,
     runs: RUNS,
     opsPerRun: OPS,
     results,

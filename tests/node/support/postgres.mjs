@@ -31,13 +31,14 @@ process.on("exit", () => {
 
 /**
  * Starts a fresh server. Resolves to `{ url, port, pool(options), restart(), stop(), kill() }`;
- * `pool()` makes a pg.Pool on it (ended by stop()).
+ * `pool()` makes a pg.Pool on it (ended by stop()). `settings` adds server settings
+ * (a benchmark's experiment, e.g. `{ synchronous_commit: "off" }`).
  *
  * @example
  * const server = await startServer();
  * try { const pool = server.pool(); ... } finally { await server.stop(); }
  */
-export async function startServer() {
+export async function startServer(settings = {}) {
   const bin = serverBin();
   const root = mkdtempSync(join(tmpdir(), "oda-pg-"));
   const data = join(root, "data");
@@ -60,7 +61,10 @@ export async function startServer() {
 
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   let port;
-  const options = () => `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories= -c max_connections=200 -c fsync=on`;
+  const options = () =>
+    `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories= -c max_connections=200 -c fsync=on${Object.entries(settings)
+      .map(([k, v]) => ` -c ${k}=${v}`)
+      .join("")}`;
   const start = async () => {
     for (let attempt = 1; ; attempt++) {
       port ??= await freePort();
