@@ -487,25 +487,27 @@ function coldStart() {
   };
   // The floor under any host layer: wasm-bindgen's glue, the .wasm read, compiled and instantiated,
   // and the same first call made on the glue itself (the answer checked, so it did the same work).
+  const wasmFile = join(root, "pkg/wasm/oda_tasks_bg.wasm");
   const glue = JSON.stringify(pathToFileURL(join(root, "pkg/wasm/oda_tasks.js")).href);
   const params = JSON.stringify('{"input":{"todos":[{"content":"a","status":"pending"}]},"options":{}}');
   scripts.floor = probe(
-    `const glue = await import(${glue}); glue.initSync({ module: process.getBuiltinModule("node:fs").readFileSync(${JSON.stringify(join(root, "pkg/wasm/oda_tasks_bg.wasm"))}) }); if (!glue.todoWriteCall(true, ${params})[0].startsWith('{"ok":true')) throw new Error("the floor's call was refused");`,
+    `const glue = await import(${glue}); glue.initSync({ module: process.getBuiltinModule("node:fs").readFileSync(${JSON.stringify(wasmFile)}) }); if (!glue.todoWriteCall(true, ${params})[0].startsWith('{"ok":true')) throw new Error("the floor's call was refused");`,
   );
   // `new WebAssembly.Module` alone, the first in the process, of the shipped bytes (read before the clock starts).
   const compile = (wasm) =>
     `import { readFileSync } from "node:fs"; const bytes = readFileSync(${JSON.stringify(wasm)}); const t0 = performance.now(); new WebAssembly.Module(bytes); process.stdout.write(String(performance.now() - t0));`;
-  scripts.compile = compile(join(root, "pkg/wasm/oda_tasks_bg.wasm"));
+  scripts.compile = compile(wasmFile);
   const before = process.argv.find((a) => a.startsWith("--cold-before="))?.slice(14);
+  const beforePackage = before && resolve(dirname(before), "../..");
   if (before) {
     scripts.before = call("oda-tasks"); // resolved from a folder of its own to that build (below), as ours is
-    scripts.compileBefore = compile(resolve(dirname(before), "../../wasm/oda_tasks_bg.wasm"));
+    scripts.compileBefore = compile(join(beforePackage, "wasm/oda_tasks_bg.wasm"));
   }
   // Inside the repository, so that "oda-tasks" resolves as in an app.
   const dir = mkdtempSync(join(root, "target", "cold-start-"));
   if (before) {
     mkdirSync(join(dir, "before", "node_modules"), { recursive: true });
-    symlinkSync(resolve(dirname(before), "../.."), join(dir, "before", "node_modules", "oda-tasks"), "dir");
+    symlinkSync(beforePackage, join(dir, "before", "node_modules", "oda-tasks"), "dir");
   }
   const files = Object.fromEntries(
     Object.entries(scripts).map(([k, script]) => {
@@ -533,42 +535,30 @@ function coldStart() {
     const s = [...list].sort((a, b) => a - b);
     return round((s[9] + s[10]) / 2, 2);
   };
-  out.cold_start_ms = median(runs.ours);
-  out.cold_start_plain_import_ms = median(runs.plain);
-  out.cold_start_vs_plain_import = round(out.cold_start_ms / out.cold_start_plain_import_ms, 2);
-  rows.push(["cold start", 'fresh node: await import("oda-tasks") + first todoWrite (median of 20)', `${out.cold_start_ms} ms`, "", ""]);
-  rows.push([
-    "cold start",
+  /** Sets `out[key]` to the median of `runs[k]` and prints it as a row. */
+  const report = (key, k, label, extra = "") => {
+    out[key] = median(runs[k]);
+    rows.push(["cold start", label, `${out[key]} ms`, extra, ""]);
+  };
+  report("cold_start_ms", "ours", 'fresh node: await import("oda-tasks") + first todoWrite (median of 20)');
+  out.cold_start_vs_plain_import = round(out.cold_start_ms / median(runs.plain), 2);
+  report(
+    "cold_start_plain_import_ms",
+    "plain",
     "fresh node: import the plain-JS replay + first call (median of 20)",
-    `${out.cold_start_plain_import_ms} ms`,
     `ratio ${out.cold_start_vs_plain_import}`,
-    "",
-  ]);
-  if (cache !== undefined) {
-    out.cold_start_compile_cache_ms = median(runs.cached);
-    rows.push([
-      "cold start",
-      "the same with Node's compile cache (NODE_COMPILE_CACHE, filled by one run before)",
-      `${out.cold_start_compile_cache_ms} ms`,
-      "",
-      "",
-    ]);
-  }
-  out.cold_start_wasm_floor_ms = median(runs.floor);
-  rows.push([
-    "cold start",
+  );
+  if (cache !== undefined)
+    report("cold_start_compile_cache_ms", "cached", "the same with Node's compile cache (NODE_COMPILE_CACHE, filled by one run before)");
+  report(
+    "cold_start_wasm_floor_ms",
+    "floor",
     "fresh node: the glue alone + read, compile, instantiate the .wasm + the same first call (no host layer; median of 20)",
-    `${out.cold_start_wasm_floor_ms} ms`,
-    "",
-    "",
-  ]);
-  out.wasm_compile_ms = median(runs.compile);
-  rows.push(["cold start", "fresh node: new WebAssembly.Module of the shipped .wasm (median of 20)", `${out.wasm_compile_ms} ms`, "", ""]);
+  );
+  report("wasm_compile_ms", "compile", "fresh node: new WebAssembly.Module of the shipped .wasm (median of 20)");
   if (before) {
-    out.cold_start_before_ms = median(runs.before);
-    out.wasm_compile_before_ms = median(runs.compileBefore);
-    rows.push(["cold start", `fresh node: the same with ${before}`, `${out.cold_start_before_ms} ms`, "", ""]);
-    rows.push(["cold start", "fresh node: new WebAssembly.Module of its .wasm", `${out.wasm_compile_before_ms} ms`, "", ""]);
+    report("cold_start_before_ms", "before", `fresh node: the same with ${before}`);
+    report("wasm_compile_before_ms", "compileBefore", "fresh node: new WebAssembly.Module of its .wasm");
   }
 }
 
