@@ -14,7 +14,9 @@ const client =
 const store = new PostgresStore(client);
 let stop;
 const heard = await new Promise((resolve) => {
-  stop = store.watch(chatId, resolve);
+  // The feed may first tell the length it read once listening (1, if that read came before the
+  // append committed): the write is heard when 2 is told.
+  stop = store.watch(chatId, (length) => length === 2 && resolve(length));
   // A write of this process is heard at once; the LISTEN connection is open by then or soon.
   store.append(chatId, [{ type: "message", role: "user", text: "hello" }]);
 });
