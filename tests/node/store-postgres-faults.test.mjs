@@ -11,6 +11,7 @@ import { PostgresStore } from "oda-tasks/postgres";
 import { startServer } from "./support/postgres.mjs";
 import { assertLockedOnA, freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
 import { isCommit, isStatement, startProxy } from "./support/pg-proxy.mjs";
+import { until } from "./support/until.mjs";
 
 const APPENDER = fileURLToPath(new URL("./children/postgres-appender.mjs", import.meta.url));
 
@@ -131,6 +132,7 @@ test("faults: an append chosen as a deadlock's victim rolled back: tried again, 
         "the append waits",
         async () =>
           (await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [app])).length === 1,
+        30_000,
       );
       // ...and then that transaction waits for the chat's row: a deadlock; the append's transaction is the one rolled back.
       await other.query("UPDATE oda_tasks_chats SET length = length WHERE chat_id = 'c'");
@@ -208,14 +210,6 @@ function appender(db, chatId, loops, app) {
   return { child, acks, exited, stderr: () => err };
 }
 
-async function until(what, check, ms = 30_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The log holds every acknowledged append where it said, each append whole, nothing else. */
 async function assertWholeAppends(db, chatId, acks) {
   const log = await db.store().read(chatId);
@@ -247,7 +241,7 @@ test("faults: SIGKILL while an append is half-written in its transaction: every 
   const run = appender(db, "k", 1, app);
   const blocker = await db.pool().connect();
   try {
-    await until("10 appends are acknowledged", () => run.acks.length >= 10);
+    await until("10 appends are acknowledged", () => run.acks.length >= 10, 30_000);
     // An uncommitted row in the middle of the append after next: that append
     // bumps the length, writes its first entry and waits on this row's key.
     let target;
@@ -263,13 +257,17 @@ test("faults: SIGKILL while an append is half-written in its transaction: every 
         if (e.code !== "23505") throw e; // the child got there first: aim further on
       }
     }
-    await until("the child's append waits mid-transaction", async () => {
-      const rows = await db.sql(
-        "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND xact_start IS NOT NULL",
-        [app],
-      );
-      return rows.length === 1;
-    });
+    await until(
+      "the child's append waits mid-transaction",
+      async () => {
+        const rows = await db.sql(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND xact_start IS NOT NULL",
+          [app],
+        );
+        return rows.length === 1;
+      },
+      30_000,
+    );
     // Everything before the waiting append is committed; it started at target - 1.
     const [{ committed }] = await db.sql("SELECT length::int AS committed FROM oda_tasks_chats WHERE chat_id = 'k'");
     assert.equal(committed, target - 1);
@@ -279,6 +277,7 @@ test("faults: SIGKILL while an append is half-written in its transaction: every 
     await until(
       "the killed process's connection is gone",
       async () => (await db.sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1", [app])).length === 0,
+      30_000,
     );
     const log = await assertWholeAppends(db, "k", run.acks);
     assert.equal(log.length, target - 1, "the log ends before the append that was cut");
@@ -296,7 +295,7 @@ test("faults: SIGKILL of a process with 4 appends always in flight: acknowledged
   await db.store().create("k", [session]);
   const run = appender(db, "k", 4, `oda-kill4-${process.pid}`);
   try {
-    await until("40 appends are acknowledged", () => run.acks.length >= 40);
+    await until("40 appends are acknowledged", () => run.acks.length >= 40, 30_000);
     run.child.kill("SIGKILL");
     assert.deepEqual(await run.exited, { code: null, signal: "SIGKILL" }, run.stderr());
     const log = await assertWholeAppends(db, "k", run.acks);

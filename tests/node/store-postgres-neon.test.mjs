@@ -13,6 +13,7 @@ import { PostgresStore } from "oda-tasks/postgres";
 import { contractOver } from "./support/contract.mjs";
 import { isCommit, startProxy } from "./support/pg-proxy.mjs";
 import { freshSchema, startServer } from "./support/postgres.mjs";
+import { until } from "./support/until.mjs";
 import { hasWebsockify, startWsProxy } from "./support/wsproxy.mjs";
 
 assert.ok(hasWebsockify(), "Debian's websockify is installed (scripts/setup.sh --postgres installs it)");
@@ -65,11 +66,7 @@ test("Neon's Pool: watch hears another pool's write through its one LISTEN conne
     const heard = [];
     const stop = store.watch("c", (n) => heard.push(n));
     // Watched before the feed listened: the first read after its LISTEN (and probe) tells the length it finds.
-    const deadline = Date.now() + 10_000;
-    while (heard.length === 0) {
-      assert.ok(Date.now() < deadline, "the first read after listening");
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until("the first read after listening", () => heard.length > 0);
     assert.deepEqual(heard, [1]);
     const { rows } = await other.query(
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN oda_tasks' AND datname = 'postgres'",
@@ -77,10 +74,7 @@ test("Neon's Pool: watch hears another pool's write through its one LISTEN conne
     assert.equal(rows[0].n, 1, "one LISTEN connection");
     // Written by a node-postgres pool (another app server): only its notice can tell it.
     assert.equal(await new PostgresStore(other).append("c", [{ type: "x" }], 1), 2);
-    while (heard.length === 1) {
-      assert.ok(Date.now() < deadline, "the other pool's write was heard");
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until("the other pool's write heard", () => heard.length > 1);
     assert.deepEqual(heard, [1, 2]);
     assert.equal(await store.append("c", [{ type: "y" }], 2), 3);
     assert.deepEqual(heard, [1, 2, 3], "its own write heard at once, and once");

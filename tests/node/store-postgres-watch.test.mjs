@@ -11,6 +11,7 @@ import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { freshSchema, startServer } from "./support/postgres.mjs";
 import { hasPgbouncer, startPgbouncer } from "./support/pgbouncer.mjs";
+import { until } from "./support/until.mjs";
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -50,16 +51,6 @@ async function listeners(name) {
     name,
   ]);
   return rows.map((r) => r.pid);
-}
-
-async function until(what, check, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 const write = (schema, driver, chatId, expected) => run(WRITER, [server.url, schema.name, driver, chatId, String(expected)]);
