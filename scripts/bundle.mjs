@@ -29,6 +29,12 @@ const TEST_ENTRIES = [
   "elements/live",
 ];
 
+/**
+ * Browser modules the package serves itself (`oda-tasks serve`'s page script,
+ * read from dist/ by the server): entries like the exported ones.
+ */
+const SERVED_ENTRIES = ["serve/chat-page"];
+
 /** `./dist/x/y.js` of every export condition and bin, as `x/y`. */
 function exportedEntries() {
   const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
@@ -60,7 +66,7 @@ const fromDepthOne = (target) => `../${relative(dist, target).split(sep).join("/
  * await bundle(); // after tsc -p pkg
  */
 export async function bundle() {
-  const exported = new Map(exportedEntries().map((name) => [join(src, `${name}.ts`), name]));
+  const exported = new Map([...exportedEntries(), ...SERVED_ENTRIES].map((name) => [join(src, `${name}.ts`), name]));
   const entries = new Map([...exported, ...TEST_ENTRIES.map((name) => [join(src, `${name}.ts`), name])]);
   for (const file of entries.keys())
     if (!existsSync(file)) throw new Error(`bundle: ${relative(pkg, file)} is exported (pkg/package.json) but has no source`);

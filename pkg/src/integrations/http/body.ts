@@ -25,27 +25,8 @@ export async function readJsonBody(request: Request, limit: number): Promise<Bod
     await request.body?.cancel().catch(() => undefined);
     return tooLarge();
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body !== null) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => undefined);
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readBounded(request, limit);
+  if (bytes === null) return tooLarge();
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -63,4 +44,36 @@ export async function readJsonBody(request: Request, limit: number): Promise<Bod
     return { refused: failure(400, "http/bad-request", "the body must be a JSON object") };
   }
   return { body: value as Record<string, unknown> };
+}
+
+/**
+ * The request's body bytes, or `null` (the rest cancelled) once they pass
+ * `limit`, whatever Content-Length claimed.
+ *
+ * @example
+ * const bytes = await readBounded(request, 4096); // null: larger than 4 KiB
+ */
+export async function readBounded(request: Request, limit: number): Promise<Uint8Array | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body !== null) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        return null;
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }

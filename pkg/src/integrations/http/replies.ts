@@ -16,6 +16,7 @@ export type HttpErrorCode =
   | "http/not-found"
   | "http/method-not-allowed"
   | "http/bad-request"
+  | "http/unauthorized"
   | "http/forbidden"
   | "http/unsupported-media-type"
   | "http/payload-too-large"

@@ -1,0 +1,105 @@
+// The HTML `serve` answers a browser with: a chat's page (the live plan,
+// suggestions and cards, drawn by the package's elements) and the sign-in
+// form. Every page is one static text with no inline script, sent with a
+// content security policy that lets it load only this server's own scripts.
+
+/** The headers of every page: no framing, no referrer, no script but the server's own. */
+export const PAGE_HEADERS: Record<string, string> = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+};
+
+/** `text` safe inside HTML text and double-quoted attributes. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const STYLE = `
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+  body { margin: 0 auto; max-width: 72rem; padding: 1rem; }
+  h1 { font-size: 1.25rem; overflow-wrap: anywhere; }
+  h2 { font-size: 1.05rem; margin: 0.25rem 0 0.75rem; }
+  .panels { display: grid; gap: 1rem; align-content: start; }
+  .columns { display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
+  @media (min-width: 60rem) { .columns { grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); } }
+  ol.cards { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.75rem; }
+  form { display: grid; gap: 0.5rem; max-width: 24rem; }
+  input, button { font: inherit; padding: 0.5rem; }
+`;
+
+/**
+ * A chat's page: `<oda-plan>` and `<oda-suggestions>` following the chat
+ * API at `apiBase` (`/api/oda`), and its cards, newest first.
+ *
+ * @example
+ * new Response(chatPage("chat-1", "/api/oda"), { headers: PAGE_HEADERS });
+ */
+export function chatPage(chatId: string, apiBase: string): string {
+  const src = escapeHtml(`${apiBase}/chats/${encodeURIComponent(chatId)}`);
+  const title = escapeHtml(chatId);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${title} · oda-tasks</title>
+<style>${STYLE}</style>
+<script type="module" src="/assets/serve/chat-page.js"></script>
+</head>
+<body>
+<main data-chat-src="${src}">
+<h1>Chat ${title}</h1>
+<div class="columns">
+<div class="panels">
+<oda-plan src="${src}"></oda-plan>
+<oda-suggestions src="${src}"></oda-suggestions>
+</div>
+<section aria-labelledby="cards-heading">
+<h2 id="cards-heading">Updates</h2>
+<p id="no-cards">No to-do list yet.</p>
+<ol id="cards" class="cards"></ol>
+</section>
+</div>
+</main>
+</body>
+</html>
+`;
+}
+
+/**
+ * The sign-in form: the token is posted once (never put in a URL) and a
+ * cookie holds the session; `next` is the page to go back to.
+ *
+ * @example
+ * new Response(signInPage("/chats/chat-1", false), { status: 401, headers: PAGE_HEADERS });
+ */
+export function signInPage(next: string, failed: boolean): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>Sign in · oda-tasks</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>Sign in</h1>
+${failed ? '<p role="alert">That token is not this server\'s.</p>\n' : ""}<form method="post" action="/sign-in">
+<label for="token">Access token (the server's ODA_TASKS_TOKEN)</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required>
+<input type="hidden" name="next" value="${escapeHtml(next)}">
+<button type="submit">Sign in</button>
+</form>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,215 @@
+// `oda-tasks serve` as a user runs it: the built CLI in its own process, over
+// real HTTP. Authorization on every route but /health, the sign-in cookie,
+// the lifecycle routes, bounded bodies, no CORS, clear start-up errors, and
+// SIGTERM finishing what is being written.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { JsonlStore } from "oda-tasks/node";
+import { toolHandlers } from "oda-tasks";
+import { runServe, startServe, TOKEN, withToken } from "./support/oda-serve.mjs";
+
+function tempStore(t) {
+  const dir = mkdtempSync(join(tmpdir(), "oda-serve-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const json = (body) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+test("serve refuses to start without a token, with a short one, or --no-auth off loopback; no stack", async (t) => {
+  const dir = tempStore(t);
+  const cases = [
+    [[], {}, "set ODA_TASKS_TOKEN to a secret of at least 16 characters (or bind to loopback with --no-auth)"],
+    [[], { ODA_TASKS_TOKEN: "short" }, "ODA_TASKS_TOKEN must be at least 16 characters (got 5)"],
+    [["--no-auth", "--host", "0.0.0.0"], {}, "--no-auth is only taken with a loopback --host (127.0.0.1, ::1, localhost), not 0.0.0.0"],
+    [["--port", "99999"], { ODA_TASKS_TOKEN: TOKEN }, '--port must be a whole number from 0 to 65535 (got "99999")'],
+    [["--bogus"], { ODA_TASKS_TOKEN: TOKEN }, 'unknown argument "--bogus"'],
+  ];
+  for (const [args, env, message] of cases) {
+    const { code, stdout, stderr } = await runServe(["--store", dir, ...args], env);
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, "");
+    assert.ok(stderr.startsWith(`oda-tasks serve: ${message}\n`), stderr);
+    assert.doesNotMatch(stderr, /\n\s+at /, "no stack");
+  }
+  const missing = await runServe([], { ODA_TASKS_TOKEN: TOKEN });
+  assert.equal(missing.code, 2);
+  assert.ok(missing.stderr.startsWith("oda-tasks serve: --store is required\n"));
+});
+
+test("serve: /health is open, every other route needs the token, and no answer carries CORS", async (t) => {
+  const { url } = await startServe(["--store", tempStore(t)], { t });
+  const health = await fetch(`${url}/health`);
+  assert.equal(health.status, 200);
+  assert.deepEqual(await health.json(), { ok: true });
+  const routes = [
+    ["/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }],
+    ["/api/oda/chats/c1", {}],
+    ["/api/oda/chats/c1/events", {}],
+    ["/api/turns/c1/begin", json({})],
+    ["/assets/serve/chat-page.js", {}],
+  ];
+  for (const [path, init] of routes) {
+    for (const authorization of [undefined, "Bearer wrong-token-0123456789", `Basic ${TOKEN}`, `Bearer ${TOKEN}x`]) {
+      const headers = { ...(init.headers ?? {}), ...(authorization ? { authorization } : {}), origin: "https://evil.example" };
+      const r = await fetch(`${url}${path}`, { ...init, headers });
+      assert.ok(r.status === 401 || r.status === 403, `${path} with ${authorization}: ${r.status}`);
+      assert.equal(r.headers.get("access-control-allow-origin"), null);
+      await r.body?.cancel();
+    }
+  }
+  // The page asks a browser to sign in, and never shows anything of a chat before.
+  const page = await fetch(`${url}/chats/c1`);
+  assert.equal(page.status, 401);
+  const html = await page.text();
+  assert.match(html, /<form method="post" action="\/sign-in">/);
+  assert.doesNotMatch(html, /oda-plan/);
+  const preflight = await fetch(`${url}/api/oda/chats/c1`, { method: "OPTIONS", headers: { origin: "https://evil.example" } });
+  assert.equal(preflight.headers.get("access-control-allow-origin"), null);
+});
+
+test("serve: the lifecycle routes create a chat and its turns; the chat API reads it", async (t) => {
+  const { url } = await startServe(["--store", tempStore(t)], { t });
+  const put = (body) => withToken(`${url}/api/sessions/c1`, { ...json(body), method: "PUT" });
+  const created = await put({ workspace: "/repos/app", settings: { permission: "ask" } });
+  assert.equal(created.status, 201);
+  assert.deepEqual(await created.json(), { ok: true, created: true });
+  assert.deepEqual(await (await put({})).json(), { ok: true, created: false });
+  const bad = await put({ agent: "boss" });
+  assert.equal(bad.status, 400);
+  assert.deepEqual(await bad.json(), {
+    error: { code: "http/bad-request", message: 'invalid session of createChat: `agent` must be "top-level" or "helper"' },
+  });
+  const begin = await withToken(`${url}/api/turns/c1/begin`, json({}));
+  assert.deepEqual(await begin.json(), { ok: true, turn: 1 });
+  assert.deepEqual(await (await withToken(`${url}/api/turns/c1/end`, json({}))).json(), { ok: true, ended: true });
+  assert.deepEqual(await (await withToken(`${url}/api/turns/c1/end`, json({}))).json(), { ok: true, ended: false });
+  const missing = await withToken(`${url}/api/turns/nope/begin`, json({}));
+  assert.equal(missing.status, 404);
+  assert.equal((await missing.json()).error.code, "store/missing-chat");
+  const wrongMethod = await withToken(`${url}/api/turns/c1/begin`);
+  assert.equal(wrongMethod.status, 405);
+  await wrongMethod.body?.cancel();
+  const big = await withToken(`${url}/api/sessions/c2`, { ...json({ title: "x".repeat(5000) }), method: "PUT" });
+  assert.equal(big.status, 413);
+  await big.body?.cancel();
+  const screen = await (await withToken(`${url}/api/oda/chats/c1`)).json();
+  assert.equal(screen.length, 3);
+  assert.equal(screen.plan.state, "none");
+});
+
+test("serve: a browser signs in once with the form; the cookie reads the chat but never calls a tool or writes a turn", async (t) => {
+  const { url } = await startServe(["--store", tempStore(t)], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({}), method: "PUT" });
+  const form = (token, next) => ({
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token, next }).toString(),
+    redirect: "manual",
+  });
+  const wrong = await fetch(`${url}/sign-in`, form("not-the-token-at-all", "/chats/c1"));
+  assert.equal(wrong.status, 401);
+  assert.equal(wrong.headers.get("set-cookie"), null);
+  assert.match(await wrong.text(), /That token is not this server's/);
+  const right = await fetch(`${url}/sign-in`, form(TOKEN, "/chats/c1"));
+  assert.equal(right.status, 303);
+  assert.equal(right.headers.get("location"), "/chats/c1");
+  const cookie = right.headers.get("set-cookie");
+  assert.match(cookie, /^oda_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=2592000$/);
+  assert.ok(!cookie.includes(TOKEN), "the cookie is not the token");
+  // No open redirect: anywhere but a chat page goes to /health.
+  const away = await fetch(`${url}/sign-in`, form(TOKEN, "https://evil.example/"));
+  assert.equal(away.headers.get("location"), "/health");
+  const session = cookie.split(";")[0];
+  const page = await fetch(`${url}/chats/c1`, { headers: { cookie: session } });
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-security-policy"), /script-src 'self'/);
+  const html = await page.text();
+  assert.match(html, /<oda-plan src="\/api\/oda\/chats\/c1"><\/oda-plan>/);
+  assert.ok(!html.includes(TOKEN));
+  assert.equal((await fetch(`${url}/api/oda/chats/c1`, { headers: { cookie: session } })).status, 200);
+  // From another site the cookie counts for nothing (a browser says so in Sec-Fetch-Site).
+  const crossSite = await fetch(`${url}/api/oda/chats/c1`, { headers: { cookie: session, "sec-fetch-site": "cross-site" } });
+  assert.equal(crossSite.status, 403);
+  await crossSite.body?.cancel();
+  for (const path of ["/api/turns/c1/begin", "/mcp"]) {
+    const r = await fetch(`${url}${path}`, { ...json({}), headers: { "content-type": "application/json", cookie: session } });
+    assert.equal(r.status, 401, path);
+    await r.body?.cancel();
+  }
+});
+
+test("serve --no-auth on loopback needs no token and says so", async (t) => {
+  const { url, output } = await startServe(["--store", tempStore(t), "--no-auth"], { env: {}, t });
+  const created = await fetch(`${url}/api/sessions/c1`, { ...json({}), method: "PUT" });
+  assert.equal(created.status, 201);
+  assert.match(output(), /no authorization \(--no-auth\)/);
+});
+
+test("serve: SIGTERM ends the event streams, lets the write in flight land, and exits 0", async (t) => {
+  const dir = tempStore(t);
+  const { url, stop } = await startServe(["--store", dir], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({}), method: "PUT" });
+  const events = await withToken(`${url}/api/oda/chats/c1/events`);
+  assert.equal(events.headers.get("content-type"), "text/event-stream; charset=utf-8");
+  const reader = events.body.getReader();
+  let first = "";
+  while (!first.includes("event: screen")) first += new TextDecoder().decode((await reader.read()).value);
+  assert.match(first, /id: 1\nevent: screen\n/);
+  // Writes in flight as the signal comes: each one answered ok has landed; none is left half done.
+  const ids = Array.from({ length: 10 }, (_, k) => `w${k}`);
+  const writes = ids.map((id) =>
+    withToken(`${url}/api/sessions/${id}`, { ...json({}), method: "PUT" }).then(
+      (r) => r.status,
+      () => "refused",
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const code = await stop();
+  assert.equal(code, 0);
+  // The stream ended rather than hung.
+  for (;;) if ((await reader.read()).done) break;
+  const answers = await Promise.all(writes);
+  const store = new JsonlStore(dir);
+  for (const [k, id] of ids.entries()) {
+    const log = await store.read(id);
+    if (answers[k] === 201) assert.equal(log?.length, 1, `${id} was answered 201`);
+    else assert.ok(answers[k] === 503 || answers[k] === "refused", `${id}: ${answers[k]}`);
+  }
+});
+
+test("serve's page shows a chat's plan, suggestions and cards live", async (t) => {
+  const dir = tempStore(t);
+  const { url } = await startServe(["--store", dir], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({ workspace: "/w" }), method: "PUT" });
+  await withToken(`${url}/api/turns/c1/begin`, json({}));
+  // Another process's writes (an agent on the same folder) reach the page through the store's change feed.
+  const tools = toolHandlers({ store: new JsonlStore(dir), chatId: "c1" });
+  await tools.todo_write({ todos: [{ content: "Write the tests", status: "in_progress" }] });
+  const { launch } = await import("./support/browser.mjs");
+  const browser = await launch();
+  t.after(() => browser.close());
+  const page = await browser.context.newPage();
+  await page.goto(`${url}/chats/c1`);
+  await page.fill("#token", TOKEN);
+  await page.click("button[type=submit]");
+  await page.waitForSelector("oda-todo-card");
+  await tools.todo_write({ todos: [{ content: "Write the tests", status: "completed" }] });
+  await page.waitForFunction(() => document.querySelectorAll("oda-todo-card").length === 2);
+  await tools.suggest_task({ title: "Add retries", tldr: "Uploads fail.", brief: "Retry failed uploads." });
+  const start = page.locator("oda-suggestions").getByRole("button", { name: "Start: Add retries" });
+  await start.click();
+  await page
+    .locator("oda-suggestions")
+    .getByRole("button", { name: /Open chat/ })
+    .click();
+  await page.waitForURL(/\/chats\/c1\.s1$/);
+  // The page's CSP admits no inline script: axe goes in through the devtools protocol.
+  await page.evaluate(readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"));
+  const violations = await page.evaluate(async () => (await globalThis.axe.run()).violations.map((v) => v.id));
+  assert.deepEqual(violations, []);
+});
