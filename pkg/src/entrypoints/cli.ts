@@ -7,10 +7,17 @@ import { fileURLToPath } from "node:url";
 import { ChatState } from "./index.node.js";
 import type { JsonlReport, TodoItem, TodoStatus } from "../core/functions.js";
 
+// A command named first loads its own modules (the MCP SDK) only then.
+if (process.argv[2] === "mcp") {
+  await (await import("../cli/mcp.js")).runMcp(process.argv.slice(3));
+  process.exit(0);
+}
+
 /** The longest line read (16 MiB, 16 times the largest tool input the package records by default); longer lines are skipped unread. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const USAGE = `usage: oda-tasks [log.jsonl] [--json]
+       oda-tasks mcp --store <dir|url>   (MCP server on stdio; mcp --help)
 
 Replays a chat's JSONL log and prints its task list, the "Update to-do list"
 cards with what each changed, the plan and the suggestions. With no path it
