@@ -34,9 +34,10 @@ export async function latestTurnId(store: Store, chatId: string, state: ChatStat
   const from = before !== undefined && before.turns < turns && before.length <= length ? before.length : 0;
   const entries = (await readFrom(store, chatId, from)) ?? [];
   for (let i = Math.min(entries.length, length - from) - 1; i >= 0; i--) {
-    const entry = entries[i] as { type?: unknown; turn?: unknown } | null;
+    const entry = entries[i] as { type?: unknown; v?: unknown; turn?: unknown } | null;
     if (entry !== null && typeof entry === "object" && entry.type === "turn_started") {
-      return remember(state, { turns, length, id: turnIdOf(entry.turn) });
+      // A newer format's `turn` may mean something else: such a turn has no id this version reads.
+      return remember(state, { turns, length, id: entry.v === undefined || entry.v === 1 ? turnIdOf(entry.turn) : null });
     }
   }
   return remember(state, { turns, length, id: null });

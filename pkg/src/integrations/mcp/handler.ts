@@ -32,7 +32,7 @@ export interface McpAuthorizeContext {
  * handler is stateless), `authorize` and the body's bound.
  *
  * @example
- * const options: McpHandlerOptions = { store, authorize: (request) => request.headers.get("authorization") === `Bearer ${token}` };
+ * const options: McpHandlerOptions = { store, authorize: (request) => request.headers.get("authorization") === `Bearer ${process.env.ODA_TASKS_TOKEN}` };
  */
 export interface McpHandlerOptions extends Omit<OdaMcpServerOptions, "sessionChat"> {
   /**
@@ -49,7 +49,7 @@ export interface McpHandlerOptions extends Omit<OdaMcpServerOptions, "sessionCha
  * An MCP handler: `(request: Request) => Promise<Response>`.
  *
  * @example
- * const handler: McpHandler = mcpHandler({ store, authorize: (request) => checkToken(request) });
+ * const handler: McpHandler = mcpHandler({ store, chatId: "chat-1", authorize: (request) => ownsChat(request, "chat-1") });
  */
 export type McpHandler = (request: Request) => Promise<Response>;
 
@@ -70,7 +70,7 @@ const RULES: OptionRules<McpHandlerOptions> = {
  * @example
  * // app/mcp/route.ts (Next.js)
  * import { mcpHandler } from "oda-tasks/mcp";
- * const handler = mcpHandler({ store, authorize: (request, { chatId }) => ownsChat(request, chatId) }); // your session check
+ * const handler = mcpHandler({ store, authorize: (request, { chatId }) => chatId === undefined || ownsChat(request, chatId) }); // your session check
  * export { handler as GET, handler as POST };
  */
 export function mcpHandler(options: McpHandlerOptions): McpHandler {
