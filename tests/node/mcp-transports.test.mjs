@@ -107,6 +107,7 @@ test("the Claude Desktop and VS Code configurations of docs/integration.md start
   ]) {
     const dir = tempDir(t);
     // The host's own paths: the store in a temp folder, VS Code's ${workspaceFolder} as it substitutes it.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's own variable, as the configuration prints it
     const args = server.args.map((arg, i) => (server.args[i - 1] === "--store" ? dir : arg.replaceAll("${workspaceFolder}", dir)));
     const client = new Client({ name: host, version: "1.0.0" });
     // From the repository, where npx finds the workspace's oda-tasks: nothing is downloaded.

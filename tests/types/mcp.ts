@@ -1,5 +1,5 @@
 // Type tests for oda-tasks/mcp against the real @modelcontextprotocol/sdk 1.32 types.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { beginTurn, MemoryStore } from "oda-tasks";
 import { CHAT_META, mcpHandler, odaMcpServer, TURN_META, type McpAuthorizeContext, type McpHandler } from "oda-tasks/mcp";
 
@@ -9,7 +9,7 @@ export const session: McpServer = odaMcpServer({ store, sessionChat: { workspace
 export const handler: McpHandler = mcpHandler({
   store,
   maxBodyBytes: 1 << 20,
-  authorize: (request: Request, { method, tool, chatId }: McpAuthorizeContext) =>
+  authorize: (_request: Request, { method, tool, chatId }: McpAuthorizeContext) =>
     method !== "tools/call" || (tool !== undefined && chatId === "c"),
 });
 export const answered: Promise<Response> = handler(new Request("https://x/mcp", { method: "POST" }));
