@@ -2,6 +2,7 @@
 // MCP hosts (Claude Desktop, VS Code, Cursor) and agents in any language
 // that take tools from an MCP server (Pydantic AI, LangGraph).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { createChat } from "../../chat/lifecycle.js";
 import type { RunToolOptions } from "../../chat/run.js";
 import { CORE_VERSION } from "../../gen/wasm-interface.js";
@@ -27,10 +28,19 @@ export function odaMcpServer(options: OdaMcpServerOptions): McpServer {
   return serverOf(readServerOptions("odaMcpServer", options));
 }
 
+/**
+ * The SDK validates JSON Schemas only for elicitation, which these tools never
+ * ask: this stands in for the Ajv it builds per server otherwise (most of
+ * the time of `mcpHandler`'s server per request, `npm run bench:mcp`).
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "oda-tasks: this MCP server asks for no elicitation" }),
+};
+
 /** Internal: the server over options already read by `readServerOptions`. */
 export function serverOf(options: ReturnType<typeof readServerOptions>): McpServer {
   const { store, chatId, sessionChat, suggestTask = true, onError, ...run } = options;
-  const server = new McpServer({ name: "oda-tasks", version: CORE_VERSION });
+  const server = new McpServer({ name: "oda-tasks", version: CORE_VERSION }, { jsonSchemaValidator: NO_ELICITATION });
   const sessionChats = new Map<string, Promise<string>>();
   const scope: CallScope = {
     store,

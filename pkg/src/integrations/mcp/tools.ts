@@ -22,18 +22,30 @@ const ANNOTATIONS: ToolAnnotations = { readOnlyHint: false, destructiveHint: fal
 /** Titles for a host's tool list (the model reads the description). */
 const TITLES: Record<string, string> = { todo_write: "Update to-do list", suggest_task: "Suggest a follow-up task" };
 
+/** Built once per tool: `mcpHandler` makes a server per request, and each shares these. */
+const built = new Map<string, McpToolConfig>();
+
 /**
  * Internal: the registration of `tool`. Its listed input schema is the
  * core's JSON Schema (the SDK adds `$schema`), carried as the metadata of a
  * schema that accepts any object.
  */
 export function mcpToolConfig(tool: ToolDefinition): McpToolConfig {
+  let config = built.get(tool.name);
+  if (config === undefined) {
+    config = toolConfig(tool);
+    built.set(tool.name, config);
+  }
+  return config;
+}
+
+function toolConfig(tool: ToolDefinition): McpToolConfig {
   const listed = JSON.parse(JSON.stringify(tool.inputSchema)) as Record<string, unknown>;
   return {
     title: TITLES[tool.name] ?? tool.name,
     description: tool.description,
     inputSchema: looseObject({}).meta(listed),
-    annotations: { ...ANNOTATIONS },
-    _meta: { ui: { resourceUri: APP_RESOURCE_URI } },
+    annotations: Object.freeze({ ...ANNOTATIONS }),
+    _meta: Object.freeze({ ui: Object.freeze({ resourceUri: APP_RESOURCE_URI }) }),
   };
 }
