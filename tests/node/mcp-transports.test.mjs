@@ -75,6 +75,20 @@ test("stdio: the built CLI serves the tools; calls naming no chat share the proc
   assert.equal(noTurn.content[0].text, "suggest_task: requires an open model turn");
 });
 
+test("stdio on a SQLite file: --store chats.db opens it (tables migrated) and the calls land there", async (t) => {
+  const file = path.join(tempDir(t), "chats.db");
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [cli, "mcp", "--store", file], stderr: "pipe" }));
+  const r = await client.callTool({ name: "todo_write", arguments: todo("In SQLite") });
+  assert.deepEqual(r.content, [{ type: "text", text: "Updated todo list: 0 pending, 1 in progress, 0 completed" }]);
+  await client.close();
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(file, { readonly: true });
+  t.after(() => db.close());
+  const texts = db.prepare("SELECT entry FROM oda_tasks_entries ORDER BY seq").pluck().all();
+  assert.equal(JSON.parse(texts.at(-1)).todos[0].content, "In SQLite");
+});
+
 test("stdio: --no-suggest-task lists todo_write only; --chat pins the chat", async (t) => {
   const dir = tempDir(t);
   const store = new JsonlStore(dir);
@@ -133,6 +147,11 @@ test("a bad --store is one line and exit 2, no stack; the replay CLI loads no MC
       "oda-tasks mcp: --store mysql://… is no store this CLI opens (a folder, a .db/.sqlite file or a postgres:// URL)",
     ],
     [["mcp", "--store", dir, "--bogus"], 'oda-tasks mcp: unknown argument "--bogus"'],
+    // Nothing listens on port 1: the password never shows.
+    [
+      ["mcp", "--store", "postgres://oda:secret@127.0.0.1:1/chats"],
+      "oda-tasks mcp: --store postgres://oda:***@127.0.0.1:1/chats: cannot open the database (store/unavailable)",
+    ],
     [["mcp", "--store", path.join(dir, "missing", "deeper", "chats.db")], null],
   ];
   for (const [args, line] of cases) {
@@ -141,7 +160,7 @@ test("a bad --store is one line and exit 2, no stack; the replay CLI loads no MC
     const lines = r.stderr.trim().split("\n");
     if (line !== null) assert.equal(lines[0], line);
     else assert.match(lines[0], /^oda-tasks mcp: --store .*chats\.db: cannot open the database \(|needs Node 22\.13\+/);
-    assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack");
+    assert.doesNotMatch(r.stderr, /\n\s+at |secret/, "no stack, no password");
     assert.ok(lines.length <= 2, r.stderr);
   }
   // A resolve hook that refuses the SDK: the replay command runs; `mcp` (the control) cannot.
