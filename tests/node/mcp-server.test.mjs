@@ -230,6 +230,16 @@ test("ill-formed _meta is the host's mistake: a fixed text with isError, nothing
     content: [{ type: "text", text: 'oda-tasks: _meta["oda-tasks/chat"] must be a non-empty string' }],
     isError: true,
   });
+  const path = await client.callTool({ name: "todo_write", arguments: todo("x"), _meta: meta("../c1") });
+  assert.deepEqual(path, {
+    content: [
+      {
+        type: "text",
+        text: 'oda-tasks: _meta["oda-tasks/chat"]: invalid chat id "../c1": it holds a path separator or a control character',
+      },
+    ],
+    isError: true,
+  });
   const turn = await client.callTool({ name: "todo_write", arguments: todo("x"), _meta: meta("c1", "") });
   assert.equal(turn.content[0].text, 'oda-tasks: _meta["oda-tasks/turn"] must be a string of 1 to 200 characters');
   assert.equal((await store.read("c1")).length, 1);
@@ -259,5 +269,6 @@ test("options are checked before anything exists: an unknown or ill-typed option
   });
   assert.throws(() => odaMcpServer({ store, suggestTask: "no" }), /`suggestTask` must be a boolean/);
   assert.throws(() => odaMcpServer({ store: {} }), /`store` must be a store/);
+  assert.throws(() => odaMcpServer({ store, chatId: "a/b" }), /`chatId`: invalid chat id "a\/b"/);
   await assert.rejects(beginTurn(store, "c1", { turn: "" }), /`turn` must be a string of 1 to 200 characters/);
 });

@@ -7,7 +7,7 @@ import { suggestTask, todoWrite } from "../../core/functions.js";
 import { beginTurn } from "../../chat/lifecycle.js";
 import { runToolWithParts, type RunToolOptions, type ToolCall } from "../../chat/run.js";
 import { MAX_TURN_ID_LENGTH } from "../../chat/turn-id.js";
-import type { Store } from "../../stores/store.js";
+import { checkChatId, type Store } from "../../stores/store.js";
 import { CARD_META, CHAT_META, OFFER_META, TURN_META } from "./keys.js";
 
 /** What a call needs from its server: the store, run options, how to find a chat the call does not name. */
@@ -35,6 +35,13 @@ export async function callTool(
   const turn = meta?.[TURN_META];
   if (named !== undefined && (typeof named !== "string" || named.length === 0)) {
     return refused(`oda-tasks: _meta["${CHAT_META}"] must be a non-empty string`);
+  }
+  if (named !== undefined) {
+    try {
+      checkChatId(named);
+    } catch (e) {
+      return refused(`oda-tasks: _meta["${CHAT_META}"]: ${(e as Error).message}`);
+    }
   }
   if (turn !== undefined && (typeof turn !== "string" || turn.length === 0 || turn.length > MAX_TURN_ID_LENGTH)) {
     return refused(`oda-tasks: _meta["${TURN_META}"] must be a string of 1 to ${MAX_TURN_ID_LENGTH} characters`);

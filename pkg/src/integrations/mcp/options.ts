@@ -3,7 +3,7 @@
 import { ANY, BOOLEAN, type OptionRule, type OptionRules, readOptions } from "../../core/options.js";
 import { RUN_OPTION_RULES, type RunToolOptions } from "../../chat/run.js";
 import { checkChatSession, type ChatSession } from "../../chat/lifecycle.js";
-import type { Store } from "../../stores/store.js";
+import { checkChatId, type Store } from "../../stores/store.js";
 
 /**
  * Options of `odaMcpServer`: the store, where a call's chat comes from when
@@ -48,6 +48,13 @@ export function readServerOptions(call: string, options: unknown): Partial<OdaMc
   const { store } = read;
   if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`store\` must be a store (MemoryStore, JsonlStore, ...)`);
+  }
+  if (read.chatId !== undefined) {
+    try {
+      checkChatId(read.chatId);
+    } catch (e) {
+      throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`chatId\`: ${(e as Error).message}`);
+    }
   }
   if (read.cache !== undefined && (read.cache as { store?: unknown } | null)?.store !== store) {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`cache\` must be a ChatStateCache of the same store`);
