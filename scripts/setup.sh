@@ -49,3 +49,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "setup: installing npm dependencies" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
+# The MCP tests' Python venv (packages from PyPI), so the test steps install nothing.
+for flag in "$@"; do
+  if [ "$flag" = --python ]; then node tests/node/support/python.mjs >&2; fi
+done

@@ -16,19 +16,18 @@ import { createChat } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { mcpHandler } from "oda-tasks/mcp";
 import { JsonlStore } from "oda-tasks/node";
-import { pythonVenv, runPython } from "./support/python.mjs";
+import { MCP_PYTHON_REQUIREMENTS, pythonVenv, runPython } from "./support/python.mjs";
 import { recipes } from "./support/recipes.mjs";
 
 const support = fileURLToPath(new URL("./support/", import.meta.url));
 const TOKEN = "py-token";
-const REQUIREMENTS = ["mcp==2.3.0", "pydantic-ai-slim[mcp]==2.68.0"];
 const UPDATED = (p, i, c) => `Updated todo list: ${p} pending, ${i} in progress, ${c} completed`;
 const SUGGESTED = (title) => `Suggested "${title}". The user decides whether to start it; do not start it yourself.`;
 const ONE_PER_TURN = "suggest_task: one suggestion per turn; this turn already offered one";
 const offer = (title) => ({ title, tldr: "Worth doing.", brief: `Self-contained: ${title}.` });
 const plan = (...items) => ({ todos: items.map(([content, status]) => ({ content, status })) });
 
-const python = pythonVenv(REQUIREMENTS);
+const python = pythonVenv(MCP_PYTHON_REQUIREMENTS);
 
 /** The store, and mcpHandler at /mcp and chatHandler at /api/oda on one node:http server. */
 async function serve(t) {

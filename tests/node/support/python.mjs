@@ -1,11 +1,17 @@
 // A Python virtual environment for the tests, its packages from PyPI through
 // pip (pip's cache keeps a rebuild quick), kept under node_modules/.cache per
-// set of pinned requirements so later runs reuse it.
+// set of pinned requirements so later runs reuse it. Run as a script
+// (`bash scripts/setup.sh --python` does), it makes the MCP tests' venv.
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root } from "./browser.mjs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** What tests/node/mcp-python.test.mjs runs: the official MCP client and Pydantic AI, pinned. */
+export const MCP_PYTHON_REQUIREMENTS = ["mcp==2.3.0", "pydantic-ai-slim[mcp]==2.68.0"];
 
 /** Python 3.11 or later on PATH (`PYTHON` overrides). */
 function python() {
@@ -48,3 +54,5 @@ export function runPython(bin, args, { cwd, env = {} } = {}) {
     );
   });
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(`setup: Python venv ${pythonVenv(MCP_PYTHON_REQUIREMENTS)}`);
