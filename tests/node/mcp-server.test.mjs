@@ -4,7 +4,7 @@
 // and turns named by the host's ids.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { beginTurn, ChatState, createChat, MemoryStore, suggestTaskTool, todoWriteTool } from "oda-tasks";
+import { beginTurn, ChatState, ChatStateCache, createChat, MemoryStore, suggestTaskTool, todoWriteTool } from "oda-tasks";
 import { odaMcpServer } from "oda-tasks/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -271,4 +271,32 @@ test("options are checked before anything exists: an unknown or ill-typed option
   assert.throws(() => odaMcpServer({ store: {} }), /`store` must be a store/);
   assert.throws(() => odaMcpServer({ store, chatId: "a/b" }), /`chatId`: invalid chat id "a\/b"/);
   await assert.rejects(beginTurn(store, "c1", { turn: "" }), /`turn` must be a string of 1 to 200 characters/);
+});
+
+test("beginTurn(store, chatId, { turn }): the open turn's id goes on (nothing written, its number); any other id, or a turn with none, ends it", async () => {
+  const store = await chatStore(["c1", {}]);
+  const turns = async () =>
+    (await store.read("c1")).filter((e) => e.type.startsWith("turn_")).map((e) => `${e.type}${e.turn ? ` ${e.turn}` : ""}`);
+  assert.equal(await beginTurn(store, "c1", { turn: "a" }), 1);
+  const length = (await store.read("c1")).length;
+  assert.equal(await beginTurn(store, "c1", { turn: "a" }), 1);
+  assert.equal((await store.read("c1")).length, length, "the same id writes nothing");
+  assert.equal(await beginTurn(store, "c1"), 2); // no id: always a new turn
+  assert.equal(await beginTurn(store, "c1", { turn: "a" }), 3); // the open turn has no id
+  assert.equal(await beginTurn(store, "c1", { turn: "b" }), 4);
+  assert.deepEqual(await turns(), [
+    "turn_started a",
+    "turn_ended",
+    "turn_started",
+    "turn_ended",
+    "turn_started a",
+    "turn_ended",
+    "turn_started b",
+  ]);
+  // A fresh cache reads the id back from the log.
+  assert.equal(await beginTurn(store, "c1", { turn: "b", cache: new ChatStateCache(store) }), 4);
+  assert.equal((await turns()).length, 7);
+  // A turn_started of a newer format carries no id this version reads: any id ends it.
+  await store.append("c1", [{ type: "turn_ended" }, { type: "turn_started", v: 2, turn: "c" }]);
+  assert.equal(await beginTurn(store, "c1", { turn: "c" }), 6);
 });
