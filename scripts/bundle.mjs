@@ -172,6 +172,12 @@ export async function bundle() {
   // Such an entry also imports the main entry's modules, so all of them share one chunk: a cold start
   // loads one file for the core, not one per set of entries that happen to share a module.
   for (const file of exported.keys()) if (file !== coreFile && usesCore(file)) withCore.add(file);
+  // So does a module an entry imports on demand (a CLI command): otherwise the core's modules it
+  // reaches would split off the others into chunks of their own.
+  for (const input of Object.values(probe.metafile.inputs))
+    for (const i of input.imports)
+      if (i.kind === "dynamic-import" && !i.external && i.path.startsWith("src/") && usesCore(join(pkg, i.path)))
+        withCore.add(join(pkg, i.path));
   const result = await build({
     ...options,
     entryPoints: [...entries].map(([file, name]) => ({ in: exported.has(file) ? file : `oda-test-entry:${file}`, out: name })),

@@ -33,6 +33,11 @@ for flag in "$@"; do
       [ -x /usr/sbin/pgbouncer ] || APT+=(pgbouncer)
       [ -x /usr/bin/websockify ] || APT+=(websockify)
       ;;
+    # Python >= 3.11 with venv for the Python agents of the MCP tests, which make
+    # their own venv and install their packages from PyPI with pip.
+    --python)
+      "${PYTHON:-python3}" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || APT+=(python3 python3-venv)
+      ;;
   esac
 done
 if [ ${#APT[@]} -gt 0 ]; then
@@ -44,3 +49,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "setup: installing npm dependencies" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
+# The MCP tests' Python venv (packages from PyPI), so the test steps install nothing.
+for flag in "$@"; do
+  if [ "$flag" = --python ]; then node tests/node/support/python.mjs >&2; fi
+done

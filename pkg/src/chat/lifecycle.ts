@@ -2,8 +2,9 @@
 // creates the chat, and the turn markers around each model call. Markers go
 // through the one write loop, so concurrent writers never double or lose one.
 import { decideAndAppend } from "./append-loop.js";
-import { ANY, ownOptions, readOptions } from "../core/options.js";
+import { ANY, ownOptions, readOptions, type OptionRule } from "../core/options.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
+import { latestTurnId, MAX_TURN_ID_LENGTH } from "./turn-id.js";
 import { StoreError, jsonCopy, type Store } from "../stores/store.js";
 import type { JsonValue, SessionEntry, SessionSettings } from "../core/types.js";
 
@@ -36,6 +37,27 @@ export interface TurnOptions {
   cache?: ChatStateCache;
 }
 
+/**
+ * Options of {@link beginTurn}: {@link TurnOptions} and the host's own id of
+ * the turn.
+ *
+ * @example
+ * await beginTurn(store, "chat-1", { turn: "msg_01H8" }); // again with "msg_01H8": the same turn goes on
+ */
+export interface BeginTurnOptions extends TurnOptions {
+  /**
+   * The host's opaque id of the turn (1 to 200 characters), stored in the
+   * `turn_started` entry: while the open turn has this id, nothing is written
+   * and the turn goes on; any other id ends the open turn and begins the next.
+   */
+  turn?: string;
+}
+
+const TURN_ID: OptionRule = {
+  expected: `a string of 1 to ${MAX_TURN_ID_LENGTH} characters`,
+  check: (v) => typeof v === "string" && v.length > 0 && v.length <= MAX_TURN_ID_LENGTH,
+};
+
 /** The version of the `session` entries this package writes. */
 const SESSION_VERSION = 1;
 
@@ -60,17 +82,22 @@ export async function createChat(store: Store, chatId: string, session?: ChatSes
  * turn, and the plan shown is the running turn's. A turn still open (its
  * model call never ended, say the process died) is ended first, in the same
  * append, so every turn in the log is closed before the next starts.
- * Resolves to the new turn's number (1 for the chat's first).
+ * Resolves to the new turn's number (1 for the chat's first). With `turn`,
+ * an open turn begun with the same id goes on instead (its number).
  *
  * @example
  * const turn = await beginTurn(store, "chat-1"); // 1
  */
-export async function beginTurn(store: Store, chatId: string, options?: TurnOptions | null): Promise<number> {
-  const cache = turnCache("beginTurn", store, options);
-  return decideAndAppend<number>(cache, chatId, `beginTurn on chat "${chatId}"`, (state) => {
+export async function beginTurn(store: Store, chatId: string, options?: BeginTurnOptions | null): Promise<number> {
+  const { turn, ...rest } = readOptions<BeginTurnOptions>("beginTurn", options, { cache: ANY, turn: TURN_ID });
+  const cache = turnCache("beginTurn", store, rest);
+  return decideAndAppend<number>(cache, chatId, `beginTurn on chat "${chatId}"`, async (state) => {
     if (state === null) throw missing(chatId, "beginTurn");
     const { turns, turnOpen } = state.listState();
-    const append = turnOpen ? [{ type: "turn_ended" }, { type: "turn_started" }] : [{ type: "turn_started" }];
+    // Decided in the write loop: two calls with one new id open one turn (the second finds the first's).
+    if (turn !== undefined && turnOpen && (await latestTurnId(store, chatId, state)) === turn) return { done: turns };
+    const started = turn === undefined ? { type: "turn_started" } : { type: "turn_started", v: 1, turn };
+    const append = turnOpen ? [{ type: "turn_ended" }, started] : [started];
     // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append, then: turns + 1 };
   });
@@ -111,6 +138,14 @@ function missing(chatId: string, call: string): StoreError {
 
 const SESSION_FIELDS = new Set(["title", "workspace", "scheduledTaskFolder", "agent", "settings"]);
 const SETTINGS_FIELDS = new Set(["preset", "model", "permission", "sandbox", "approval"]);
+
+/**
+ * Internal: checks `session` as {@link createChat} would, writing nothing,
+ * so a host that creates chats later refuses a bad one at once.
+ */
+export function checkChatSession(session: ChatSession | null | undefined): void {
+  sessionEntry("", session);
+}
 
 /** The `session` entry for `session`, checked field by field (own properties only). */
 function sessionEntry(chatId: string, session: ChatSession | null | undefined): SessionEntry {

@@ -5,8 +5,8 @@
 import { serveApp } from "../serve/app.js";
 import { MIN_TOKEN_LENGTH, OPEN_GATE, tokenGate } from "../serve/auth.js";
 import { listenFetch } from "../serve/node-http.js";
-import { openStore } from "./open-store.js";
-import { mcpEndpoint } from "./serve-mcp.js";
+import { mcpHandler } from "../integrations/mcp/handler.js";
+import { openStore, StoreSpecError } from "./open-store.js";
 
 export const SERVE_USAGE = `usage: oda-tasks serve --store <folder | postgres://… | file.db> [--port N] [--host H]
 
@@ -91,13 +91,20 @@ export async function serveCommand(args: string[]): Promise<void> {
         : `ODA_TASKS_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters (got ${token.length})`,
     );
   }
-  const opened = await openStore(options.store, "serve");
+  let opened: Awaited<ReturnType<typeof openStore>>;
+  try {
+    opened = await openStore(options.store);
+  } catch (e) {
+    if (e instanceof StoreSpecError) usageError(e.message);
+    throw e;
+  }
   const gate = options.auth ? tokenGate(token) : OPEN_GATE;
   const onError = (e: unknown) => process.stderr.write(`oda-tasks serve: ${e instanceof Error ? e.message : String(e)}\n`);
   const handler = serveApp({
     store: opened.store,
     gate,
-    mcp: await mcpEndpoint(opened.store, { suggestTask: options.suggestTask }),
+    // The bearer check is the app's (a cookie never reaches /mcp); every chat is this token's.
+    mcp: mcpHandler({ store: opened.store, authorize: () => true, suggestTask: options.suggestTask, onError }),
     // dist/ (the build rewrites the inner URL for where this code lands, and maps folders of src/ only)
     assets: new URL("../", new URL("../entrypoints/", import.meta.url)),
     onError,

@@ -11,6 +11,8 @@ import type { JsonlReport, TodoItem, TodoStatus } from "../core/functions.js";
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const USAGE = `usage: oda-tasks [log.jsonl] [--json]
+       oda-tasks mcp --store <dir|url>     (MCP server on stdio; mcp --help)
+       oda-tasks serve --store <dir|url>   (MCP, chat API and pages over HTTP; serve --help)
 
 Replays a chat's JSONL log and prints its task list, the "Update to-do list"
 cards with what each changed, the plan and the suggestions. With no path it
@@ -28,8 +30,12 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// A command named first loads its own modules (the MCP SDK) only then.
 const [command, ...rest] = process.argv.slice(2);
-if (command === "serve") await (await import("../cli/serve.js")).serveCommand(rest);
+if (command === "mcp") {
+  await (await import("../cli/mcp.js")).runMcp(rest);
+  process.exit(0);
+} else if (command === "serve") await (await import("../cli/serve.js")).serveCommand(rest);
 else replay(process.argv.slice(2));
 
 /** `oda-tasks [log.jsonl] [--json]`: the replay. */

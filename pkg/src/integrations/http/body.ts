@@ -1,6 +1,7 @@
 // A POST's body: JSON only (a form post from another site cannot send it
 // without a CORS preflight, which the handler never answers), read up to a
-// bound whatever Content-Length claims, and one JSON object.
+// bound whatever Content-Length claims, and one JSON object (or, for
+// protocols that batch, any JSON value).
 import { failure } from "./replies.js";
 
 /** A body read: the object, or the answer that refuses it. */
@@ -16,6 +17,22 @@ function isJson(type: string | null): boolean {
  * `{}`. Refuses with 415 (not JSON), 413 (too large) or 400 (not one object).
  */
 export async function readJsonBody(request: Request, limit: number): Promise<BodyRead> {
+  const read = await readJsonValue(request, limit);
+  if ("refused" in read) return read;
+  const { value } = read;
+  if (value === undefined) return { body: {} };
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { refused: failure(400, "http/bad-request", "the body must be a JSON object") };
+  }
+  return { body: value as Record<string, unknown> };
+}
+
+/**
+ * The request's JSON body as any JSON value, at most `limit` bytes (whatever
+ * Content-Length claims); `undefined` for an empty body. Refuses with 415
+ * (not JSON), 413 (too large) or 400 (not UTF-8, not JSON).
+ */
+export async function readJsonValue(request: Request, limit: number): Promise<{ value: unknown } | { refused: Response }> {
   if (!isJson(request.headers.get("content-type"))) {
     return { refused: failure(415, "http/unsupported-media-type", "a POST needs Content-Type: application/json") };
   }
@@ -33,17 +50,12 @@ export async function readJsonBody(request: Request, limit: number): Promise<Bod
   } catch {
     return { refused: failure(400, "http/bad-request", "the body is not UTF-8") };
   }
-  if (text.trim() === "") return { body: {} };
-  let value: unknown;
+  if (text.trim() === "") return { value: undefined };
   try {
-    value = JSON.parse(text);
+    return { value: JSON.parse(text) };
   } catch {
     return { refused: failure(400, "http/bad-request", "the body is not JSON") };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { refused: failure(400, "http/bad-request", "the body must be a JSON object") };
-  }
-  return { body: value as Record<string, unknown> };
 }
 
 /**

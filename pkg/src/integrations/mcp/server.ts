@@ -1,0 +1,73 @@
+// `odaMcpServer`: the two tools on an MCP server of the official SDK, for
+// MCP hosts (Claude Desktop, VS Code, Cursor) and agents in any language
+// that take tools from an MCP server (Pydantic AI, LangGraph).
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { createChat } from "../../chat/lifecycle.js";
+import type { RunToolOptions } from "../../chat/run.js";
+import { CORE_VERSION } from "../../gen/wasm-interface.js";
+import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
+import { callTool, type CallScope } from "./call.js";
+import { readServerOptions, type OdaMcpServerOptions } from "./options.js";
+import { mcpToolConfig } from "./tools.js";
+
+/**
+ * An MCP server with the tools `todo_write` and `suggest_task` over `store`.
+ * A call acts on the chat in its `_meta["oda-tasks/chat"]`, else `chatId`,
+ * else its MCP session's chat (`sessionChat`); with none, the core refuses
+ * it (no owning session). `_meta["oda-tasks/turn"]` names the model turn:
+ * a new id ends the open turn and begins the next. An unknown option throws here.
+ *
+ * @example
+ * import { odaMcpServer } from "oda-tasks/mcp";
+ * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ * const server = odaMcpServer({ store, chatId: "chat-1" });
+ * await server.connect(new StdioServerTransport());
+ */
+export function odaMcpServer(options: OdaMcpServerOptions): McpServer {
+  return serverOf(readServerOptions("odaMcpServer", options));
+}
+
+/**
+ * The SDK validates JSON Schemas only for elicitation, which these tools never
+ * ask: this stands in for the Ajv it builds per server otherwise (most of
+ * the time of `mcpHandler`'s server per request, `npm run bench:mcp`).
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "oda-tasks: this MCP server asks for no elicitation" }),
+};
+
+/** Internal: the server over options already read by `readServerOptions`. */
+export function serverOf(options: ReturnType<typeof readServerOptions>): McpServer {
+  const { store, chatId, sessionChat, suggestTask = true, onError, ...run } = options;
+  const server = new McpServer({ name: "oda-tasks", version: CORE_VERSION }, { jsonSchemaValidator: NO_ELICITATION });
+  const sessionChats = new Map<string, Promise<string>>();
+  const scope: CallScope = {
+    store,
+    run: run as RunToolOptions,
+    onError,
+    async defaultChat(sessionId) {
+      if (chatId !== undefined) return chatId;
+      if (sessionChat === undefined || sessionId === undefined) return null;
+      let chat = sessionChats.get(sessionId);
+      if (chat === undefined) {
+        const id = `mcp-session-${sessionId}`;
+        chat = createChat(store, id, sessionChat).then(() => id);
+        sessionChats.set(sessionId, chat);
+        chat.catch(() => sessionChats.delete(sessionId));
+      }
+      return chat;
+    },
+  };
+  server.registerTool(todoWriteTool.name, mcpToolConfig(todoWriteTool), (args, extra) =>
+    callTool(scope, "todo_write", args, extra._meta, extra.sessionId),
+  );
+  if (suggestTask) {
+    server.registerTool(suggestTaskTool.name, mcpToolConfig(suggestTaskTool), (args, extra) =>
+      callTool(scope, "suggest_task", args, extra._meta, extra.sessionId),
+    );
+  }
+  // MCP Apps: the `ui://oda-tasks/chat.html` resource the tools link to is
+  // registered here, by `registerOdaApp(server, options)` (its own module).
+  return server;
+}
