@@ -99,8 +99,22 @@ export interface UiToolResult {
  * (`ui`: the card of a recorded update or the recorded offer).
  */
 export async function runToolForUi(store: Store, chatId: string, call: ToolCall, options?: RunToolOptions | null): Promise<UiToolResult> {
+  const { ok: _ok, ...result } = await runToolWithParts(store, chatId, call, options);
+  return result;
+}
+
+/**
+ * Internal: {@link runToolForUi}'s answer and whether the core accepted the
+ * call (`ok`), for protocols that mark a refusal (MCP's `isError`).
+ */
+export async function runToolWithParts(
+  store: Store,
+  chatId: string,
+  call: ToolCall,
+  options?: RunToolOptions | null,
+): Promise<UiToolResult & { ok: boolean }> {
   const r = await recordCall(store, chatId, call, options, true);
-  return { text: r.ok ? r.output : r.error, ...r.ui };
+  return { ok: r.ok, text: r.ok ? r.output : r.error, ...r.ui };
 }
 
 type Recorded = ToolResult & { ui: { card?: TodoCard; offer?: Suggestion } };
