@@ -20,12 +20,18 @@ export function odaHooks(turns: ChatTurns, agents: CallAgents): OdaHooks {
   return {
     UserPromptSubmit: [
       {
-        // A turn that cannot be recorded (no such chat, a failing store) blocks the prompt instead of running unrecorded.
+        // A turn that cannot be recorded (no such chat, a failing store) stops the prompt instead of running unrecorded.
         onFailure: "block",
         hooks: [
           async (input) => {
             if (!main(input)) return {};
-            const reminder = await turns.begin();
+            let reminder: string | null;
+            try {
+              reminder = await turns.begin();
+            } catch (e) {
+              // The app reads why in the query's messages (a system message with this reason); the model is not called.
+              return { continue: false, stopReason: `oda-tasks: the turn could not begin, so the prompt was not sent: ${describe(e)}` };
+            }
             return reminder === null ? {} : { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: reminder } };
           },
         ],
@@ -46,4 +52,10 @@ export function odaHooks(turns: ChatTurns, agents: CallAgents): OdaHooks {
     StopFailure: [{ hooks: [endTurn] }],
     Interrupt: [{ hooks: [endTurn] }],
   };
+}
+
+/** An error as the stop reason gives it: its message, and its code when it has one (a store's failure). */
+function describe(e: unknown): string {
+  const { message, code } = (typeof e === "object" && e !== null ? e : { message: String(e) }) as { message?: unknown; code?: unknown };
+  return `${String(message)}${typeof code === "string" ? ` (${code})` : ""}`;
 }
