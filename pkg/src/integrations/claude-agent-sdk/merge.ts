@@ -45,7 +45,8 @@ export function mergeOptions(call: string, app: Record<string, unknown>, ours: O
   const disallowed = list("disallowedTools");
   ownTaskTools(allowed, "allowedTools");
   const denied = Object.values(ODA_TOOL_NAMES).filter((n) => disallowed.includes(n));
-  if (denied.length > 0) bad(`\`options.disallowedTools\` names ${denied.join(", ")}, the tools ${call} adds: remove ${call} instead`);
+  if (denied.length > 0)
+    bad(`\`options.disallowedTools\` names ${denied.join(", ")}, a tool ${call} adds; to go without its tools, leave ${call} out`);
   if (Array.isArray(app.tools)) ownTaskTools(list("tools"), "tools");
   const servers = record("mcpServers");
   if (Object.hasOwn(servers, ODA_SERVER))
@@ -53,6 +54,7 @@ export function mergeOptions(call: string, app: Record<string, unknown>, ours: O
   const appHooks = record("hooks");
   const hooks: Record<string, unknown[]> = {};
   for (const [event, matchers] of Object.entries(appHooks)) {
+    if (matchers === undefined) continue;
     if (!Array.isArray(matchers)) bad(`\`options.hooks.${event}\` must be an array of hook matchers`);
     hooks[event] = [...(matchers as unknown[])];
   }
