@@ -7,7 +7,8 @@
  * The name of the in-process MCP server `withOda` adds to `mcpServers`; its tools are `mcp__oda__<tool>`.
  *
  * @example
- * const options = withOda({ mcpServers: { github } }, { store, chatId }); // options.mcpServers: { github, oda }
+ * const options = withOda({ mcpServers: {} }, { store, chatId });
+ * Object.keys(options.mcpServers ?? {}); // ["oda"]
  */
 export const ODA_SERVER = "oda";
 
@@ -15,7 +16,7 @@ export const ODA_SERVER = "oda";
  * The tools' names as the SDK and the model see them (`mcp__<server>__<tool>`).
  *
  * @example
- * if (block.type === "tool_use" && block.name === ODA_TOOL_NAMES.todo_write) drawCard(block.id);
+ * if (block.type === "tool_use" && block.name === ODA_TOOL_NAMES.todo_write) show(block.id);
  */
 export const ODA_TOOL_NAMES = {
   todo_write: `mcp__${ODA_SERVER}__todo_write`,
@@ -34,7 +35,9 @@ export const SDK_TASK_TOOLS: readonly string[] = ["TodoWrite", "TaskCreate", "Ta
  * `_meta` key of a `todo_write` result holding the recorded update's card (what `<oda-todo-card>` takes).
  *
  * @example
- * const card = result._meta?.[CARD_META];
+ * import type { SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
+ * declare const message: SDKUserMessage; // a tool result the SDK hands the app
+ * const card = (message.tool_use_result as { _meta?: Record<string, unknown> } | undefined)?._meta?.[CARD_META];
  */
 export const CARD_META = "oda-tasks/card";
 
@@ -42,7 +45,9 @@ export const CARD_META = "oda-tasks/card";
  * `_meta` key of a `suggest_task` result holding the recorded offer `{ id, title, tldr, brief }`.
  *
  * @example
- * const offer = result._meta?.[OFFER_META];
+ * import type { SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
+ * declare const message: SDKUserMessage;
+ * const offer = (message.tool_use_result as { _meta?: Record<string, unknown> } | undefined)?._meta?.[OFFER_META];
  */
 export const OFFER_META = "oda-tasks/offer";
 
@@ -51,7 +56,9 @@ export const OFFER_META = "oda-tasks/offer";
  * app's chat, or a subagent's {@link helperChatId}).
  *
  * @example
- * const chatId = result._meta?.[CHAT_META];
+ * import type { SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
+ * declare const message: SDKUserMessage;
+ * const recordedOn = (message.tool_use_result as { _meta?: Record<string, unknown> } | undefined)?._meta?.[CHAT_META];
  */
 export const CHAT_META = "oda-tasks/chat";
 
@@ -60,11 +67,11 @@ export const CHAT_META = "oda-tasks/chat";
  * the chat it works for (SPEC: a helper has its own log and its own list).
  *
  * @example
- * const { todos } = replayTodos(await store.read(helperChatId("chat-1", input.agent_id))); // a subagent's list
+ * const { todos } = replayTodos((await store.read(helperChatId("chat-1", "a1b2c3"))) ?? []); // the list of subagent a1b2c3
  */
 export function helperChatId(chatId: string, agentId: string): string {
   return `${chatId}~${agentId}`;
 }
 
-/** The SDK's `_meta` key on an in-process tool call carrying the call's tool-use id. */
+/** Internal: the SDK's `_meta` key on an in-process tool call carrying the call's tool-use id. */
 export const TOOL_USE_ID_META = "claudecode/toolUseId";
