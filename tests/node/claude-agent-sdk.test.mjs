@@ -203,6 +203,42 @@ test("each prompt of a streamed conversation is one turn, ended by its Stop or S
   );
 });
 
+test("an interrupt ends the turn by its Interrupt hook", async () => {
+  const chat = new MemoryStore();
+  await createChat(chat, "i", { workspace: "/w" });
+  api.script("RUN-I", [{ hold: true }]);
+  let done;
+  const finished = new Promise((resolve) => (done = resolve));
+  async function* prompts() {
+    yield { type: "user", message: { role: "user", content: "RUN-I: take your time" }, parent_tool_use_id: null };
+    await finished;
+  }
+  const interrupted = [];
+  const q = query({
+    prompt: prompts(),
+    options: withOda(cli({ hooks: { Interrupt: [{ hooks: [async (i) => (interrupted.push(i.reason), {})] }] } }), {
+      store: chat,
+      chatId: "i",
+    }),
+  });
+  const asked = until("the model's request", () => api.of("RUN-I").length === 1).then(() => q.interrupt());
+  // The log as the interrupted turn's result arrives, the query (and its CLI) still running: the hooks alone wrote it.
+  let atResult;
+  try {
+    for await (const m of q) {
+      if (m.type !== "result" || atResult !== undefined) continue;
+      atResult = await types(chat, "i");
+      done();
+    }
+  } catch (e) {
+    assert.match(e.message, /error result/); // the CLI exits with the interrupted turn's error
+  }
+  await asked;
+  assert.deepEqual(interrupted, ["stop"], "the CLI ran the Interrupt hooks");
+  assert.deepEqual(atResult, ["session", "turn_started", "turn_ended"]);
+  assert.deepEqual(await types(chat, "i"), atResult);
+});
+
 test("a query that ends without a Stop (its turn limit) still ends its turn, once, after its tool calls", async () => {
   const chat = new MemoryStore();
   await createChat(chat, "d", { workspace: "/w" });

@@ -12,7 +12,8 @@ const MAX_BODY = 8 * 1024 * 1024;
 /**
  * Starts the API on 127.0.0.1. `scripts[marker]` lists, per step, either the
  * content blocks of the reply (`{ type: "text", text }`, `{ type: "tool_use", id, name, input }`)
- * or `{ status, message }` for an API error. A request of no script gets the text "ok".
+ * `{ status, message }` for an API error, or `{ hold: true }` for a stream that starts and
+ * never ends (until the client closes it). A request of no script gets the text "ok".
  */
 export async function startFakeAnthropic() {
   const scripts = new Map();
@@ -42,6 +43,12 @@ export async function startFakeAnthropic() {
       const step = body.messages.filter((m) => m.role === "assistant").length;
       requests.push({ marker, step, body });
       const reply = marker === undefined ? undefined : scripts.get(marker)[step];
+      if (reply?.hold === true) {
+        // A reply that never comes: the stream starts and stays open until the client goes.
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.write(sse([], body.model).split("\n\n")[0] + "\n\n");
+        return;
+      }
       if (reply !== undefined && !Array.isArray(reply)) {
         res.writeHead(reply.status, { "content-type": "application/json" });
         res.end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: reply.message } }));
@@ -70,7 +77,11 @@ export async function startFakeAnthropic() {
     of(marker) {
       return requests.filter((r) => r.marker === marker);
     },
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
   };
 }
 
