@@ -2,7 +2,8 @@
 // core's names, descriptions and JSON Schemas as listed; a schema that lets
 // every object through, so the core, not zod, judges the input and the model
 // reads the core's exact text; the card or offer in the result's `_meta`.
-import { createSdkMcpServer, type McpSdkServerConfigWithInstance } from "@anthropic-ai/claude-agent-sdk";
+import type { McpSdkServerConfigWithInstance } from "@anthropic-ai/claude-agent-sdk";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { looseObject } from "zod/v4";
 import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
@@ -21,23 +22,29 @@ export type OdaAnswer = UiToolResult & { ok: boolean; chatId: string };
 
 /**
  * Internal: the `oda` server, always loaded (never deferred behind tool
- * search), whose tool calls go to `call`.
+ * search), whose tool calls go to `call`. Built as the SDK's
+ * `createSdkMcpServer` builds one, on the app's `@modelcontextprotocol/sdk`,
+ * so no part of the agent SDK is imported (its root and `/core` entries both take it).
  */
 export function odaServer(call: OdaCall): McpSdkServerConfigWithInstance {
-  const definition = (tool: ToolDefinition<OdaToolName>) => ({
-    name: tool.name,
-    description: tool.description,
-    // Listed as the core's JSON Schema (zod's metadata); checks nothing below the top object.
-    inputSchema: looseObject({}).meta(JSON.parse(JSON.stringify(tool.inputSchema)) as Record<string, unknown>),
-    handler: async (input: unknown, extra: unknown) => mcpResult(await call(tool.name, input, toolUseIdOf(extra))),
-  });
-  return createSdkMcpServer({
-    name: ODA_SERVER,
-    alwaysLoad: true,
-    // The SDK's tool type names zod's raw shapes; a looseObject is what its registerTool takes as well.
-    tools: [definition(todoWriteTool), definition(suggestTaskTool)] as unknown as Parameters<typeof createSdkMcpServer>[0]["tools"],
-  });
+  const server = new McpServer({ name: ODA_SERVER, version: "1.0.0" }, { capabilities: { tools: {} } });
+  for (const tool of [todoWriteTool, suggestTaskTool] as ToolDefinition<OdaToolName>[]) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        // Listed as the core's JSON Schema (zod's metadata); checks nothing below the top object.
+        inputSchema: looseObject({}).meta(JSON.parse(JSON.stringify(tool.inputSchema)) as Record<string, unknown>),
+        _meta: { [ALWAYS_LOAD_META]: true },
+      },
+      async (input, extra) => mcpResult(await call(tool.name, input, toolUseIdOf(extra))),
+    );
+  }
+  return { type: "sdk", name: ODA_SERVER, instance: server };
 }
+
+/** The tool `_meta` key by which the SDK never defers a tool behind tool search (`createSdkMcpServer`'s `alwaysLoad`). */
+const ALWAYS_LOAD_META = "anthropic/alwaysLoad";
 
 /** The MCP result: the exact text is the only content, `isError` on a refusal, the rest in `_meta`. */
 function mcpResult({ ok, text, chatId, card, offer }: OdaAnswer): CallToolResult {
