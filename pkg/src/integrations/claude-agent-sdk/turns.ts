@@ -29,7 +29,8 @@ export class ChatTurns {
 
   /** Ends the open turn, begins the next; resolves to the list's text for the model's context, or `null`. */
   async begin(): Promise<string | null> {
-    await this.end();
+    // A turn whose end failed is still open in the log: beginTurn ends it in the same append.
+    await this.end().catch(() => undefined);
     return (await this.#start(this.#reminder).open).reminder;
   }
 
