@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk/core";
 import { createChat, MemoryStore, replayTodos } from "oda-tasks";
 import { CARD_META, ODA_TOOL_NAMES, withOda } from "oda-tasks/claude-agent-sdk";
-import { startFakeAnthropic, toolResults, toolUse } from "./support/anthropic-fake.mjs";
+import { offlineEnv, startFakeAnthropic, toolResults, toolUse } from "./support/anthropic-fake.mjs";
 import { card, good } from "./support/tool-fixtures.mjs";
 
 const api = await startFakeAnthropic();
@@ -24,17 +24,7 @@ test("the SDK's /core entry: the tools run in process, the exact text reaches th
   const store = new MemoryStore();
   await createChat(store, "c", { workspace: "/w" });
   api.script("RUN-CORE", [[toolUse("k1", ODA_TOOL_NAMES.todo_write, good)], [{ type: "text", text: "done" }]]);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, ".claude"),
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: "sk-ant-fake",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_ERROR_REPORTING: "1",
-  };
+  const env = offlineEnv(home, api.url);
   const messages = [];
   for await (const m of query({
     prompt: "RUN-CORE: plan",

@@ -16,7 +16,7 @@ import { CARD_META, CHAT_META, helperChatId, ODA_TOOL_NAMES, OFFER_META, SDK_TAS
 import { until } from "./support/until.mjs";
 import { root } from "./support/browser.mjs";
 import { recipes } from "./support/recipes.mjs";
-import { startFakeAnthropic, textsOf, toolResults, toolUse } from "./support/anthropic-fake.mjs";
+import { offlineEnv, startFakeAnthropic, textsOf, toolResults, toolUse } from "./support/anthropic-fake.mjs";
 import { card, good, offer, suggestion } from "./support/tool-fixtures.mjs";
 
 const api = await startFakeAnthropic();
@@ -30,17 +30,7 @@ after(async () => {
 const cli = (more = {}) => ({
   cwd: home,
   settingSources: [],
-  env: {
-    PATH: process.env.PATH,
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, ".claude"),
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: "sk-ant-fake",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_ERROR_REPORTING: "1",
-  },
+  env: offlineEnv(home, api.url),
   ...more,
 });
 const run = async (prompt, options) => {

@@ -5,6 +5,7 @@
 // next request. A conversation is told by a marker in its first message; its
 // step is how many assistant messages it already holds.
 import { createServer } from "node:http";
+import { join } from "node:path";
 
 /** The largest request body kept (a CLI request carries its whole conversation). */
 const MAX_BODY = 8 * 1024 * 1024;
@@ -108,6 +109,25 @@ export function toolResults(requests) {
 export function textsOf(body) {
   const system = typeof body.system === "string" ? [body.system] : (body.system ?? []).map((b) => b.text);
   return [...system, ...body.messages.flatMap((m) => (typeof m.content === "string" ? [m.content] : m.content.map((c) => c.text ?? "")))];
+}
+
+/**
+ * The environment of the Claude Code CLI for a test: its config in `home`,
+ * the model at the fake API `url`, a fake key, and no traffic of its own
+ * (telemetry, updates, error reports).
+ */
+export function offlineEnv(home, url) {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, ".claude"),
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_API_KEY: "sk-ant-fake",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+  };
 }
 
 /** A tool_use block. */
