@@ -27,6 +27,8 @@ const TEST_ENTRIES = [
   "stores/jsonl/scanner",
   "stores/jsonl/watch",
   "elements/live",
+  // [source, out]: the MCP Apps widget's server part, which no exported entry holds yet (it holds code, so one folder below dist/).
+  ["integrations/mcp/app/index", "mcp-app/index"],
 ];
 
 /** `./dist/x/y.js` of every export condition and bin, as `x/y`. */
@@ -61,7 +63,13 @@ const fromDepthOne = (target) => `../${relative(dist, target).split(sep).join("/
  */
 export async function bundle() {
   const exported = new Map(exportedEntries().map((name) => [join(src, `${name}.ts`), name]));
-  const entries = new Map([...exported, ...TEST_ENTRIES.map((name) => [join(src, `${name}.ts`), name])]);
+  const entries = new Map([
+    ...exported,
+    ...TEST_ENTRIES.map((e) => {
+      const [name, out = name] = [e].flat();
+      return [join(src, `${name}.ts`), out];
+    }),
+  ]);
   for (const file of entries.keys())
     if (!existsSync(file)) throw new Error(`bundle: ${relative(pkg, file)} is exported (pkg/package.json) but has no source`);
 

@@ -1,0 +1,101 @@
+// The widget's script, run inside the host's sandboxed frame: it takes the
+// tool result through the MCP Apps `App`, draws its card with the package's
+// elements, reads the chat's plan and suggestions through the app-only
+// `oda_screen` tool, and turns the suggestions' events into app-only calls.
+// Bundled into the widget's one HTML file by scripts/build-mcp-app.mjs.
+import { App } from "@modelcontextprotocol/ext-apps";
+import "../../../elements/index.js";
+import type { OdaPlanElement, OdaSuggestionsElement, OdaTodoCardElement, SuggestionEventDetail } from "../../../elements/index.js";
+import { CARD_META, CHAT_META } from "../keys.js";
+import type { AppScreen, AppToolAnswer } from "./screen.js";
+
+type Action = "start" | "draft" | "dismiss" | "restore";
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const card = byId<OdaTodoCardElement>("card");
+const plan = byId<OdaPlanElement>("plan");
+const suggestions = byId<OdaSuggestionsElement>("suggestions");
+const status = byId<HTMLElement>("status");
+
+const app = new App({ name: "oda-tasks", version: "1" });
+/** The chat this tool call acted on, from the result's `_meta`; `null` until a result names one. */
+let chatId: string | null = null;
+/** The screen last drawn, to name an offer by its title. */
+let screen: AppScreen | null = null;
+const pending = new Set<string>();
+
+const say = (text: string) => {
+  status.textContent = text;
+};
+
+/** Draws a screen the server answered (plan, card total, suggestions). */
+function draw(next: AppScreen): void {
+  screen = next;
+  Object.assign(plan, { plan: next.plan, cardCount: next.cardCount });
+  suggestions.list = { open: next.open, settled: next.settled };
+  if (card.card !== null) card.total = next.cardCount;
+  document.body.dataset.ready = "true";
+}
+
+/** Calls app-only tool `name` on this chat; its screen is drawn, a failure said. */
+async function call(name: string, args: Record<string, string>): Promise<AppToolAnswer | null> {
+  if (chatId === null) return null;
+  const result = await app.callServerTool({ name, arguments: { chat: chatId, ...args } });
+  const answer = result.structuredContent as AppToolAnswer | undefined;
+  if (result.isError || answer === undefined) {
+    const text = result.content.find((c) => c.type === "text")?.text ?? "the server gave no answer";
+    throw new Error(text);
+  }
+  draw(answer.screen);
+  return answer;
+}
+
+const titleOf = (id: string) => screen?.open.find((s) => s.id === id)?.title ?? screen?.settled.find((s) => s.id === id)?.title ?? id;
+
+const DONE: Record<Action, string> = { start: "Started", draft: "Drafted", dismiss: "Dismissed", restore: "Restored" };
+
+async function act(action: Action, id: string): Promise<void> {
+  const key = `${action}:${id}`;
+  if (pending.has(key)) return;
+  pending.add(key);
+  const title = titleOf(id);
+  try {
+    const answer = await call(`oda_${action}`, { id });
+    if (answer?.started !== undefined) {
+      say(`Started in a new chat: “${title}” (${answer.started.chatId}). Open it in the app that shares this chat's store.`);
+    } else if (answer !== null) say(`${DONE[action]} “${title}”.`);
+  } catch (e) {
+    say(`Could not ${action} “${title}”: ${(e as Error).message}`);
+  } finally {
+    pending.delete(key);
+  }
+}
+
+for (const action of ["start", "draft", "dismiss", "restore"] as const) {
+  suggestions.addEventListener(`oda-${action}`, (e: CustomEvent<SuggestionEventDetail>) => void act(action, e.detail.id));
+}
+suggestions.addEventListener("oda-open-chat", (e) =>
+  say(`“${titleOf(e.detail.id)}” runs in chat ${e.detail.chatId}: open it in the app that shares this chat's store.`),
+);
+
+app.ontoolresult = (result) => {
+  const meta = result._meta ?? {};
+  const named = meta[CHAT_META];
+  const recorded = meta[CARD_META];
+  try {
+    if (recorded !== undefined) {
+      Object.assign(card, { card: recorded, position: (recorded as { index: number }).index + 1 });
+      card.hidden = false;
+    }
+  } catch {
+    // A card this version cannot draw: the rest of the screen still can.
+  }
+  if (typeof named !== "string") {
+    document.body.dataset.ready = "true";
+    return;
+  }
+  chatId = named;
+  call("oda_screen", {}).catch((e: Error) => say(`Could not read the chat: ${e.message}`));
+};
+
+void app.connect();
