@@ -88,7 +88,7 @@ export async function buildMcpApp() {
 <body>
 <main>
 <h1 class="vh">To-do list and suggestions</h1>
-<oda-todo-card id="card" hidden></oda-todo-card>
+<oda-todo-card id="card" heading-level="2" hidden></oda-todo-card>
 <oda-plan id="plan"></oda-plan>
 <oda-suggestions id="suggestions"></oda-suggestions>
 <p id="status" role="status" aria-live="polite"></p>

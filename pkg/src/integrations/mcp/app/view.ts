@@ -3,6 +3,7 @@
 // elements, reads the chat's plan and suggestions through the app-only
 // `oda_screen` tool, and turns the suggestions' events into app-only calls.
 // Bundled into the widget's one HTML file by scripts/build-mcp-app.mjs.
+import "./jitless.js";
 import { App } from "@modelcontextprotocol/ext-apps";
 import "../../../elements/index.js";
 import type { OdaPlanElement, OdaSuggestionsElement, OdaTodoCardElement, SuggestionEventDetail } from "../../../elements/index.js";
@@ -28,26 +29,25 @@ const say = (text: string) => {
   status.textContent = text;
 };
 
-/** Draws a screen the server answered (plan, card total, suggestions). */
+/** Draws a screen the server answered: the plan and the suggestions. */
 function draw(next: AppScreen): void {
   screen = next;
   Object.assign(plan, { plan: next.plan, cardCount: next.cardCount });
   suggestions.list = { open: next.open, settled: next.settled };
-  if (card.card !== null) card.total = next.cardCount;
   document.body.dataset.ready = "true";
 }
 
-/** Calls app-only tool `name` on this chat; its screen is drawn, a failure said. */
+/** Calls app-only tool `name` on this chat and draws the screen it answers; a refusal throws its message. */
 async function call(name: string, args: Record<string, string>): Promise<AppToolAnswer | null> {
   if (chatId === null) return null;
   const result = await app.callServerTool({ name, arguments: { chat: chatId, ...args } });
-  const answer = result.structuredContent as AppToolAnswer | undefined;
-  if (result.isError || answer === undefined) {
-    const text = result.content.find((c) => c.type === "text")?.text ?? "the server gave no answer";
-    throw new Error(text);
+  const content = result.structuredContent as (AppToolAnswer & { error?: { message: string } }) | undefined;
+  if (result.isError || content?.screen === undefined) {
+    const text = result.content.find((c) => c.type === "text")?.text;
+    throw new Error(content?.error?.message ?? text ?? "the server gave no answer");
   }
-  draw(answer.screen);
-  return answer;
+  draw(content.screen);
+  return content;
 }
 
 const titleOf = (id: string) => screen?.open.find((s) => s.id === id)?.title ?? screen?.settled.find((s) => s.id === id)?.title ?? id;
@@ -65,7 +65,9 @@ async function act(action: Action, id: string): Promise<void> {
       say(`Started in a new chat: “${title}” (${answer.started.chatId}). Open it in the app that shares this chat's store.`);
     } else if (answer !== null) say(`${DONE[action]} “${title}”.`);
   } catch (e) {
-    say(`Could not ${action} “${title}”: ${(e as Error).message}`);
+    say(`Could not ${action} “${title}”: ${(e as Error).message}.`);
+    // What the chat holds now (another tab or person may have settled the offer).
+    await call("oda_screen", {}).catch(() => undefined);
   } finally {
     pending.delete(key);
   }
@@ -84,7 +86,7 @@ app.ontoolresult = (result) => {
   const recorded = meta[CARD_META];
   try {
     if (recorded !== undefined) {
-      Object.assign(card, { card: recorded, position: (recorded as { index: number }).index + 1 });
+      card.card = recorded as OdaTodoCardElement["card"];
       card.hidden = false;
     }
   } catch {
