@@ -9,10 +9,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { getToolUiResourceUri, isToolVisibilityAppOnly } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { beginTurn, ChatStateCache, createChat, MemoryStore, SuggestionService } from "../../pkg/dist/entrypoints/index.node.js";
-import { registerOdaApp } from "../../pkg/dist/mcp-app/index.js";
+import { APP_TOOLS, appToolChat, registerOdaApp } from "../../pkg/dist/mcp-app/index.js";
 import { APP_URI, connectHost, modelCall } from "./support/mcp-app.mjs";
-
-const APP_TOOLS = ["oda_dismiss", "oda_draft", "oda_restore", "oda_screen", "oda_start"];
 
 /** A chat with a workspace and an open turn, and one offer made in it. */
 async function chatWithOffer(host, chatId = "chat-1") {
@@ -58,7 +56,10 @@ test("the app-only tools: listed as visibility ['app'] to a client that declared
   const apps = await connectHost();
   t.after(apps.close);
   const listed = (await apps.client.listTools()).tools.filter((x) => x.name.startsWith("oda_"));
-  assert.deepEqual(listed.map((x) => x.name).sort(), APP_TOOLS);
+  assert.deepEqual(
+    listed.map((x) => x.name),
+    APP_TOOLS,
+  );
   for (const tool of listed) {
     assert.ok(isToolVisibilityAppOnly(tool), `${tool.name} is app-only for ext-apps' hosts`);
   }
@@ -185,5 +186,14 @@ test("options are checked before anything is registered", () => {
   // A service and a cards cache of the same store are taken.
   const server = new McpServer({ name: "s", version: "1" });
   registerOdaApp(server, { store, service: new SuggestionService({ store }), cache: new ChatStateCache(store, { cards: true }) });
-  assert.deepEqual(Object.keys(server._registeredTools).sort(), APP_TOOLS);
+  assert.deepEqual(Object.keys(server._registeredTools), APP_TOOLS);
+});
+
+test("appToolChat: the chat an app-only call acts on, for an authorization check; nothing for any other call", () => {
+  assert.equal(appToolChat("oda_start", { chat: "chat-1", id: "s1" }), "chat-1");
+  assert.equal(appToolChat("oda_screen", { chat: "chat-2" }), "chat-2");
+  assert.equal(appToolChat("todo_write", { chat: "chat-1" }), undefined, "the model's tools name theirs in _meta");
+  assert.equal(appToolChat("oda_start", { chat: 7 }), undefined);
+  assert.equal(appToolChat("oda_start", Object.create({ chat: "inherited" })), undefined);
+  assert.equal(appToolChat("oda_start", null), undefined);
 });

@@ -5,7 +5,7 @@
  * `_meta` key of a `tools/call` naming the chat the call acts on (a string).
  *
  * @example
- * await client.callTool({ name: "todo_write", arguments: input, _meta: { [CHAT_META]: "chat-1" } });
+ * const meta = { [CHAT_META]: "chat-1" }; // a tools/call's params._meta
  */
 export const CHAT_META = "oda-tasks/chat";
 
@@ -14,7 +14,7 @@ export const CHAT_META = "oda-tasks/chat";
  * opaque string; a new one ends the open turn and begins the next.
  *
  * @example
- * await client.callTool({ name: "suggest_task", arguments: input, _meta: { [CHAT_META]: "chat-1", [TURN_META]: "msg_01" } });
+ * const meta = { [CHAT_META]: "chat-1", [TURN_META]: "msg_01" }; // msg_01's calls: one turn
  */
 export const TURN_META = "oda-tasks/turn";
 
@@ -22,7 +22,7 @@ export const TURN_META = "oda-tasks/turn";
  * `_meta` key of a `todo_write` result holding the recorded update's card.
  *
  * @example
- * const card = result._meta?.[CARD_META]; // what <oda-todo-card> takes
+ * const shown = (result: { _meta?: Record<string, unknown> }) => result._meta?.[CARD_META]; // what <oda-todo-card> takes
  */
 export const CARD_META = "oda-tasks/card";
 
@@ -30,7 +30,7 @@ export const CARD_META = "oda-tasks/card";
  * `_meta` key of a `suggest_task` result holding the recorded offer `{ id, title, tldr, brief }`.
  *
  * @example
- * const offer = result._meta?.[OFFER_META];
+ * const offered = (result: { _meta?: Record<string, unknown> }) => result._meta?.[OFFER_META];
  */
 export const OFFER_META = "oda-tasks/offer";
 
@@ -38,6 +38,6 @@ export const OFFER_META = "oda-tasks/offer";
  * The MCP Apps resource each tool's definition links to (`_meta.ui.resourceUri`).
  *
  * @example
- * const { tools } = await client.listTools(); // tools[0]._meta.ui.resourceUri === APP_RESOURCE_URI
+ * const linked = (tool: { _meta?: { ui?: { resourceUri?: string } } }) => tool._meta?.ui?.resourceUri === APP_RESOURCE_URI;
  */
 export const APP_RESOURCE_URI = "ui://oda-tasks/chat.html";

@@ -1,3 +1,3 @@
 // The MCP Apps widget's part of `oda-tasks/mcp`: re-exported by that entry.
-export { registerOdaApp, type OdaAppOptions } from "./register.js";
+export { APP_TOOLS, appToolChat, registerOdaApp, type OdaAppOptions } from "./register.js";
 export type { AppScreen, AppToolAnswer } from "./screen.js";

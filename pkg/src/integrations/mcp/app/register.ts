@@ -53,6 +53,33 @@ const FUNCTION: OptionRule = { expected: "a function", check: (v) => typeof v ==
 /** The resource's `_meta.ui`: no origin to connect to or load from, drawn inside the host's own frame. */
 const RESOURCE_UI = { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: false };
 
+/** What each action's description tells a model that is shown it all the same (a client listing app-only tools to it). */
+const PERSON_ONLY = "Only the oda-tasks widget calls it, when the person presses the button; never call it yourself.";
+
+/**
+ * The app-only tools' names: each takes the chat it acts on as its
+ * `arguments.chat` (see {@link appToolChat}).
+ *
+ * @example
+ * const { tools } = await client.listTools(); // with MCP Apps declared: tools holds APP_TOOLS too
+ */
+export const APP_TOOLS: readonly string[] = ["oda_screen", "oda_start", "oda_draft", "oda_dismiss", "oda_restore"];
+
+/**
+ * The chat a `tools/call` of an app-only tool acts on (its `arguments.chat`),
+ * else `undefined`: what an authorization check of the call must see, as it
+ * sees `_meta["oda-tasks/chat"]` of the model's calls (this one first: it is
+ * the chat the tool acts on, whatever the `_meta` says).
+ *
+ * @example
+ * const chatId = appToolChat(params.name, params.arguments) ?? params._meta?.["oda-tasks/chat"]; // then authorize(request, { chatId })
+ */
+export function appToolChat(name: unknown, args: unknown): string | undefined {
+  if (typeof name !== "string" || !APP_TOOLS.includes(name) || args === null || typeof args !== "object") return undefined;
+  const chat = Object.hasOwn(args, "chat") ? (args as { chat?: unknown }).chat : undefined;
+  return typeof chat === "string" ? chat : undefined;
+}
+
 /** An app-only tool's input: the chat the widget shows, and the offer acted on. */
 const CHAT = z.string().min(1).max(MAX_CHAT_ID_LENGTH).describe("The chat the widget shows (the tool result's _meta oda-tasks/chat).");
 const OFFER = z.string().min(1).max(MAX_CHAT_ID_LENGTH).describe("The suggestion's id.");
@@ -154,16 +181,16 @@ export function registerOdaApp(server: McpServer, options: OdaAppOptions): void 
       },
       ({ chat }) => answer(chat, `The plan and suggestions of chat "${chat}".`, async () => undefined),
     ),
-    tool("oda_start", "Start a suggestion", "Starts a suggestion of the chat in a new chat, once.", (chat, id) =>
+    tool("oda_start", "Start a suggestion", `Starts a suggestion of the chat in a new chat, once. ${PERSON_ONLY}`, (chat, id) =>
       answer(chat, `Started suggestion "${id}" of chat "${chat}".`, async () => ({ started: await service.start(chat, id) })),
     ),
-    tool("oda_draft", "Draft a suggestion", "Settles a suggestion of the chat as drafted.", (chat, id) =>
+    tool("oda_draft", "Draft a suggestion", `Settles a suggestion of the chat as drafted. ${PERSON_ONLY}`, (chat, id) =>
       answer(chat, `Drafted suggestion "${id}" of chat "${chat}".`, async () => void (await service.draft(chat, id))),
     ),
-    tool("oda_dismiss", "Dismiss a suggestion", "Dismisses a suggestion of the chat.", (chat, id) =>
+    tool("oda_dismiss", "Dismiss a suggestion", `Dismisses a suggestion of the chat. ${PERSON_ONLY}`, (chat, id) =>
       answer(chat, `Dismissed suggestion "${id}" of chat "${chat}".`, async () => void (await service.dismiss(chat, id))),
     ),
-    tool("oda_restore", "Restore a suggestion", "Restores a dismissed suggestion of the chat.", (chat, id) =>
+    tool("oda_restore", "Restore a suggestion", `Restores a dismissed suggestion of the chat. ${PERSON_ONLY}`, (chat, id) =>
       answer(chat, `Restored suggestion "${id}" of chat "${chat}".`, async () => void (await service.restore(chat, id))),
     ),
   ];
