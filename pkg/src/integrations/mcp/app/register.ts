@@ -28,7 +28,7 @@ import { type AppToolAnswer, readAppScreen } from "./screen.js";
  * Options of {@link registerOdaApp}.
  *
  * @example
- * const options: OdaAppOptions = { store, service: new SuggestionService({ store, permissions }), appTools: "always" };
+ * const options: OdaAppOptions = { store, service: new SuggestionService({ store }), appTools: "always" };
  */
 export interface OdaAppOptions {
   /** Where the chats live: the store of the server's `todo_write` and `suggest_task`. */
@@ -61,7 +61,7 @@ const PERSON_ONLY = "Only the oda-tasks widget calls it, when the person presses
  * `arguments.chat` (see {@link appToolChat}).
  *
  * @example
- * const { tools } = await client.listTools(); // with MCP Apps declared: tools holds APP_TOOLS too
+ * APP_TOOLS.includes("oda_start"); // true
  */
 export const APP_TOOLS: readonly string[] = ["oda_screen", "oda_start", "oda_draft", "oda_dismiss", "oda_restore"];
 
@@ -72,7 +72,7 @@ export const APP_TOOLS: readonly string[] = ["oda_screen", "oda_start", "oda_dra
  * the chat the tool acts on, whatever the `_meta` says).
  *
  * @example
- * const chatId = appToolChat(params.name, params.arguments) ?? params._meta?.["oda-tasks/chat"]; // then authorize(request, { chatId })
+ * appToolChat("oda_start", { chat: "chat-1", id: "s1" }); // "chat-1": the chat to authorize the call for
  */
 export function appToolChat(name: unknown, args: unknown): string | undefined {
   if (typeof name !== "string" || !APP_TOOLS.includes(name) || args === null || typeof args !== "object") return undefined;
@@ -95,7 +95,6 @@ const OFFER = z.string().min(1).max(MAX_CHAT_ID_LENGTH).describe("The suggestion
  * @example
  * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
  * import { MemoryStore } from "oda-tasks";
- * import { registerOdaApp } from "oda-tasks/mcp";
  * const server = new McpServer({ name: "chat", version: "1.0.0" });
  * registerOdaApp(server, { store: new MemoryStore() });
  */

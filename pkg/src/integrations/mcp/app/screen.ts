@@ -10,8 +10,7 @@ import { readScreen, type ChatScreen } from "../../http/screen.js";
  * suggestions (started ones with their chat's `progress`), and the log's `length`.
  *
  * @example
- * const { structuredContent } = await client.callTool({ name: "oda_screen", arguments: { chat: "chat-1" } });
- * const { plan, open }: AppScreen = (structuredContent as AppToolAnswer).screen;
+ * const titles = (screen: AppScreen) => screen.open.map((s) => s.title); // the open offers, newest first
  */
 export type AppScreen = Pick<ChatScreen, "chatId" | "length" | "plan" | "cardCount" | "open" | "settled">;
 
@@ -20,8 +19,7 @@ export type AppScreen = Pick<ChatScreen, "chatId" | "length" | "plan" | "cardCou
  * screen after the action, and for Start the chat it started.
  *
  * @example
- * const answer = (await client.callTool({ name: "oda_start", arguments: { chat: "chat-1", id: "s1" } })).structuredContent as AppToolAnswer;
- * answer.started?.chatId; // "chat-1.s1"
+ * const startedChat = (answer: AppToolAnswer) => answer.started?.chatId; // "chat-1.s1" after oda_start of offer s1
  */
 export interface AppToolAnswer {
   screen: AppScreen;
