@@ -67,9 +67,10 @@ async function probeServer() {
 
 /**
  * A chat of two turns (two cards, two offers), the host's server and Client,
- * and the widget of the second `todo_write` call shown in a fresh Chromium.
+ * and the widget of the second turn's `todo_write` call (or its
+ * `suggest_task` call) shown in a fresh Chromium.
  */
-async function openWidget(t, width = 1280) {
+async function openWidget(t, { width = 1280, colorScheme = "light", shown = "todo_write" } = {}) {
   const host = await connectHost();
   await createChat(host.store, "chat-1", { workspace: "/repos/app", title: "Fix flaky uploads" });
   await beginTurn(host.store, "chat-1");
@@ -86,7 +87,7 @@ async function openWidget(t, width = 1280) {
     brief: "Count upload attempts, failures and retries; export them.",
   });
   await beginTurn(host.store, "chat-1");
-  const result = await modelCall(host.client, "chat-1", "todo_write", {
+  const written = await modelCall(host.client, "chat-1", "todo_write", {
     todos: [
       { content: "Reproduce the failing upload", status: "completed" },
       { content: "Add a regression test", status: "in_progress" },
@@ -94,11 +95,12 @@ async function openWidget(t, width = 1280) {
       { content: "Check the other callers of retry()", status: "pending" },
     ],
   });
-  await modelCall(host.client, "chat-1", "suggest_task", {
+  const offered = await modelCall(host.client, "chat-1", "suggest_task", {
     title: "Retry uploads with backoff",
     tldr: "Retries hammer the server at once.",
     brief: "Use exponential backoff with jitter for upload retries.",
   });
+  const result = shown === "todo_write" ? written : offered;
   const html = (await host.client.readResource({ uri: APP_URI })).contents[0].text;
 
   const server = await serve({ "/page.html": page(result.content[0].text) });
@@ -130,6 +132,7 @@ async function openWidget(t, width = 1280) {
     return host.client.callTool(params);
   });
   await tab.setViewportSize({ width, height: 900 });
+  await tab.emulateMedia({ colorScheme });
   await tab.goto(`${server.url}/page.html`);
   await tab.evaluate(({ html, result }) => window.showWidget(html, result), { html, result });
   const frame = await (await tab.$("iframe")).contentFrame();
@@ -195,9 +198,15 @@ test("Start calls oda_start and creates exactly one chat, which the widget names
   assert.deepEqual(errors, []);
 });
 
-for (const width of [390, 1280]) {
-  test(`at ${width} px: no request leaves the widget (its CSP blocks them), axe-core finds no violation; screenshot`, async (t) => {
-    const { tab, frame, errors, requests, finished, page } = await openWidget(t, width);
+for (const [width, colorScheme, shown] of [
+  [390, "dark", "suggest_task"],
+  [1280, "light", "todo_write"],
+]) {
+  test(`at ${width} px, ${colorScheme}, a ${shown} result: no request leaves the widget (its CSP blocks them), axe-core finds no violation; screenshot`, async (t) => {
+    const { tab, frame, errors, requests, finished, page } = await openWidget(t, { width, colorScheme, shown });
+    // A suggest_task result has no card: the plan and the suggestions only.
+    assert.equal(await frame.getByRole("article", { name: "Update to-do list" }).count(), shown === "todo_write" ? 1 : 0);
+    assert.equal(await frame.getByRole("button", { name: "Start: Retry uploads with backoff" }).count(), 1);
     // The widget loaded nothing: the host page is the only request.
     assert.deepEqual(requests, [page]);
     assert.deepEqual(await frame.evaluate(() => window.__violations), [], "nothing of the widget's own was blocked");
@@ -211,7 +220,7 @@ for (const width of [390, 1280]) {
     assert.equal(await frame.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, "nothing scrolls sideways");
 
     mkdirSync(join(root, "test-artifacts"), { recursive: true });
-    await tab.screenshot({ path: join(root, `test-artifacts/mcp-app-${width}.png`), fullPage: true });
+    await tab.screenshot({ path: join(root, `test-artifacts/mcp-app-${width}-${colorScheme}.png`), fullPage: true });
 
     // What a script in the widget could try: fetch and an image, both refused by the CSP before they leave.
     const probe = await probeServer();
