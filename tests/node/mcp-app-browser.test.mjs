@@ -28,6 +28,8 @@ window.showWidget = async (html, result) => {
   document.getElementById("widget").append(iframe);
   const bridge = new AppBridge(null, { name: "test-host", version: "1.0.0" }, { serverTools: {}, openLinks: {} });
   bridge.oncalltool = (params) => window.hostCallTool(params);
+  window.__opened = [];
+  bridge.onopenlink = async ({ url }) => { window.__opened.push(url); return {}; };
   bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + "px"; };
   const ready = new Promise((resolve) => { bridge.oninitialized = resolve; });
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
@@ -70,8 +72,8 @@ async function probeServer() {
  * and the widget of the second turn's `todo_write` call (or its
  * `suggest_task` call) shown in a fresh Chromium.
  */
-async function openWidget(t, { width = 1280, colorScheme = "light", shown = "todo_write" } = {}) {
-  const host = await connectHost();
+async function openWidget(t, { width = 1280, colorScheme = "light", shown = "todo_write", appOptions = {} } = {}) {
+  const host = await connectHost({ appOptions });
   await createChat(host.store, "chat-1", { workspace: "/repos/app", title: "Fix flaky uploads" });
   await beginTurn(host.store, "chat-1");
   await modelCall(host.client, "chat-1", "todo_write", {
@@ -195,6 +197,22 @@ test("Start calls oda_start and creates exactly one chat, which the widget names
   await frame.getByRole("button", { name: "Restore: Add upload metrics" }).waitFor();
   assert.deepEqual(calls, ["oda_screen", "oda_start", "oda_dismiss", "oda_restore", "oda_dismiss", "oda_screen"]);
   assert.deepEqual(host.store.created, ["chat-1", "chat-1.s2"], "still one started chat");
+  assert.deepEqual(errors, []);
+});
+
+test("with chatUrl, Start and Open chat ask the host to open the started chat's page", async (t) => {
+  const chatUrl = (chatId) => `https://chat.example/chats/${encodeURIComponent(chatId)}`;
+  const { tab, frame, errors, calls } = await openWidget(t, { appOptions: { chatUrl } });
+  await frame.getByRole("button", { name: "Start: Add upload metrics" }).click();
+  await tab.waitForFunction(() => window.__opened.length === 1, null, { timeout: 10_000 });
+  assert.equal(await frame.locator("#status").textContent(), "Started in a new chat: “Add upload metrics” (chat-1.s1).");
+  await frame.getByRole("button", { name: "Open chat: Add upload metrics" }).click();
+  await tab.waitForFunction(() => window.__opened.length === 2, null, { timeout: 10_000 });
+  assert.deepEqual(await tab.evaluate(() => window.__opened), [
+    "https://chat.example/chats/chat-1.s1",
+    "https://chat.example/chats/chat-1.s1",
+  ]);
+  assert.deepEqual(calls, ["oda_screen", "oda_start"]);
   assert.deepEqual(errors, []);
 });
 

@@ -172,6 +172,7 @@ test("options are checked before anything is registered", () => {
       "oda-tasks: invalid arguments of registerOdaApp: `cache` must be a ChatStateCache of the same store with `cards: true`",
     ],
     [{ store, onError: "log" }, 'oda-tasks: invalid arguments of registerOdaApp: `onError` must be a function (got "log")'],
+    [{ store, chatUrl: "/chats/" }, 'oda-tasks: invalid arguments of registerOdaApp: `chatUrl` must be a function (got "/chats/")'],
   ];
   for (const [options, message] of cases) {
     const server = new McpServer({ name: "s", version: "1" });
@@ -196,4 +197,23 @@ test("appToolChat: the chat an app-only call acts on, for an authorization check
   assert.equal(appToolChat("oda_start", { chat: 7 }), undefined);
   assert.equal(appToolChat("oda_start", Object.create({ chat: "inherited" })), undefined);
   assert.equal(appToolChat("oda_start", null), undefined);
+});
+
+test("chatUrl: each answer carries the started chats' pages; a page that is no http(s) URL is left out and told to onError", async (t) => {
+  const heard = [];
+  const chatUrl = (chatId) => (chatId.endsWith(".s1") ? `https://chat.example/chats/${encodeURIComponent(chatId)}` : "javascript:alert(1)");
+  const host = await connectHost({ appOptions: { chatUrl, onError: (e) => heard.push(e.message) } });
+  t.after(host.close);
+  const first = await chatWithOffer(host);
+  await beginTurn(host.store, "chat-1");
+  const second = (await modelCall(host.client, "chat-1", "suggest_task", { title: "Add metrics", tldr: "Blind.", brief: "Count." }))._meta[
+    "oda-tasks/offer"
+  ].id;
+  const call = (name, args) => host.client.callTool({ name, arguments: { chat: "chat-1", ...args } });
+  assert.deepEqual((await call("oda_screen", {})).structuredContent.links, {}, "nothing started yet");
+  const started = await call("oda_start", { id: first });
+  assert.deepEqual(started.structuredContent.links, { "chat-1.s1": "https://chat.example/chats/chat-1.s1" });
+  const next = await call("oda_start", { id: second });
+  assert.deepEqual(next.structuredContent.links, { "chat-1.s1": "https://chat.example/chats/chat-1.s1" });
+  assert.deepEqual(heard, ['oda-tasks: registerOdaApp\'s chatUrl gave no http(s) URL for chat "chat-1.s2"']);
 });

@@ -22,7 +22,7 @@ import { APP_RESOURCE_URI } from "../keys.js";
  */
 const MCP_APP_MIME_TYPE = "text/html;profile=mcp-app";
 const MCP_APPS_EXTENSION = "io.modelcontextprotocol/ui";
-import { type AppToolAnswer, readAppScreen } from "./screen.js";
+import { type AppScreen, type AppToolAnswer, readAppScreen } from "./screen.js";
 
 /**
  * Options of {@link registerOdaApp}.
@@ -44,6 +44,12 @@ export interface OdaAppOptions {
    * client (a stateless server, which sees no initialize).
    */
   appTools?: "declared" | "always";
+  /**
+   * The page of a chat in the app that shares the store (`oda-tasks serve`'s
+   * `/chats/:id`), an http(s) URL: the widget asks the host to open it after
+   * Start and on Open chat. Without it the widget names the chat instead.
+   */
+  chatUrl?: (chatId: string) => string;
   /** Told of a failure that is neither the service's nor a store's (the widget reads only "internal error"). */
   onError?: (error: unknown) => void;
 }
@@ -105,9 +111,10 @@ export function registerOdaApp(server: McpServer, options: OdaAppOptions): void 
     service: ANY,
     cache: ANY,
     appTools: oneOf("declared", "always"),
+    chatUrl: FUNCTION,
     onError: FUNCTION,
   });
-  const { store, onError } = read;
+  const { store, onError, chatUrl } = read;
   if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`store\` must be a store (MemoryStore, JsonlStore, ...)`);
   }
@@ -147,7 +154,8 @@ export function registerOdaApp(server: McpServer, options: OdaAppOptions): void 
       const extra = await act();
       const screen = await readAppScreen(cache, service, chat);
       if (screen === null) return refusal(failureOf({ code: "store/missing-chat" }).error);
-      const structuredContent: AppToolAnswer = { screen, ...extra };
+      const links = chatUrl === undefined ? undefined : startedLinks(screen, chatUrl, onError);
+      const structuredContent: AppToolAnswer = { screen, ...extra, ...(links === undefined ? {} : { links }) };
       return { content: [{ type: "text", text }], structuredContent: { ...structuredContent } };
     } catch (e) {
       const { error } = failureOf(e);
@@ -204,6 +212,24 @@ function perStore(store: Store): { cache: ChatStateCache; service: SuggestionSer
     const cache = new ChatStateCache(store, { cards: true });
     return { cache, service: new SuggestionService({ store, cache }) };
   });
+}
+
+/** Each started chat's page by `chatUrl`; one it gives no http(s) URL for is left out and told to `onError`. */
+function startedLinks(screen: AppScreen, chatUrl: (chatId: string) => string, onError: ((e: unknown) => void) | undefined) {
+  const links: Record<string, string> = {};
+  for (const { chatId } of screen.settled) {
+    if (chatId === undefined) continue;
+    try {
+      const url = chatUrl(chatId);
+      if (typeof url !== "string" || !/^https?:\/\/[^\s]{1,2040}$/i.test(url)) {
+        throw new TypeError(`oda-tasks: registerOdaApp's chatUrl gave no http(s) URL for chat "${chatId}"`);
+      }
+      links[chatId] = url;
+    } catch (e) {
+      onError?.(e);
+    }
+  }
+  return links;
 }
 
 /** A refusal of an app-only tool: `code: message` as text, the failure as `structuredContent.error`. */

@@ -16,7 +16,8 @@ export type AppScreen = Pick<ChatScreen, "chatId" | "length" | "plan" | "cardCou
 
 /**
  * The `structuredContent` of every app-only tool's success: the chat's
- * screen after the action, and for Start the chat it started.
+ * screen after the action, for Start the chat it started, and with
+ * `chatUrl` the started chats' pages.
  *
  * @example
  * const startedChat = (answer: AppToolAnswer) => answer.started?.chatId; // "chat-1.s1" after oda_start of offer s1
@@ -24,6 +25,8 @@ export type AppScreen = Pick<ChatScreen, "chatId" | "length" | "plan" | "cardCou
 export interface AppToolAnswer {
   screen: AppScreen;
   started?: { chatId: string };
+  /** With `chatUrl`: each started chat's page, by chat id. */
+  links?: Record<string, string>;
 }
 
 /** The widget's screen of `chatId`; `null` when the chat does not exist. */

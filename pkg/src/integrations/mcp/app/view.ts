@@ -23,6 +23,8 @@ const app = new App({ name: "oda-tasks", version: "1" });
 let chatId: string | null = null;
 /** The screen last drawn, to name an offer by its title. */
 let screen: AppScreen | null = null;
+/** The started chats' pages, when the server has them (`chatUrl`). */
+let links: Record<string, string> = {};
 const pending = new Set<string>();
 
 const say = (text: string) => {
@@ -47,10 +49,21 @@ async function call(name: string, args: Record<string, string>): Promise<AppTool
     throw new Error(content?.error?.message ?? text ?? "the server gave no answer");
   }
   draw(content.screen);
+  links = content.links ?? {};
   return content;
 }
 
 const titleOf = (id: string) => screen?.open.find((s) => s.id === id)?.title ?? screen?.settled.find((s) => s.id === id)?.title ?? id;
+
+/** Where the person continues a started chat when the server gave no page for it. */
+const WHERE = " Open it in the app that shares this chat's store.";
+/** Asks the host to open a started chat's page; where it will not, says where the chat is. */
+function open(url: string, said: string): void {
+  app.openLink({ url }).then(
+    (r) => r.isError && say(said + WHERE),
+    () => say(said + WHERE),
+  );
+}
 
 const DONE: Record<Action, string> = { start: "Started", draft: "Drafted", dismiss: "Dismissed", restore: "Restored" };
 
@@ -62,7 +75,11 @@ async function act(action: Action, id: string): Promise<void> {
   try {
     const answer = await call(`oda_${action}`, { id });
     if (answer?.started !== undefined) {
-      say(`Started in a new chat: “${title}” (${answer.started.chatId}). Open it in the app that shares this chat's store.`);
+      const { chatId: started } = answer.started;
+      const link = links[started];
+      const said = `Started in a new chat: “${title}” (${started}).`;
+      say(link === undefined ? said + WHERE : said);
+      if (link !== undefined) open(link, said);
     } else if (answer !== null) say(`${DONE[action]} “${title}”.`);
   } catch (e) {
     say(`Could not ${action} “${title}”: ${(e as Error).message}.`);
@@ -76,9 +93,12 @@ async function act(action: Action, id: string): Promise<void> {
 for (const action of ["start", "draft", "dismiss", "restore"] as const) {
   suggestions.addEventListener(`oda-${action}`, (e: CustomEvent<SuggestionEventDetail>) => void act(action, e.detail.id));
 }
-suggestions.addEventListener("oda-open-chat", (e) =>
-  say(`“${titleOf(e.detail.id)}” runs in chat ${e.detail.chatId}: open it in the app that shares this chat's store.`),
-);
+suggestions.addEventListener("oda-open-chat", (e) => {
+  const link = links[e.detail.chatId];
+  const said = `“${titleOf(e.detail.id)}” runs in chat ${e.detail.chatId}.`;
+  if (link !== undefined) open(link, said);
+  else say(said + WHERE);
+});
 
 app.ontoolresult = (result) => {
   const meta = result._meta ?? {};
