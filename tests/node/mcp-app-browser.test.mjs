@@ -36,6 +36,7 @@ window.showWidget = async (html, result) => {
   iframe.srcdoc = html;
   await ready;
   await bridge.sendToolResult(result);
+  window.__bridge = bridge;
 };`;
 
 const hostScript = (
@@ -160,6 +161,8 @@ test("the widget draws this call's card, the plan and the suggestion chips from 
   assert.deepEqual(await chips.locator(".chip-title").allTextContents(), ["Retry uploads with backoff", "Add upload metrics"]);
   assert.equal(await frame.getByRole("button", { name: "Start: Retry uploads with backoff" }).count(), 1);
   assert.deepEqual(calls, ["oda_screen"]);
+  // The host may tear the widget down: it answers at once.
+  assert.deepEqual(await frame.page().evaluate(() => window.__bridge.teardownResource({})), {});
   assert.deepEqual(errors, []);
 });
 

@@ -120,4 +120,7 @@ app.ontoolresult = (result) => {
   call("oda_screen", {}).catch((e: Error) => say(`Could not read the chat: ${e.message}`));
 };
 
+// The host removes the widget when it likes: nothing to save, so it may at once.
+app.onteardown = async () => ({});
+
 void app.connect();
