@@ -142,7 +142,7 @@ test("Dismiss and Restore; a failure answers isError with the service's code and
   const noChat = await host.client.callTool({ name: "oda_screen", arguments: { chat: "chat-404" } });
   assert.deepEqual(noChat.content, [{ type: "text", text: "store/missing-chat: no such chat" }]);
 
-  // A store that fails: a fixed text, the error handed to onError, no stack.
+  // A store that fails: a fixed text, the error handed to onError (whose own failure changes nothing), no stack.
   const heard = [];
   const broken = new MemoryStore();
   for (const method of ["read", "readFrom", "readTextFrom"]) {
@@ -150,7 +150,11 @@ test("Dismiss and Restore; a failure answers isError with the service's code and
       throw new Error("disk on fire at /secret/path");
     };
   }
-  const failing = await connectHost({ store: broken, appOptions: { onError: (e) => heard.push(e.message) } });
+  const onError = (e) => {
+    heard.push(e.message);
+    throw new Error("the logger is down too");
+  };
+  const failing = await connectHost({ store: broken, appOptions: { onError } });
   t.after(failing.close);
   const failed = await failing.client.callTool({ name: "oda_screen", arguments: { chat: "chat-1" } });
   assert.deepEqual(failed.content, [{ type: "text", text: "http/internal: internal error" }]);

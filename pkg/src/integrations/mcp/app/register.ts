@@ -13,6 +13,7 @@ import { keyed } from "../../../stores/keyed.js";
 import { MAX_CHAT_ID_LENGTH, type Store } from "../../../stores/store.js";
 import { failureOf } from "../../http/replies.js";
 import { APP_RESOURCE_URI } from "../keys.js";
+import { type AppScreen, type AppToolAnswer, readAppScreen } from "./screen.js";
 
 /**
  * The MIME type of an MCP Apps view, and the extension a client declares
@@ -22,7 +23,6 @@ import { APP_RESOURCE_URI } from "../keys.js";
  */
 const MCP_APP_MIME_TYPE = "text/html;profile=mcp-app";
 const MCP_APPS_EXTENSION = "io.modelcontextprotocol/ui";
-import { type AppScreen, type AppToolAnswer, readAppScreen } from "./screen.js";
 
 /**
  * Options of {@link registerOdaApp}.
@@ -114,7 +114,14 @@ export function registerOdaApp(server: McpServer, options: OdaAppOptions): void 
     chatUrl: FUNCTION,
     onError: FUNCTION,
   });
-  const { store, onError, chatUrl } = read;
+  const { store, chatUrl } = read;
+  const report = (e: unknown) => {
+    try {
+      read.onError?.(e);
+    } catch {
+      // the app's logger failing changes no answer
+    }
+  };
   if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
     throw new TypeError(`oda-tasks: invalid arguments of ${call}: \`store\` must be a store (MemoryStore, JsonlStore, ...)`);
   }
@@ -154,12 +161,12 @@ export function registerOdaApp(server: McpServer, options: OdaAppOptions): void 
       const extra = await act();
       const screen = await readAppScreen(cache, service, chat);
       if (screen === null) return refusal(failureOf({ code: "store/missing-chat" }).error);
-      const links = chatUrl === undefined ? undefined : startedLinks(screen, chatUrl, onError);
+      const links = chatUrl === undefined ? undefined : startedLinks(screen, chatUrl, report);
       const structuredContent: AppToolAnswer = { screen, ...extra, ...(links === undefined ? {} : { links }) };
       return { content: [{ type: "text", text }], structuredContent: { ...structuredContent } };
     } catch (e) {
       const { error } = failureOf(e);
-      if (error.code === "http/internal") onError?.(e);
+      if (error.code === "http/internal") report(e);
       return refusal(error);
     }
   };
@@ -215,7 +222,7 @@ function perStore(store: Store): { cache: ChatStateCache; service: SuggestionSer
 }
 
 /** Each started chat's page by `chatUrl`; one it gives no http(s) URL for is left out and told to `onError`. */
-function startedLinks(screen: AppScreen, chatUrl: (chatId: string) => string, onError: ((e: unknown) => void) | undefined) {
+function startedLinks(screen: AppScreen, chatUrl: (chatId: string) => string, report: (e: unknown) => void) {
   const links: Record<string, string> = {};
   for (const { chatId } of screen.settled) {
     if (chatId === undefined) continue;
@@ -226,7 +233,7 @@ function startedLinks(screen: AppScreen, chatUrl: (chatId: string) => string, on
       }
       links[chatId] = url;
     } catch (e) {
-      onError?.(e);
+      report(e);
     }
   }
   return links;
