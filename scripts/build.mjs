@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { buildMcpApp } from "./build-mcp-app.mjs";
 import { bundle } from "./bundle.mjs";
 import { withoutFeature } from "./target-features.mjs";
 
@@ -134,6 +135,9 @@ export const CORE_EXPORTS: readonly string[] = ${JSON.stringify(signature(WebAss
 export const CORE_IMPORTS: readonly string[] = ${JSON.stringify(signature(WebAssembly.Module.imports(built)))};
 `,
 );
+
+// The MCP Apps widget's HTML (pkg/src/gen/mcp-app.ts), which the server part imports.
+await buildMcpApp();
 
 // tsc type-checks and writes the .d.ts files (pkg/tsconfig.json emits no JS);
 // esbuild then writes the JS, each entry point bundled (scripts/bundle.mjs).

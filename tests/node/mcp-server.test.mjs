@@ -64,12 +64,15 @@ test("the model reads only the exact text: content is one text part, no structur
   const state = ChatState.fromLog(await store.read("c1"));
   assert.deepEqual(card, state.replayTodos().cards.at(-1)); // the card replay makes
   state.free();
-  assert.deepEqual(Object.keys(wrote._meta), ["oda-tasks/card"]);
+  // The chat rides along too: the MCP Apps widget reads that chat's plan and suggestions.
+  assert.deepEqual(Object.keys(wrote._meta), ["oda-tasks/chat", "oda-tasks/card"]);
+  assert.equal(wrote._meta["oda-tasks/chat"], "c1");
 
   const offered = await client.callTool({ name: "suggest_task", arguments: offer("  Add retries "), _meta: meta("c1") });
   assert.deepEqual(offered.content, [{ type: "text", text: SUGGESTED("Add retries") }]);
   assert.equal("structuredContent" in offered, false);
   assert.deepEqual(offered._meta, {
+    "oda-tasks/chat": "c1",
     "oda-tasks/offer": { id: "s1", title: "Add retries", tldr: "Worth it.", brief: "Do it in a new chat." },
   });
 });
@@ -98,7 +101,7 @@ test("a bad input reaches the core: its exact refusal with isError, nothing reco
     core.free();
     assert.equal(text, expected.error);
     if (exact !== null) assert.equal(text, exact);
-    assert.equal(r._meta, undefined);
+    assert.deepEqual(r._meta, { "oda-tasks/chat": "c1" }, "a refusal names its chat, nothing more");
   }
   assert.equal((await store.read("c1")).length, before);
 });
@@ -154,6 +157,7 @@ test("turn ids: a new id ends the open turn (the plan clears); the same id conti
   assert.deepEqual(again, {
     content: [{ type: "text", text: "suggest_task: one suggestion per turn; this turn already offered one" }],
     isError: true,
+    _meta: { "oda-tasks/chat": "c1" },
   });
   // A call with no turn id goes on in the open turn.
   assert.equal(
@@ -212,6 +216,7 @@ test("a helper chat stays refused by the core's session rule; suggestTask: false
   assert.deepEqual(r, {
     content: [{ type: "text", text: "suggest_task is only for the top-level agent; report the follow-up in your result instead" }],
     isError: true,
+    _meta: { "oda-tasks/chat": "helper" },
   });
   assert.equal((await client.callTool({ name: "todo_write", arguments: todo("Own list"), _meta: meta("helper") })).isError, undefined);
 

@@ -70,6 +70,7 @@ test("stdio: the built CLI serves the tools; calls naming no chat share the proc
   assert.deepEqual(again, {
     content: [{ type: "text", text: "suggest_task: one suggestion per turn; this turn already offered one" }],
     isError: true,
+    _meta: { "oda-tasks/chat": "named" },
   });
   const noTurn = await client.callTool({ name: "suggest_task", arguments: offer("x") });
   assert.equal(noTurn.content[0].text, "suggest_task: requires an open model turn");
@@ -220,6 +221,7 @@ test("Streamable HTTP: exact texts through mcpHandler; authorize is told the cha
   assert.deepEqual(refused, {
     content: [{ type: "text", text: "suggest_task: one suggestion per turn; this turn already offered one" }],
     isError: true,
+    _meta: { "oda-tasks/chat": "c1" },
   });
   assert.deepEqual(told.filter((c) => c.method === "tools/call").at(-1), { method: "tools/call", tool: "suggest_task", chatId: "c1" });
   assert.ok(told.some((c) => c.method === "initialize" && c.chatId === undefined));

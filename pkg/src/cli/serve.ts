@@ -100,11 +100,19 @@ export async function serveCommand(args: string[]): Promise<void> {
   }
   const gate = options.auth ? tokenGate(token) : OPEN_GATE;
   const onError = (e: unknown) => process.stderr.write(`oda-tasks serve: ${e instanceof Error ? e.message : String(e)}\n`);
+  // This server's address, known once it listens: the MCP Apps widget opens a started chat's page there.
+  let where = "";
   const handler = serveApp({
     store: opened.store,
     gate,
     // The bearer check is the app's (a cookie never reaches /mcp); every chat is this token's.
-    mcp: mcpHandler({ store: opened.store, authorize: () => true, suggestTask: options.suggestTask, onError }),
+    mcp: mcpHandler({
+      store: opened.store,
+      authorize: () => true,
+      suggestTask: options.suggestTask,
+      onError,
+      chatUrl: (id) => `${where}/chats/${encodeURIComponent(id)}`,
+    }),
     // dist/ (the build rewrites the inner URL for where this code lands, and maps folders of src/ only)
     assets: new URL("../", new URL("../entrypoints/", import.meta.url)),
     onError,
@@ -118,7 +126,7 @@ export async function serveCommand(args: string[]): Promise<void> {
     process.stderr.write(`oda-tasks serve: cannot listen on ${options.host}:${options.port}${code ? ` (${code})` : ""}\n`);
     process.exit(1);
   }
-  const where = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${server.port}`;
+  where = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${server.port}`;
   process.stdout.write(`oda-tasks serve: listening on ${where}\n`);
   if (!options.auth) process.stderr.write("oda-tasks serve: no authorization (--no-auth): anyone on this machine can use it\n");
   let stopping = false;

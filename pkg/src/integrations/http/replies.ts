@@ -68,20 +68,30 @@ const STORE_STATUS: Record<string, [number, string]> = {
 };
 
 /**
- * The answer to a thrown failure: the service's with its code, message and
- * payload; a store's with its code and a fixed text; anything else a 500
- * `http/internal` that says nothing of the error.
+ * A thrown failure as it may be told to a client: the service's with its
+ * code, message and payload; a store's with its code and a fixed text;
+ * anything else `http/internal` that says nothing of the error. `status` is
+ * its HTTP status.
+ *
+ * @example
+ * const { status, error } = failureOf(e); // 409, { code: "task-suggestion/not-open", message: 'suggestion "s1" is dismissed', payload: "dismissed" }
  */
-export function thrown(e: unknown): Response {
+export function failureOf(e: unknown): { status: number; error: { code: string; message: string; payload?: string | number } } {
   if (e instanceof SuggestionError) {
     const status = Object.hasOwn(SERVICE_STATUS, e.code) ? SERVICE_STATUS[e.code] : undefined;
-    if (status !== undefined) return json(status, { error: { code: e.code, message: e.message, payload: e.payload } });
+    if (status !== undefined) return { status, error: { code: e.code, message: e.message, payload: e.payload } };
   }
   // By its code: a store's error need not be this module's StoreError class (a scanner's, an app's own store).
   const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
   if (typeof code === "string" && /^store\/[a-z-]{1,40}$/.test(code)) {
     const [status, message] = STORE_STATUS[code] ?? [500, "the store failed"];
-    return json(status, { error: { code, message } }, status === 503 ? { "retry-after": "1" } : {});
+    return { status, error: { code, message } };
   }
-  return failure(500, "http/internal", "internal error");
+  return { status: 500, error: { code: "http/internal", message: "internal error" } };
+}
+
+/** The answer to a thrown failure: {@link failureOf} as JSON, with `retry-after` on a 503. */
+export function thrown(e: unknown): Response {
+  const { status, error } = failureOf(e);
+  return json(status, { error }, status === 503 ? { "retry-after": "1" } : {});
 }

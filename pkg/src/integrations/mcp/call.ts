@@ -58,7 +58,7 @@ export async function callTool(
         if (codeOf(e) !== "store/missing-chat") throw e;
       }
     }
-    return answer(await runToolWithParts(scope.store, chatId, { name, input: args }, scope.run));
+    return answer(await runToolWithParts(scope.store, chatId, { name, input: args }, scope.run), chatId);
   } catch (e) {
     try {
       scope.onError?.(e);
@@ -76,9 +76,10 @@ function withoutChat(name: ToolCall["name"], args: unknown): { ok: boolean; text
   return r.ok ? { ok: true, text: r.output } : { ok: false, text: r.error };
 }
 
-function answer(r: { ok: boolean; text: string; card?: unknown; offer?: unknown }): CallToolResult {
-  if (!r.ok) return refused(r.text);
-  const meta: Record<string, unknown> = {};
+/** The MCP result; `_meta` names the chat (the widget reads its screen by it), and carries the card or the offer. */
+function answer(r: { ok: boolean; text: string; card?: unknown; offer?: unknown }, chatId?: string): CallToolResult {
+  const meta: Record<string, unknown> = chatId === undefined ? {} : { [CHAT_META]: chatId };
+  if (!r.ok) return { ...refused(r.text), ...(chatId === undefined ? {} : { _meta: meta }) };
   if (r.card !== undefined) meta[CARD_META] = r.card;
   if (r.offer !== undefined) meta[OFFER_META] = r.offer;
   return { content: [{ type: "text", text: r.text }], ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };

@@ -10,6 +10,7 @@ import { readJsonValue } from "../http/body.js";
 import { failure, thrown } from "../http/replies.js";
 import { CHAT_META } from "./keys.js";
 import { readServerOptions, SERVER_OPTION_RULES, type OdaMcpServerOptions } from "./options.js";
+import { APP_TOOLS, appToolChat } from "./app/register.js";
 import { serverOf } from "./server.js";
 
 /**
@@ -103,7 +104,10 @@ export function mcpHandler(options: McpHandlerOptions): McpHandler {
         if (verdict instanceof Response) return verdict;
         if (verdict !== true) return failure(403, "http/forbidden", "not allowed");
       }
-      const mcp = serverOf(server);
+      // Stateless: no initialize tells whether the client is an MCP Apps host, so the widget's
+      // app-only tools are never listed (no model sees them) yet answer a call that names one.
+      const callsApp = contexts.some((c) => c.method === "tools/call" && c.tool !== undefined && APP_TOOLS.includes(c.tool));
+      const mcp = serverOf(server, callsApp ? "always" : "declared");
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await mcp.connect(transport);
       try {
@@ -131,10 +135,11 @@ function messageContexts(body: unknown, chatId: string | undefined): McpAuthoriz
     if (typeof method !== "string") return null;
     const context: McpAuthorizeContext = { method };
     if (method === "tools/call" && params !== null && typeof params === "object") {
-      const { name, _meta: meta } = params as { name?: unknown; _meta?: unknown };
+      const { name, arguments: args, _meta: meta } = params as { name?: unknown; arguments?: unknown; _meta?: unknown };
       if (typeof name === "string") context.tool = name;
       const named = meta !== null && typeof meta === "object" ? (meta as Record<string, unknown>)[CHAT_META] : undefined;
-      const chat = typeof named === "string" ? named : chatId;
+      // An app-only tool acts on the chat in its arguments: that is the chat authorize decides on.
+      const chat = appToolChat(name, args) ?? (typeof named === "string" ? named : chatId);
       if (chat !== undefined) context.chatId = chat;
     }
     contexts.push(context);

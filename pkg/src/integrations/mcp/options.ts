@@ -25,6 +25,8 @@ export interface OdaMcpServerOptions extends RunToolOptions {
   sessionChat?: ChatSession;
   /** List `suggest_task` (default `true`); `false` for hosts that never send turns, where it could only be refused. */
   suggestTask?: boolean;
+  /** The page of a chat in the app that shares the store: the MCP Apps widget opens a started chat there. */
+  chatUrl?: (chatId: string) => string;
   /** Told of a store's or other failure a call answered with a fixed text (the model never sees the error itself). */
   onError?: (error: unknown) => void;
 }
@@ -39,6 +41,7 @@ export const SERVER_OPTION_RULES: OptionRules<OdaMcpServerOptions> = {
   chatId: NON_EMPTY_STRING,
   sessionChat: ANY,
   suggestTask: BOOLEAN,
+  chatUrl: FUNCTION,
   onError: FUNCTION,
 };
 

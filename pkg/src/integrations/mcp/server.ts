@@ -7,6 +7,7 @@ import { createChat } from "../../chat/lifecycle.js";
 import type { RunToolOptions } from "../../chat/run.js";
 import { CORE_VERSION } from "../../gen/wasm-interface.js";
 import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
+import { registerOdaApp } from "./app/register.js";
 import { callTool, type CallScope } from "./call.js";
 import { readServerOptions, type OdaMcpServerOptions } from "./options.js";
 import { mcpToolConfig } from "./tools.js";
@@ -38,8 +39,8 @@ const NO_ELICITATION: jsonSchemaValidator = {
 };
 
 /** Internal: the server over options already read by `readServerOptions`. */
-export function serverOf(options: ReturnType<typeof readServerOptions>): McpServer {
-  const { store, chatId, sessionChat, suggestTask = true, onError, ...run } = options;
+export function serverOf(options: ReturnType<typeof readServerOptions>, appTools: "declared" | "always" = "declared"): McpServer {
+  const { store, chatId, sessionChat, suggestTask = true, onError, chatUrl, ...run } = options;
   const server = new McpServer({ name: "oda-tasks", version: CORE_VERSION }, { jsonSchemaValidator: NO_ELICITATION });
   const sessionChats = new Map<string, Promise<string>>();
   const scope: CallScope = {
@@ -67,7 +68,7 @@ export function serverOf(options: ReturnType<typeof readServerOptions>): McpServ
       callTool(scope, "suggest_task", args, extra._meta, extra.sessionId),
     );
   }
-  // MCP Apps: the `ui://oda-tasks/chat.html` resource the tools link to is
-  // registered here, by `registerOdaApp(server, options)` (its own module).
+  // MCP Apps: the `ui://oda-tasks/chat.html` resource the tools link to, and its app-only tools.
+  registerOdaApp(server, { store, appTools, ...(chatUrl === undefined ? {} : { chatUrl }), ...(onError === undefined ? {} : { onError }) });
   return server;
 }
