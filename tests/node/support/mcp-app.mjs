@@ -1,15 +1,12 @@
-// An MCP server with the widget (`registerOdaApp`, from the built package)
+// An MCP server with the widget (from the built package)
 // and a real SDK Client connected to it, in memory: what a host holds. The
-// model-facing tools here are a minimal stand-in of `odaMcpServer`'s (the
-// core's exact text, the card, offer and chat in `_meta`), over the
-// package's `toolHandlers`.
+// server is `odaMcpServer` (the model's tools and the widget).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
-import { z } from "zod/v4";
-import { MemoryStore, toolHandlers } from "../../../pkg/dist/entrypoints/index.node.js";
-import { registerOdaApp } from "../../../pkg/dist/entrypoints/mcp.js";
+import { MemoryStore } from "../../../pkg/dist/entrypoints/index.node.js";
+import { odaMcpServer, registerOdaApp } from "../../../pkg/dist/entrypoints/mcp.js";
 
 export const APP_URI = "ui://oda-tasks/chat.html";
 
@@ -23,34 +20,18 @@ export class CountingStore extends MemoryStore {
   }
 }
 
-/** The model-facing tools, as the host's model calls them: the chat in the request's `_meta`. */
-function registerModelTools(server, store) {
-  for (const name of ["todo_write", "suggest_task"]) {
-    server.registerTool(
-      name,
-      { description: name, inputSchema: z.looseObject({}), _meta: { ui: { resourceUri: APP_URI } } },
-      async (input, extra) => {
-        const chatId = extra._meta?.["oda-tasks/chat"];
-        const { text, card, offer } = await toolHandlers({ store, chatId, ui: true })[name](input);
-        const meta = {
-          "oda-tasks/chat": chatId,
-          ...(card ? { "oda-tasks/card": card } : {}),
-          ...(offer ? { "oda-tasks/offer": offer } : {}),
-        };
-        return { content: [{ type: "text", text }], _meta: meta, ...(card || offer ? {} : { isError: true }) };
-      },
-    );
-  }
-}
-
 /**
  * A server with the widget and the two tools over `store`, and a Client
  * connected to it; `apps: true` makes the client declare MCP Apps at initialize.
  */
 export async function connectHost({ store = new CountingStore(), apps = true, appOptions = {} } = {}) {
-  const server = new McpServer({ name: "oda-tasks-test", version: "1.0.0" });
-  registerModelTools(server, store);
-  registerOdaApp(server, { store, ...appOptions });
+  // The package's own server (its tools and the widget); a listing option of registerOdaApp's alone on a bare server.
+  let server;
+  if (appOptions.appTools === undefined) server = odaMcpServer({ store, ...appOptions });
+  else {
+    server = new McpServer({ name: "oda-tasks-test", version: "1.0.0" });
+    registerOdaApp(server, { store, ...appOptions });
+  }
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const capabilities = apps ? { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } : {};
