@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beginTurn, createChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
+import { beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { JsonlStore } from "oda-tasks/node";
 import { applyChange } from "../../pkg/dist/elements/live.js";
@@ -134,6 +134,78 @@ test("ids and shapes: the screen first, then each change carries only what chang
   assert.deepEqual(offered.data.open, after.open);
   assert.deepEqual(applyChange(applyChange(applyChange(first.data, change.data), turn.data), offered.data), after);
   await s.reader.cancel();
+});
+
+/** Counts the cards every ChatState makes (`view`'s and `cards`') while `fn` runs. */
+async function countingCards(fn) {
+  const { cards, view } = ChatState.prototype;
+  const made = { cards: 0 };
+  ChatState.prototype.cards = function (...args) {
+    const answer = cards.apply(this, args);
+    made.cards += answer.length;
+    return answer;
+  };
+  ChatState.prototype.view = function (...args) {
+    const answer = view.apply(this, args);
+    made.cards += answer.cards.length;
+    return answer;
+  };
+  try {
+    return await fn(made);
+  } finally {
+    Object.assign(ChatState.prototype, { cards, view });
+  }
+}
+
+test("a write costs its change: 20 streams of a 60-card chat, 10 writes make 10 cards, never the window again; the changes applied are the screen", () =>
+  countingCards(async (made) => {
+    const store = new MemoryStore();
+    await createChat(store, "c", { workspace: "/w" });
+    const tools = toolHandlers({ store, chatId: "c" });
+    for (let n = 0; n < 60; n++) await step(tools, n);
+    const handler = chatHandler({ store, authorize: allow, cards: 50 });
+    const streams = [];
+    for (let i = 0; i < 20; i++) streams.push(sse(await get(handler, "chats/c/events")));
+    const held = [];
+    for (const s of streams) held.push((await s.next()).data);
+    assert.equal(made.cards, 50, "the window is made once for the 20 streams' screens");
+    for (let n = 1; n <= 10; n++) {
+      await step(tools, 60 + n);
+      const length = await lengthOf(store);
+      for (const [i, s] of streams.entries()) {
+        const e = await until(s, length);
+        assert.equal(e.event, "change");
+        held[i] = applyChange(held[i], e.data);
+      }
+    }
+    assert.equal(made.cards, 60, "each write made its one new card, once for all the streams");
+    const screen = await screenOf(handler);
+    for (const h of held) assert.deepEqual(h, screen);
+    for (const s of streams) await s.reader.cancel();
+  }));
+
+test("a state read again (evicted from a cache of one chat): the window is compared and each change stays right", async () => {
+  const store = new MemoryStore();
+  const a = await chatWith(store, "a");
+  const b = await chatWith(store, "b");
+  const cache = new ChatStateCache(store, { size: 1, cards: true });
+  const handler = chatHandler({ store, authorize: allow, cards: 2, cache });
+  const [sa, sb] = [sse(await get(handler, "chats/a/events")), sse(await get(handler, "chats/b/events"))];
+  let [ha, hb] = [(await sa.next()).data, (await sb.next()).data];
+  for (let n = 1; n <= 4; n++) {
+    await step(a, n);
+    const ea = await until(sa, await lengthOf(store, "a"));
+    assert.equal(ea.event, "change", `chat a, write ${n}`);
+    ha = applyChange(ha, ea.data);
+    await step(b, n);
+    const eb = await until(sb, await lengthOf(store, "b"));
+    assert.equal(eb.event, "change", `chat b, write ${n}`);
+    hb = applyChange(hb, eb.data);
+  }
+  assert.deepEqual(ha, await screenOf(handler, "a"));
+  assert.deepEqual(hb, await screenOf(handler, "b"));
+  await sa.reader.cancel();
+  await sb.reader.cancel();
 });
 
 test("a missed change never shows a wrong screen: the screen with every change applied is the screen the handler answers", async () => {
