@@ -15,6 +15,7 @@ import { beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore,
 import { chatHandler } from "oda-tasks/http";
 import { JsonlStore } from "oda-tasks/node";
 import { applyChange } from "../../pkg/dist/elements/live.js";
+import { sse } from "./support/sse.mjs";
 
 // A stream waits forever when an event does not come: each test fails after 30 s instead.
 const test = (name, fn) => nodeTest(name, { timeout: 30_000 }, fn);
@@ -49,51 +50,6 @@ async function until(s, length) {
 
 /** The n-th update of the list: one new card each. */
 const step = (tools, n) => tools.todo_write(todos([`Step ${n}`, "in_progress"], ["Ship", "pending"]));
-
-/** Reads a stream's events one at a time: `{ id, event, data, bytes }` (comments and the retry hint are skipped). */
-function sse(response) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const chunks = [];
-  const next = async () => {
-    for (;;) {
-      const end = buffer.indexOf("\n\n");
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        if (event === undefined) continue;
-        const id = /^id: (.*)$/m.exec(block)?.[1] ?? null;
-        return { id, event, data: JSON.parse(/^data: (.*)$/m.exec(block)[1]), text: `${block}\n\n` };
-      }
-      const { done, value } = await reader.read();
-      if (done) return null;
-      chunks.push(value);
-      buffer += decoder.decode(value, { stream: true });
-    }
-  };
-  /** Whether no event comes within `ms` (the read stays pending for the next call). */
-  let pending = null;
-  const quietFor = async (ms) => {
-    pending ??= next();
-    const got = await Promise.race([pending, sleep(ms).then(() => "quiet")]);
-    if (got === "quiet") return true;
-    pending = null;
-    return false;
-  };
-  return {
-    reader,
-    chunks,
-    next: () => {
-      if (pending === null) return next();
-      const p = pending;
-      pending = null;
-      return p;
-    },
-    quietFor,
-  };
-}
 
 test("ids and shapes: the screen first, then each change carries only what changed, the new cards, cardCount and length", async () => {
   const store = new MemoryStore();
