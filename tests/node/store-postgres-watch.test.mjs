@@ -295,6 +295,28 @@ for (const driver of DRIVERS) {
   });
 }
 
+test("watch with notify: false: no LISTEN connection; the watched chats' lengths are read in one query per watchPollMs, and another process's write is heard", async () => {
+  const db = await fresh();
+  const client = db.client("pg");
+  const errors = [];
+  const store = new PostgresStore(client, { notify: false, watchPollMs: 50, onError: (e) => errors.push(e) });
+  const heard = [];
+  let stop = () => undefined;
+  try {
+    await store.create("a", [session]);
+    stop = store.watch("a", (n) => heard.push(n));
+    await until("the poll's first read", () => heard.length === 1);
+    assert.equal(await write(db.schema, "pg", "a", 1), 2);
+    await until("the other process's write, by the poll", () => heard.length === 2);
+    assert.deepEqual(heard, [1, 2]);
+    assert.deepEqual(await listeners(client.appName), [], "no LISTEN was run");
+    assert.deepEqual(errors, [], "polling is what was asked for: nothing to report");
+  } finally {
+    stop();
+    await db.done();
+  }
+});
+
 test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError says so, and one query per interval hears the writes", async () => {
   assert.ok(hasPgbouncer(), "Debian's pgbouncer is installed (scripts/setup.sh --postgres installs it)");
   // PgBouncer passes no `options` startup parameter: a database of its own holds the tables.

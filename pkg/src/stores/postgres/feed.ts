@@ -20,6 +20,8 @@ export const HINT_BATCH_MS = 10;
 
 /** How the feed is set up: the poll's interval, how long a probe notice may take, where failures are said. */
 export interface FeedOptions {
+  /** Whether to LISTEN (the store's writes notify); false: the watched chats' lengths are read in one query every `pollMs`. */
+  listen: boolean;
   pollMs: number;
   probeMs: number;
   onError: (error: Error) => void;
@@ -100,9 +102,17 @@ export class ChangeFeed {
   }
 
   #open(): void {
-    this.#state = "connecting";
     this.#failures = 0;
-    void this.#connect(++this.#generation);
+    const generation = ++this.#generation;
+    if (!this.#options.listen) {
+      // Notices are off: the batched poll serves, from the first read on.
+      this.#state = "polling";
+      this.#schedulePoll(generation);
+      void this.#resync(generation, false).catch(() => undefined);
+      return;
+    }
+    this.#state = "connecting";
+    void this.#connect(generation);
   }
 
   async #connect(generation: number): Promise<void> {
