@@ -317,7 +317,7 @@ try {
     ]);
   }
 } finally {
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 }
 
 const stores = ["memory", "jsonl", "sqlite", "postgres"].filter((s) => out[s] !== undefined);

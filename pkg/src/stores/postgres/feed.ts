@@ -16,7 +16,7 @@ import { CHANNEL, LENGTHS, TABLE_OID } from "./sql.js";
 export const LISTEN_BACKOFF: Backoff = { first: 1000, factor: 2, max: 30_000, jitter: true };
 
 /** Notices heard within this long (ms) are read back in one query: a burst of writes costs one read, not one per notice. */
-export const HINT_BATCH_MS = 10;
+export const HINT_BATCH_MS = 25;
 
 /** How the feed is set up: the poll's interval, how long a probe notice may take, where failures are said. */
 export interface FeedOptions {

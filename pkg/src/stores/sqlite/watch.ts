@@ -2,8 +2,9 @@
 // any SqliteStore of it (the same connection object, another connection to
 // the same file, the same D1 binding or Durable Object) are told at once.
 // Other connections: a file is asked `PRAGMA data_version` when one fs.watch
-// on its folder says the file, its WAL or its journal changed (and once a
-// second, for an event the kernel dropped), or per interval where fs.watch
+// on its folder says the file, its WAL or its journal changed, then per
+// interval for a second (the commit shows after the event), and once a second
+// otherwise (for an event the kernel dropped); per interval where fs.watch
 // fails or with `watchMode: "poll"`; only when it moved, the watched chats'
 // lengths in one query. D1 (no data_version) is asked the lengths per
 // interval; a Durable Object has no other writer, so no timer. Nothing runs
@@ -18,6 +19,13 @@ export type WatchMode = "fs-watch" | "poll";
 
 /** How often (ms) a file heard through fs.watch is asked all the same, for an event the kernel dropped. */
 export const SAFETY_POLL_MS = 1_000;
+
+/**
+ * After a file event, how long (ms) the file is asked every `pollMs`: the
+ * event comes when a writer writes its WAL frames, before its commit is
+ * synced and shown (no event follows that), so the poll runs on a while.
+ */
+export const ACTIVE_MS = 1_000;
 
 /** How a feed asks: its interval (ms) and, for a file, whether fs.watch tells it when to. */
 export interface FeedTiming {
@@ -104,6 +112,8 @@ class DatabaseFeed {
   #polling = false;
   #again = false;
   #kicked = false;
+  /** Until when (ms) the file is asked every `pollMs` after an event; 0: at the safety interval. */
+  #activeUntil = 0;
 
   constructor(driver: SqlDriver, file: string | null, timing: FeedTiming, ended: () => void) {
     this.#driver = driver;
@@ -161,17 +171,30 @@ class DatabaseFeed {
         this.#dataVersion = undefined; // the first poll reads the lengths
       }
       if (this.#file !== null && this.#timing.mode === "fs-watch" && this.#watchFile(this.#file)) {
-        this.#every(Math.max(this.#timing.pollMs, SAFETY_POLL_MS));
+        this.#every(this.#safetyMs());
         return;
       }
     }
     this.#every(this.#timing.pollMs);
   }
 
+  #safetyMs(): number {
+    return Math.max(this.#timing.pollMs, SAFETY_POLL_MS);
+  }
+
   #every(ms: number): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = setInterval(() => void this.#poll(), ms);
+    this.#timer = setInterval(() => this.#tick(), ms);
     (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** One interval: a poll; back to the safety interval once a file event's while has passed. */
+  #tick(): void {
+    if (this.#activeUntil !== 0 && Date.now() >= this.#activeUntil && this.#watcher !== undefined) {
+      this.#activeUntil = 0;
+      this.#every(this.#safetyMs());
+    }
+    void this.#poll();
   }
 
   /** One fs.watch on the file's folder: a change of the file, its WAL or its journal asks data_version. False where it cannot start. */
@@ -199,8 +222,10 @@ class DatabaseFeed {
     }
   }
 
-  /** A file event: one poll soon, however many events came meanwhile. */
+  /** A file event: one poll soon, however many events came meanwhile, and polls every `pollMs` for a while (its commit may not show yet). */
   #kick(): void {
+    if (this.#activeUntil === 0 && this.#told.size > 0) this.#every(this.#timing.pollMs);
+    this.#activeUntil = Date.now() + ACTIVE_MS;
     if (this.#kicked) return;
     this.#kicked = true;
     setTimeout(() => {
