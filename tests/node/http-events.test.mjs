@@ -11,10 +11,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beginTurn, createChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
+import { beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { JsonlStore } from "oda-tasks/node";
 import { applyChange } from "../../pkg/dist/elements/live.js";
+import { sse } from "./support/sse.mjs";
 
 // A stream waits forever when an event does not come: each test fails after 30 s instead.
 const test = (name, fn) => nodeTest(name, { timeout: 30_000 }, fn);
@@ -49,51 +50,6 @@ async function until(s, length) {
 
 /** The n-th update of the list: one new card each. */
 const step = (tools, n) => tools.todo_write(todos([`Step ${n}`, "in_progress"], ["Ship", "pending"]));
-
-/** Reads a stream's events one at a time: `{ id, event, data, bytes }` (comments and the retry hint are skipped). */
-function sse(response) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const chunks = [];
-  const next = async () => {
-    for (;;) {
-      const end = buffer.indexOf("\n\n");
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        if (event === undefined) continue;
-        const id = /^id: (.*)$/m.exec(block)?.[1] ?? null;
-        return { id, event, data: JSON.parse(/^data: (.*)$/m.exec(block)[1]), text: `${block}\n\n` };
-      }
-      const { done, value } = await reader.read();
-      if (done) return null;
-      chunks.push(value);
-      buffer += decoder.decode(value, { stream: true });
-    }
-  };
-  /** Whether no event comes within `ms` (the read stays pending for the next call). */
-  let pending = null;
-  const quietFor = async (ms) => {
-    pending ??= next();
-    const got = await Promise.race([pending, sleep(ms).then(() => "quiet")]);
-    if (got === "quiet") return true;
-    pending = null;
-    return false;
-  };
-  return {
-    reader,
-    chunks,
-    next: () => {
-      if (pending === null) return next();
-      const p = pending;
-      pending = null;
-      return p;
-    },
-    quietFor,
-  };
-}
 
 test("ids and shapes: the screen first, then each change carries only what changed, the new cards, cardCount and length", async () => {
   const store = new MemoryStore();
@@ -134,6 +90,78 @@ test("ids and shapes: the screen first, then each change carries only what chang
   assert.deepEqual(offered.data.open, after.open);
   assert.deepEqual(applyChange(applyChange(applyChange(first.data, change.data), turn.data), offered.data), after);
   await s.reader.cancel();
+});
+
+/** Counts the cards every ChatState makes (`view`'s and `cards`') while `fn` runs. */
+async function countingCards(fn) {
+  const { cards, view } = ChatState.prototype;
+  const made = { cards: 0 };
+  ChatState.prototype.cards = function (...args) {
+    const answer = cards.apply(this, args);
+    made.cards += answer.length;
+    return answer;
+  };
+  ChatState.prototype.view = function (...args) {
+    const answer = view.apply(this, args);
+    made.cards += answer.cards.length;
+    return answer;
+  };
+  try {
+    return await fn(made);
+  } finally {
+    Object.assign(ChatState.prototype, { cards, view });
+  }
+}
+
+test("a write costs its change: 20 streams of a 60-card chat, 10 writes make 10 cards, never the window again; the changes applied are the screen", () =>
+  countingCards(async (made) => {
+    const store = new MemoryStore();
+    await createChat(store, "c", { workspace: "/w" });
+    const tools = toolHandlers({ store, chatId: "c" });
+    for (let n = 0; n < 60; n++) await step(tools, n);
+    const handler = chatHandler({ store, authorize: allow, cards: 50 });
+    const streams = [];
+    for (let i = 0; i < 20; i++) streams.push(sse(await get(handler, "chats/c/events")));
+    const held = [];
+    for (const s of streams) held.push((await s.next()).data);
+    assert.equal(made.cards, 50, "the window is made once for the 20 streams' screens");
+    for (let n = 1; n <= 10; n++) {
+      await step(tools, 60 + n);
+      const length = await lengthOf(store);
+      for (const [i, s] of streams.entries()) {
+        const e = await until(s, length);
+        assert.equal(e.event, "change");
+        held[i] = applyChange(held[i], e.data);
+      }
+    }
+    assert.equal(made.cards, 60, "each write made its one new card, once for all the streams");
+    const screen = await screenOf(handler);
+    for (const h of held) assert.deepEqual(h, screen);
+    for (const s of streams) await s.reader.cancel();
+  }));
+
+test("a state read again (evicted from a cache of one chat): the window is compared and each change stays right", async () => {
+  const store = new MemoryStore();
+  const a = await chatWith(store, "a");
+  const b = await chatWith(store, "b");
+  const cache = new ChatStateCache(store, { size: 1, cards: true });
+  const handler = chatHandler({ store, authorize: allow, cards: 2, cache });
+  const [sa, sb] = [sse(await get(handler, "chats/a/events")), sse(await get(handler, "chats/b/events"))];
+  let [ha, hb] = [(await sa.next()).data, (await sb.next()).data];
+  for (let n = 1; n <= 4; n++) {
+    await step(a, n);
+    const ea = await until(sa, await lengthOf(store, "a"));
+    assert.equal(ea.event, "change", `chat a, write ${n}`);
+    ha = applyChange(ha, ea.data);
+    await step(b, n);
+    const eb = await until(sb, await lengthOf(store, "b"));
+    assert.equal(eb.event, "change", `chat b, write ${n}`);
+    hb = applyChange(hb, eb.data);
+  }
+  assert.deepEqual(ha, await screenOf(handler, "a"));
+  assert.deepEqual(hb, await screenOf(handler, "b"));
+  await sa.reader.cancel();
+  await sb.reader.cancel();
 });
 
 test("a missed change never shows a wrong screen: the screen with every change applied is the screen the handler answers", async () => {

@@ -108,3 +108,33 @@ test("IndexedDbStore.watch in Chromium: a tab hears its own writes at once and t
   assert.deepEqual(await a.evaluate(() => window.heard), expected, "a stopped tab hears nothing more");
   assert.deepEqual(errors, []);
 });
+
+test("IndexedDbStore.watch in Chromium: another tab's message is a hint: forged, garbled or another version's messages never tell a length the database does not hold, nor silence the chat", async (t) => {
+  const { tabs, errors } = await openTabs(t, page, 2);
+  const [a, b] = tabs;
+  for (const tab of tabs) await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
+  await a.evaluate(() => window.watch("h", "c"));
+  assert.equal((await write(b, "h", "h", "create", ["c", entries(2)])).value, true);
+  assert.deepEqual(await heardIn(a, 1), [["h", "c", 2]]);
+
+  // Any script of the origin may post on the name: tab b forges notices of this version's shape and others.
+  await b.evaluate((long) => {
+    const channel = new BroadcastChannel("oda-tasks:indexeddb:h");
+    for (const length of [999_999, -1, Number.NaN, 1e308, 1, 2 ** 53, "3"])
+      channel.postMessage({ odaTasks: 1, from: "x", chatId: "c", length });
+    channel.postMessage({ odaTasks: 1, from: "x", chatId: long, length: 999_999 });
+    channel.postMessage({ odaTasks: 2, chat: "c", length: 999_999 });
+    channel.postMessage("c 999999");
+    channel.close();
+  }, "c".repeat(201));
+  await pause(500);
+  assert.deepEqual(await a.evaluate(() => window.heard), [["h", "c", 2]], "no claimed length is told: the database still holds 2");
+
+  // A later write of tab b is heard with the length it made.
+  assert.equal((await write(b, "h", "h", "append", ["c", entries(1), 2])).value, 3);
+  assert.deepEqual(await heardIn(a, 2), [
+    ["h", "c", 2],
+    ["h", "c", 3],
+  ]);
+  assert.deepEqual(errors, []);
+});

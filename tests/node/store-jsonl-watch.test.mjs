@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { JsonlStore } from "oda-tasks/node";
 import { feedOf } from "../../pkg/dist/stores/jsonl/watch.js";
-import { entries, hearEachOther, heardAll, watchChild } from "./support/watch-child.mjs";
+import { entries, hearEachOther, heardAll, hintsStayHints, watchChild } from "./support/watch-child.mjs";
 import { inTempDir } from "./support/temp-dir.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -100,6 +100,16 @@ test("JsonlStore.watch: a chat watched before it exists is heard when another pr
       assert.deepEqual(heard, [3, 1]);
     } finally {
       stop();
+    }
+  }));
+
+test("JsonlStore.watch: another process's file event is a hint: a touch tells nothing, a restore (a shorter file renamed over) is told with its length and the viewer gets its screen", () =>
+  inTempDir("oda-jsonl-watch-", async (dir) => {
+    const child = await watchChild(["jsonl", dir]);
+    try {
+      await hintsStayHints(new JsonlStore(dir), child, 400);
+    } finally {
+      child.kill();
     }
   }));
 

@@ -139,3 +139,69 @@ test("storeContract's watch checks fail a feed that hears twice, never stops, le
     throwing.join("\n"),
   );
 });
+
+test("storeContract's notice check fails a feed that trusts the length an outside message claims, and passes one that reads it back", async () => {
+  /** A MemoryStore with a feed of its own; `hear(chatId, claimed)` is an outside message, trusted or read back. */
+  const withFeed = (trusting) => {
+    const store = new MemoryStore();
+    const known = new Map();
+    const listeners = new Map();
+    const tell = (chatId, length) => {
+      // The trusting feed keeps "lengths only grow": a claimed 999999 drops every later length.
+      if (trusting ? length <= (known.get(chatId) ?? -1) : length === known.get(chatId)) return;
+      known.set(chatId, length);
+      for (const listener of [...(listeners.get(chatId) ?? [])]) {
+        try {
+          listener(length);
+        } catch {}
+      }
+    };
+    const { append, create } = store;
+    store.append = async (chatId, entries, expected) => {
+      const length = await append.call(store, chatId, entries, expected);
+      if (entries.length > 0) tell(chatId, length);
+      return length;
+    };
+    store.create = async (chatId, entries) => {
+      const made = await create.call(store, chatId, entries);
+      if (made) tell(chatId, entries.length);
+      return made;
+    };
+    store.watch = (chatId, onChange) => {
+      new MemoryStore().watch(chatId, onChange)(); // the real checks of the id and the listener
+      const set = listeners.get(chatId) ?? new Set();
+      listeners.set(chatId, set);
+      const entry = (length) => onChange(length);
+      set.add(entry);
+      return () => set.delete(entry);
+    };
+    store.hear = async (chatId, claimed) => {
+      if (trusting) {
+        if (Number.isSafeInteger(claimed)) tell(chatId, claimed);
+        return;
+      }
+      const log = await store.read(chatId);
+      if (log !== null) tell(chatId, log.length);
+    };
+    return store;
+  };
+  const outcome = async (trusting) => {
+    const tests = [];
+    storeContract({
+      name: "fed",
+      makeStore: () => withFeed(trusting),
+      test: (title, fn) => tests.push({ title, fn }),
+      notice: (store, chatId, length) => store.hear(chatId, length),
+    });
+    const hint = tests.filter((t) => t.title.includes("is a hint"));
+    assert.equal(hint.length, 1);
+    return hint[0].fn().then(
+      () => null,
+      (e) => e,
+    );
+  };
+  assert.equal(await outcome(false), null, "a feed that reads the length back passes");
+  const failed = await outcome(true);
+  assert.ok(failed instanceof Error, "a feed that trusts the claimed length fails");
+  assert.match(failed.message, /heard|only lengths/);
+});

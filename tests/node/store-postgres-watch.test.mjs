@@ -3,15 +3,19 @@
 // heard through the one LISTEN connection of the store; a killed LISTEN
 // connection (pg_terminate_backend) comes back and hears what it missed;
 // stop really stops; behind a real PgBouncer in transaction mode the store
-// says so through onError and polls.
+// says so through onError and polls. A notice is a hint: forged, garbled or
+// another version's payloads sent by another client never silence a chat nor
+// reach a viewer, and a restore that shortens a log is told.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { StoreError } from "oda-tasks";
+import { createChat, StoreError, toolHandlers } from "oda-tasks";
+import { chatHandler } from "oda-tasks/http";
 import { PostgresStore } from "oda-tasks/postgres";
 import { freshSchema, startServer } from "./support/postgres.mjs";
 import { hasPgbouncer, startPgbouncer } from "./support/pgbouncer.mjs";
 import { until } from "./support/until.mjs";
+import { sse, sseUntil } from "./support/sse.mjs";
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -214,6 +218,67 @@ for (const driver of DRIVERS) {
     }
   });
 
+  test(`watch (${driver}): a notice is a hint: forged or garbled payloads from another client never silence the chat nor reach a viewer; a restore that shortens the log is told, and the viewer gets its screen`, async () => {
+    const db = await fresh();
+    const other = db.client("pg"); // any other client of the database
+    const store = new PostgresStore(db.client(driver), { onError: () => undefined });
+    let stop = () => undefined;
+    let s;
+    try {
+      await createChat(store, "a", { workspace: "/w" });
+      const tools = toolHandlers({ store, chatId: "a" });
+      for (const n of [1, 2, 3]) await tools.todo_write({ todos: [{ content: `Step ${n}`, status: "in_progress" }] });
+      const heard = [];
+      stop = store.watch("a", (n) => heard.push(n));
+      await until("the feed's first read once it listens", () => heard.length === 1);
+      assert.deepEqual(heard, [4]);
+      const handler = chatHandler({ store, authorize: () => true });
+      s = sse(await handler(new Request("http://app.test/chats/a/events")));
+      assert.equal((await s.next()).data.cardCount, 3);
+
+      const oid = (await other.query("SELECT 'oda_tasks_chats'::regclass::oid::text AS oid")).rows[0].oid;
+      const payloads = [
+        `${oid} 999999 a`,
+        `${oid} -1 a`,
+        `${oid} NaN a`,
+        `${oid} 1e308 a`,
+        `${oid} 4.5 a`,
+        `${oid} 2 a`,
+        `${oid} 99999999999999999999999 a`,
+        `${oid} 999999 ${"a".repeat(201)}`,
+        `${oid} 999999`,
+        `${oid}`,
+        `{"v":2,"chat":"a","length":999999}`,
+        `v2 a 999999`,
+      ];
+      for (const payload of payloads) await other.query("SELECT pg_notify('oda_tasks', $1)", [payload]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(heard, [4], "no length a notice claimed is told: only what the table holds, which did not move");
+      assert.equal(await write(db.schema, "pg", "a", 4), 5);
+      await until("a write from another process after the forged notices", () => heard.at(-1) === 5);
+      const change = await sseUntil(s, 5);
+      assert.equal(change.event, "change");
+
+      // A restore: the log cut back to two entries (the session and the first list), then another process writes.
+      await other.query(
+        "WITH cut AS (DELETE FROM oda_tasks_entries WHERE chat_id = 'a' AND seq >= 2) UPDATE oda_tasks_chats SET length = 2 WHERE chat_id = 'a'",
+      );
+      assert.equal(await write(db.schema, "pg", "a", 2), 3);
+      await until("the write after the restore, at a length below the one told", () => heard.at(-1) === 3);
+      assert.deepEqual(heard, [4, 5, 3]);
+      const restored = await sseUntil(s, 3);
+      assert.equal(restored.event, "screen", "a log cut back: the viewer gets a screen, never a change onto the old one");
+      const fresh = await (await chatHandler({ store, authorize: () => true })(new Request("http://app.test/chats/a"))).json();
+      assert.deepEqual(restored.data, fresh);
+      assert.equal(restored.data.cardCount, 1);
+    } finally {
+      await s?.reader.cancel();
+      stop();
+      await store.end?.();
+      await db.done();
+    }
+  });
+
   test(`watch (${driver}): after the last stop nothing keeps the process alive (it exits once its client is ended)`, async () => {
     const db = await fresh();
     try {
@@ -229,6 +294,28 @@ for (const driver of DRIVERS) {
     }
   });
 }
+
+test("watch with notify: false: no LISTEN connection; the watched chats' lengths are read in one query per watchPollMs, and another process's write is heard", async () => {
+  const db = await fresh();
+  const client = db.client("pg");
+  const errors = [];
+  const store = new PostgresStore(client, { notify: false, watchPollMs: 50, onError: (e) => errors.push(e) });
+  const heard = [];
+  let stop = () => undefined;
+  try {
+    await store.create("a", [session]);
+    stop = store.watch("a", (n) => heard.push(n));
+    await until("the poll's first read", () => heard.length === 1);
+    assert.equal(await write(db.schema, "pg", "a", 1), 2);
+    await until("the other process's write, by the poll", () => heard.length === 2);
+    assert.deepEqual(heard, [1, 2]);
+    assert.deepEqual(await listeners(client.appName), [], "no LISTEN was run");
+    assert.deepEqual(errors, [], "polling is what was asked for: nothing to report");
+  } finally {
+    stop();
+    await db.done();
+  }
+});
 
 test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError says so, and one query per interval hears the writes", async () => {
   assert.ok(hasPgbouncer(), "Debian's pgbouncer is installed (scripts/setup.sh --postgres installs it)");

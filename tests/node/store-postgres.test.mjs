@@ -25,10 +25,19 @@ const rejectsWith = (promise, code) =>
     return true;
   });
 
-contractOver("PostgresStore", async () => {
-  const db = await fresh();
-  return { open: () => db.store(), done: db.done };
-});
+contractOver(
+  "PostgresStore",
+  async () => {
+    const db = await fresh();
+    // A notice as any client of the database can send it: the store's format, the length forged.
+    const notice = async (chatId, length) => {
+      const [{ oid }] = await db.sql("SELECT 'oda_tasks_chats'::regclass::oid::text AS oid");
+      await db.sql("SELECT pg_notify('oda_tasks', $1)", [`${oid} ${length} ${chatId}`]);
+    };
+    return { open: () => db.store(), done: db.done, notice };
+  },
+  { notices: true },
+);
 
 test("PostgresStore: readFrom gives the entries from an index on, [] at the end, store/truncated past it", async () => {
   const db = await fresh();

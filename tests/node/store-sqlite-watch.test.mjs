@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { sqliteDrivers } from "./support/sqlite.mjs";
-import { entries, hearEachOther, heardAll, watchChild } from "./support/watch-child.mjs";
+import { entries, hearEachOther, heardAll, hintsStayHints, watchChild } from "./support/watch-child.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -71,10 +71,66 @@ for (const [name, open] of Object.entries(drivers)) {
     }
   });
 
-  test(`SqliteStore on ${name}: watch asks PRAGMA data_version per interval, the watched lengths in one query only when it moved, and stops with the last listener`, async () => {
+  test(`SqliteStore on ${name}: another process's data_version tick is a hint: a write that changed no log tells nothing, a restore is told with its shorter length and the viewer gets its screen`, async () => {
+    const db = await fresh(open);
+    const child = await watchChild([name, db.file]);
+    try {
+      await hintsStayHints(new SqliteStore(db.connect()), child, 300);
+    } finally {
+      child.kill();
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: where fs.watch fails (EMFILE), the file's data_version is polled`, async () => {
+    const db = await fresh(open);
+    const child = await watchChild([name, db.file, JSON.stringify({ watchPollMs: 20 }), "exhaust"]);
+    try {
+      child.send("watch c");
+      await child.expect("fs.watch failed with EMFILE");
+      await child.expect("watching c");
+      const store = new SqliteStore(db.connect());
+      await store.create("c", entries(1));
+      await store.append("c", entries(2));
+      await child.expect("heard c 3");
+      assert.deepEqual((await child.end()).at(-1), ["c", 3], "heard by polling");
+    } finally {
+      child.kill();
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: watch with fs.watch asks nothing while no connection writes; another process's write asks PRAGMA data_version, then the lengths in one query`, async () => {
     const db = await fresh(open);
     const { asked, connection } = counted(db.connect());
     const store = new SqliteStore(connection, { watchPollMs: 20 });
+    for (const chatId of ["a", "b"]) await store.create(chatId, entries(1));
+    const heard = [];
+    const stops = ["a", "b"].map((chatId) => store.watch(chatId, (length) => heard.push([chatId, length])));
+    const versions = /data_version/;
+    const lengths = /json_each\(\?\)\)$/;
+    try {
+      const first = asked(versions); // the data_version the feed starts from
+      await pause(300);
+      assert.equal(asked(versions), first, "nothing written: nothing asked (the once-a-second check is not due)");
+      const child = await watchChild([name, db.file]);
+      child.send("append b 2");
+      await child.expect("wrote b 3");
+      await heardAll(heard, 1, "the other process's write, through fs.watch", 100);
+      await child.end();
+      assert.deepEqual(heard, [["b", 3]]);
+      assert.ok(asked(versions) > first, "the file's change asked data_version");
+      assert.ok(asked(lengths) >= 1 && asked(lengths) <= 2, `lengths asked ${asked(lengths)} times`);
+    } finally {
+      for (const stop of stops) stop();
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: watch asks PRAGMA data_version per interval (watchMode poll), the watched lengths in one query only when it moved, and stops with the last listener`, async () => {
+    const db = await fresh(open);
+    const { asked, connection } = counted(db.connect());
+    const store = new SqliteStore(connection, { watchPollMs: 20, watchMode: "poll" });
     for (const chatId of ["a", "b", "c"]) await store.create(chatId, entries(1));
     const heard = [];
     const stops = ["a", "b", "c", "never"].map((chatId) => store.watch(chatId, (length) => heard.push([chatId, length])));
@@ -116,7 +172,7 @@ for (const [name, open] of Object.entries(drivers)) {
   });
 }
 
-test("SqliteStore: watchPollMs is checked with the other options", () => {
+test("SqliteStore: watchPollMs and watchMode are checked with the other options", () => {
   const db = { prepare() {}, exec() {} };
   for (const [value, shown] of [
     [0, "0"],
@@ -128,4 +184,8 @@ test("SqliteStore: watchPollMs is checked with the other options", () => {
       message: `oda-tasks: invalid arguments of SqliteStore: \`watchPollMs\` must be a whole number >= 1 (got ${shown})`,
     });
   }
+  assert.throws(() => new SqliteStore(db, { watchMode: "inotify" }), {
+    name: "TypeError",
+    message: /`watchMode` must be/,
+  });
 });

@@ -47,11 +47,18 @@ const rejectsWith = (promise, code) =>
   });
 
 for (const [name, open] of Object.entries(drivers)) {
-  contractOver(`SqliteStore on ${name}`, async () => {
-    const db = fresh(open);
-    await new SqliteStore(db.connect()).migrate();
-    return { open: () => new SqliteStore(db.connect()), done: db.done };
-  });
+  contractOver(
+    `SqliteStore on ${name}`,
+    async () => {
+      const db = fresh(open);
+      await new SqliteStore(db.connect()).migrate();
+      // Another connection's commit that changes no log: a data_version tick, the only message this feed hears.
+      const other = db.connect();
+      const notice = (chatId) => other.prepare("UPDATE oda_tasks_chats SET length = length WHERE chat_id = ?").run(chatId);
+      return { open: () => new SqliteStore(db.connect()), done: db.done, notice };
+    },
+    { notices: true },
+  );
 
   test(`SqliteStore on ${name}: migrate() applies version 1 once, in WAL mode; concurrent calls apply it once; the connection gets synchronous FULL and the busy timeout`, async () => {
     const db = fresh(open);

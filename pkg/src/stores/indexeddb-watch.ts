@@ -1,11 +1,15 @@
 // IndexedDbStore's change feed: in this tab, one feed per database (every
 // IndexedDbStore of it hears a write at once); other tabs of the origin hear
 // it through one BroadcastChannel per database name, posted once the
-// write's transaction has completed.
+// write's transaction has completed. A message is a hint ("this chat may have
+// changed"): the length told is the one read back from the database.
 import { ChangeListeners, type ChangeListener } from "./watchers.js";
 import { keyed } from "./keyed.js";
 
-/** What a tab posts: the chat and its new length, and which tab posted it (a tab skips its own). */
+/** Reads a chat's length from the database (`null`: no such chat). */
+export type LengthReader = (chatId: string) => Promise<number | null>;
+
+/** What a tab posts: the chat and its new length, and which tab posted it (a tab skips its own). Receivers read the length back. */
 interface Notice {
   odaTasks: 1;
   from: string;
@@ -57,16 +61,24 @@ export function announce(factory: IDBFactory, name: string, chatId: string, leng
 
 /**
  * Adds a listener of chat `chatId` of database `name`; the first of the
- * database opens its channel, the last stop closes it.
+ * database opens its channel, the last stop closes it. `lengthOf` reads a
+ * chat's length back when another tab's message names it.
  *
  * @example
- * const stop = watchDatabase(indexedDB, "my-chat-app", "chat-1", (length) => console.log(length));
+ * declare const lengthOf: LengthReader; // the store's read of a chat's length
+ * const stop = watchDatabase(indexedDB, "my-chat-app", "chat-1", (length) => console.log(length), lengthOf);
  */
-export function watchDatabase(factory: IDBFactory, name: string, chatId: string, onChange: ChangeListener): () => void {
+export function watchDatabase(
+  factory: IDBFactory,
+  name: string,
+  chatId: string,
+  onChange: ChangeListener,
+  lengthOf: LengthReader,
+): () => void {
   let byName = feeds.get(factory);
   const feed = byName?.get(name);
   if (feed === undefined) {
-    const made = new TabFeed(name, crossesTabs(factory), () => {
+    const made = new TabFeed(name, crossesTabs(factory), lengthOf, () => {
       const now = feeds.get(factory);
       if (now?.get(name) !== made) return;
       now.delete(name);
@@ -81,33 +93,39 @@ export function watchDatabase(factory: IDBFactory, name: string, chatId: string,
   return feed.watch(chatId, onChange);
 }
 
+/** Per watched chat: the last length told (undefined: none yet), and a count of this tab's tells, so a read taken meanwhile is read again. */
+interface Known {
+  length: number | undefined;
+  version: number;
+}
+
 class TabFeed {
   readonly #listeners = new ChangeListeners();
+  readonly #known = new Map<string, Known>();
   readonly #name: string;
   readonly #crossesTabs: boolean;
+  readonly #lengthOf: LengthReader;
   readonly #ended: () => void;
   #channel: BroadcastChannel | undefined;
   #count = 0;
+  /** Chats another tab's message named, read back one batch at a time. */
+  readonly #hinted = new Set<string>();
+  #reading = false;
 
-  constructor(name: string, crossesTabs: boolean, ended: () => void) {
+  constructor(name: string, crossesTabs: boolean, lengthOf: LengthReader, ended: () => void) {
     this.#name = name;
     this.#crossesTabs = crossesTabs;
+    this.#lengthOf = lengthOf;
     this.#ended = ended;
   }
 
   watch(chatId: string, onChange: ChangeListener): () => void {
     const stop = this.#listeners.watch(chatId, onChange);
+    if (!this.#known.has(chatId)) this.#known.set(chatId, { length: undefined, version: 0 });
     this.#count++;
     if (this.#crossesTabs && this.#channel === undefined) {
       const channel = openChannel(this.#name);
-      channel.onmessage = (event: MessageEvent) => {
-        const notice = event.data as Partial<Notice> | null;
-        // Any script of the origin may post on the name: only a well-formed notice of another tab counts.
-        if (typeof notice !== "object" || notice === null || notice.odaTasks !== 1 || notice.from === TAB) return;
-        const { chatId: id, length } = notice;
-        if (typeof id !== "string" || typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) return;
-        this.#listeners.notify(id, length);
-      };
+      channel.onmessage = (event: MessageEvent) => this.#heard(event.data);
       this.#channel = channel;
     }
     let stopped = false;
@@ -115,6 +133,10 @@ class TabFeed {
       if (stopped) return;
       stopped = true;
       stop();
+      if (!this.#listeners.has(chatId)) {
+        this.#known.delete(chatId);
+        this.#hinted.delete(chatId);
+      }
       if (--this.#count > 0) return;
       this.#channel?.close();
       this.#channel = undefined;
@@ -122,7 +144,61 @@ class TabFeed {
     };
   }
 
+  /** A write of this tab committed: told at once. */
   notify(chatId: string, length: number): void {
+    const known = this.#known.get(chatId);
+    if (known === undefined) return;
+    known.version++;
+    this.#tell(chatId, known, length);
+  }
+
+  #tell(chatId: string, known: Known, length: number): void {
+    if (known.length === length) return;
+    known.length = length;
     this.#listeners.notify(chatId, length);
+  }
+
+  /**
+   * Another tab's message (any script of the origin may post on the name):
+   * a notice of this version names its chat, which is read back; this tab's
+   * own is skipped; anything else (another version's format, garbled) may
+   * be a write too, so every watched chat is read back.
+   */
+  #heard(data: unknown): void {
+    const notice = data as Partial<Notice> | null;
+    if (typeof notice === "object" && notice !== null && notice.odaTasks === 1 && typeof notice.chatId === "string") {
+      if (notice.from === TAB) return;
+      if (this.#known.has(notice.chatId)) this.#hint([notice.chatId]);
+      return;
+    }
+    this.#hint([...this.#known.keys()]);
+  }
+
+  #hint(chats: string[]): void {
+    for (const chatId of chats) this.#hinted.add(chatId);
+    if (!this.#reading && this.#hinted.size > 0) void this.#readBack();
+  }
+
+  /** Reads back the hinted chats' lengths and tells each that differs from the last told; one batch at a time. */
+  async #readBack(): Promise<void> {
+    this.#reading = true;
+    try {
+      while (this.#hinted.size > 0) {
+        const chats = [...this.#hinted];
+        this.#hinted.clear();
+        const versions = chats.map((chatId) => this.#known.get(chatId)?.version);
+        const lengths = await Promise.all(chats.map((chatId) => this.#lengthOf(chatId).catch(() => null)));
+        chats.forEach((chatId, i) => {
+          const known = this.#known.get(chatId);
+          const length = lengths[i];
+          if (known === undefined || length === null || length === undefined) return;
+          if (known.version !== versions[i])
+            this.#hinted.add(chatId); // this tab wrote meanwhile: read again
+          else this.#tell(chatId, known, length);
+        });
+      }
+    } finally {
+      this.#reading = false;
+    }
   }
 }

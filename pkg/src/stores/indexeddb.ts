@@ -140,7 +140,16 @@ export class IndexedDbStore implements Store {
    * stop();
    */
   watch(chatId: string, onChange: (length: number) => void): () => void {
-    return watchDatabase(this.#factory, this.name, chatId, onChange);
+    return watchDatabase(this.#factory, this.name, chatId, onChange, (id) => this.#lengthOf(id));
+  }
+
+  /** The chat's length as the database holds it now (`null`: no such chat), to read back what another tab's message hints at. */
+  async #lengthOf(chatId: string): Promise<number | null> {
+    const db = await this.#open(chatId);
+    return transaction<number | null>(db, "readonly", (tx, settle) => {
+      const chat = tx.objectStore(CHATS).get(chatId);
+      tx.oncomplete = () => settle((chat.result as ChatRecord | undefined)?.length ?? null);
+    });
   }
 
   async read(chatId: string): Promise<LogEntry[] | null> {

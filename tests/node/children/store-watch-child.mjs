@@ -3,7 +3,10 @@
 // then obeys lines on stdin: "create <chat> <n>" and "append <chat> <n>"
 // write n entries and print "wrote <chat> <length>"; "watch <chat>" starts a
 // watch that prints "heard <chat> <length>" per notice; "stop" stops every
-// watch. When stdin ends it stops every watch and prints its notices as one
+// watch; "touch <chat>" changes the chat's file or the database without
+// changing any log (a file event, a data_version tick) and "restore <chat> <n>"
+// cuts the log back to its first n entries behind the store's back (a
+// restore), each printing "done <op> <chat>". When stdin ends it stops every watch and prints its notices as one
 // JSON line, then ends by itself (a handle left open would keep it alive).
 // argv: kind ("jsonl", or a SQLite driver: "better-sqlite3", "node:sqlite", "bun:sqlite"),
 // the folder or file, the store's options as JSON, and "exhaust" to make
@@ -15,13 +18,38 @@ const [kind, where, optionsJson = "{}", exhaust = ""] = process.argv.slice(2);
 const options = JSON.parse(optionsJson);
 
 let store;
+let db;
 if (kind === "jsonl") {
   const { JsonlStore } = await import("oda-tasks/node");
   store = new JsonlStore(where, options);
 } else {
   const { SqliteStore } = await import("oda-tasks/sqlite");
   const { openWith } = await import("../support/sqlite.mjs");
-  store = new SqliteStore(await openWith(kind, where), options);
+  db = await openWith(kind, where);
+  store = new SqliteStore(db, options);
+}
+
+/** Changes the chat's file (its times) or commits a write to the database that leaves every log as it is. */
+function touch(chatId) {
+  if (kind === "jsonl") {
+    const now = new Date();
+    fs.utimesSync(store.file(chatId), now, now);
+  } else db.prepare("UPDATE oda_tasks_chats SET length = length WHERE chat_id = ?").run(chatId);
+}
+
+/** Cuts the chat back to its first `n` entries as a restore would: a new file renamed over, or one transaction. */
+function restore(chatId, n) {
+  if (kind === "jsonl") {
+    const file = store.file(chatId);
+    const kept = fs.readFileSync(file, "utf8").split("\n").slice(0, n);
+    fs.writeFileSync(`${file}.restore`, `${kept.join("\n")}\n`);
+    fs.renameSync(`${file}.restore`, file);
+  } else {
+    db.exec("BEGIN IMMEDIATE");
+    db.prepare("DELETE FROM oda_tasks_entries WHERE chat_id = ? AND seq >= ?").run(chatId, n);
+    db.prepare("UPDATE oda_tasks_chats SET length = ? WHERE chat_id = ?").run(n, chatId);
+    db.exec("COMMIT");
+  }
 }
 
 const heard = [];
@@ -70,6 +98,12 @@ for await (const line of createInterface({ input: process.stdin })) {
       say(`fs.watch failed with ${withoutDescriptors(start)}`);
     }
     say(`watching ${chatId}`);
+  } else if (op === "touch") {
+    touch(chatId);
+    say(`done touch ${chatId}`);
+  } else if (op === "restore") {
+    restore(chatId, Number(n));
+    say(`done restore ${chatId}`);
   } else if (op === "stop") {
     for (const stop of stops.splice(0)) stop();
     say("stopped");

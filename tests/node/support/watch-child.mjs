@@ -4,6 +4,10 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { createChat, toolHandlers } from "oda-tasks";
+import { chatHandler } from "oda-tasks/http";
+import { applyChange } from "../../../pkg/dist/elements/live.js";
+import { sse, sseUntil } from "./sse.mjs";
 
 const SCRIPT = fileURLToPath(new URL("../children/store-watch-child.mjs", import.meta.url));
 
@@ -132,4 +136,54 @@ export async function hearEachOther(store, heard, child, another, settleMs) {
     ["c", 4],
     ["c", 5],
   ]);
+}
+
+/**
+ * The hint script every shared store's feed passes, with `child` (another
+ * process on the same place): chat "c" of `store` watched (`heard`) and
+ * followed by an HTTP viewer; the other process's events that change no log
+ * (a file event, a data_version tick) tell nothing; a restore that cuts the
+ * log back is told with its shorter length and the viewer gets the restored
+ * screen; a later write is told and reaches the viewer as a change.
+ */
+export async function hintsStayHints(store, child, settleMs) {
+  const heard = [];
+  const stop = store.watch("c", (length) => heard.push(length));
+  let s;
+  try {
+    await createChat(store, "c", { workspace: "/w" });
+    const tools = toolHandlers({ store, chatId: "c" });
+    for (const n of [1, 2, 3]) await tools.todo_write({ todos: [{ content: `Step ${n}`, status: "in_progress" }] });
+    assert.deepEqual(heard, [1, 2, 3, 4]);
+    const handler = chatHandler({ store, authorize: () => true });
+    s = sse(await handler(new Request("http://app.test/chats/c/events")));
+    let held = (await s.next()).data;
+    assert.equal(held.cardCount, 3);
+
+    child.send("touch c");
+    await child.expect("done touch c");
+    await pause(settleMs);
+    assert.deepEqual(heard, [1, 2, 3, 4], "an event that changed no log tells nothing");
+
+    child.send("restore c 2");
+    await child.expect("done restore c");
+    await heardAll(heard, 5, "the restore", settleMs);
+    assert.deepEqual(heard, [1, 2, 3, 4, 2], "a log cut back is told with its length");
+    const restored = await sseUntil(s, 2);
+    assert.equal(restored.event, "screen", "a log cut back: the viewer gets a screen, never a change onto the old one");
+    assert.equal(restored.data.cardCount, 1);
+    held = restored.data;
+
+    child.send("append c 1");
+    await child.expect("wrote c 3");
+    await heardAll(heard, 6, "a write after the restore", settleMs);
+    assert.deepEqual(heard.at(-1), 3);
+    const change = await sseUntil(s, 3);
+    held = change.event === "screen" ? change.data : applyChange(held, change.data);
+    const fresh = await (await chatHandler({ store, authorize: () => true })(new Request("http://app.test/chats/c"))).json();
+    assert.deepEqual(held, fresh);
+  } finally {
+    await s?.reader.cancel();
+    stop();
+  }
 }

@@ -2,7 +2,10 @@
 // from a length a client has to the newest one (the list, the plan, the
 // suggestions and what was skipped when they changed, the new cards, the card
 // count), each built once as bytes and shared by every stream that needs it.
-import type { ChatScreen } from "./screen.js";
+// A version is built from what changed: each card's JSON is made once per
+// chat, kept by index for the last `window` cards, and each part's JSON once
+// per version; the screen's bytes are made only when a client needs a screen.
+import type { ChatRead } from "./screen.js";
 
 /**
  * What a client holds after an event, enough to say what changed since:
@@ -21,15 +24,19 @@ export interface Mark {
   readonly skipped: string;
 }
 
-/** The newest screen of a chat: its mark, its last cards' texts and its event bytes, with the changes built to it. */
+/** The newest screen of a chat: its mark, its last cards' texts, with the events built to it. */
 export interface Version {
   /** The one mark of this version, shared by every stream that was sent it. */
   readonly mark: Mark;
+  readonly chatId: string;
+  /** The texts of the last cards (at most `window`), oldest first; the last is card `mark.cardCount - 1`. */
   readonly cards: readonly string[];
   /** How many of the last cards a screen holds (the handler's `cards`). */
   readonly window: number;
-  readonly screenJson: string;
-  readonly screenBytes: Uint8Array;
+  /** The warm state last read at this version: the next read asks it only for the cards after these. */
+  state: object;
+  /** The screen event, made when a client first needs it. */
+  screen: Uint8Array | null;
   /** Change bytes built to this version, by the mark they start from (`null`: none can be, send the screen). */
   readonly changes: Map<Mark, Uint8Array | null>;
 }
@@ -45,45 +52,93 @@ export function eventBytes(event: string, data: string, id: number | null): Uint
 }
 
 /**
- * The version of `screen`, after `before` (the previous version, `null` for
- * none): the same epoch when the log only grew from it, the next one when it
- * was cut or replaced (a shorter log, fewer cards, or older cards that differ).
+ * The version of what `read` found, after `before` (the previous version,
+ * `null` for none): `before` itself when nothing moved; the same epoch when
+ * the log only grew from it, the next one when it was cut or replaced (a
+ * shorter log, fewer cards, or cards in both windows that differ).
  */
-export function versionOf(screen: ChatScreen, window: number, before: Version | null, epoch: number): Version {
-  const json = JSON.stringify(screen);
-  const cards = screen.cards.map((card) => JSON.stringify(card));
+export function versionOf(read: ChatRead, window: number, before: Version | null, epoch: number): Version {
+  const { parts } = read;
+  const fresh = read.cards.map((card) => JSON.stringify(card));
+  const cards = cardWindow(read, fresh, window, before);
+  const grewFrom =
+    before !== null &&
+    before.mark.epoch === epoch &&
+    parts.length >= before.mark.length &&
+    parts.cardCount >= before.mark.cardCount &&
+    cards !== null;
   // An unchanged part keeps the string it had, so marks of one chat share their texts.
-  const same = (key: (typeof PARTS)[number], text: string) => (before !== null && before.mark[key] === text ? before.mark[key] : text);
-  const grewFrom = before !== null && before.mark.epoch === epoch && continues(before, screen.length, screen.cardCount, cards);
+  const text = (key: (typeof PARTS)[number]) => {
+    const made = JSON.stringify(parts[key]);
+    return before !== null && before.mark[key] === made ? before.mark[key] : made;
+  };
+  const mark: Mark = {
+    epoch: grewFrom ? epoch : epoch + 1,
+    length: parts.length,
+    cardCount: parts.cardCount,
+    todos: text("todos"),
+    plan: text("plan"),
+    open: text("open"),
+    settled: text("settled"),
+    skipped: text("skipped"),
+  };
+  if (
+    grewFrom &&
+    mark.length === before.mark.length &&
+    mark.cardCount === before.mark.cardCount &&
+    PARTS.every((key) => mark[key] === before.mark[key])
+  ) {
+    before.state = read.state; // nothing moved; the next read asks this state
+    return before;
+  }
   return {
-    mark: {
-      epoch: grewFrom ? epoch : epoch + 1,
-      length: screen.length,
-      cardCount: screen.cardCount,
-      todos: same("todos", JSON.stringify(screen.todos)),
-      plan: same("plan", JSON.stringify(screen.plan)),
-      open: same("open", JSON.stringify(screen.open)),
-      settled: same("settled", JSON.stringify(screen.settled)),
-      skipped: same("skipped", JSON.stringify(screen.skipped)),
-    },
-    cards,
+    mark,
+    chatId: parts.chatId,
+    cards: grewFrom ? cards : last(fresh, window),
     window,
-    screenJson: json,
-    screenBytes: eventBytes("screen", json, screen.length),
+    state: read.state,
+    screen: null,
     changes: new Map(),
   };
 }
 
-/** Whether a log of `length` with `cardCount` cards (the last ones `cards`) grew from `before` without replacing it. */
-function continues(before: Version, length: number, cardCount: number, cards: readonly string[]): boolean {
-  if (length < before.mark.length || cardCount < before.mark.cardCount) return false;
-  // The cards both windows hold must be the same cards.
-  const fresh = cardCount - before.mark.cardCount;
-  const kept = Math.min(cards.length - fresh, before.cards.length);
-  for (let i = 1; i <= kept; i++) {
-    if (cards[cards.length - fresh - i] !== before.cards[before.cards.length - i]) return false;
+/**
+ * The last `window` card texts after `read`, when they continue `before`'s:
+ * `before`'s kept texts followed by the fresh ones (read from the same state),
+ * or the fresh window itself when every card both hold is the same text (a
+ * state read again). `null` when they do not continue it.
+ */
+function cardWindow(read: ChatRead, fresh: readonly string[], window: number, before: Version | null): readonly string[] | null {
+  if (before === null) return null;
+  const count = read.parts.cardCount;
+  const held = before.mark.cardCount;
+  if (count < held) return null;
+  const heldFirst = held - before.cards.length; // index of before.cards[0]
+  if (read.state === before.state && read.first === Math.max(held, count - window)) {
+    if (read.first === held) return last([...before.cards, ...fresh], window);
+    return fresh; // more new cards than a window: none of before's is kept
   }
-  return true;
+  // Another state (read again: evicted, replaced): the cards both windows hold must be the same.
+  for (let i = Math.max(read.first, heldFirst); i < held; i++) {
+    if (fresh[i - read.first] !== before.cards[i - heldFirst]) return null;
+  }
+  return last(fresh, window);
+}
+
+/** The last `n` of `texts` (none for 0). */
+function last(texts: readonly string[], n: number): readonly string[] {
+  return texts.length <= n ? texts : texts.slice(texts.length - n);
+}
+
+/** The screen event of `version`, made once, when a client first needs a screen. */
+export function screenBytes(version: Version): Uint8Array {
+  if (version.screen !== null) return version.screen;
+  const m = version.mark;
+  const data =
+    `{"chatId":${JSON.stringify(version.chatId)},"length":${m.length},"todos":${m.todos},"plan":${m.plan},"open":${m.open},` +
+    `"settled":${m.settled},"cardCount":${m.cardCount},"cards":[${version.cards.join(",")}],"skipped":${m.skipped}}`;
+  version.screen = eventBytes("screen", data, m.length);
+  return version.screen;
 }
 
 /**

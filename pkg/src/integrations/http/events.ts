@@ -5,7 +5,7 @@
 // event the client was given (or the screen). One timer per handler sends the
 // heartbeats and closes a stream left unread for `staleMs`; the open streams
 // are bounded per chat and in all.
-import { type Mark, changeBytes } from "./changes.js";
+import { type Mark, changeBytes, screenBytes } from "./changes.js";
 import type { ChatFeed, ChatFeeds } from "./feeds.js";
 import { failure } from "./replies.js";
 
@@ -149,7 +149,7 @@ export class EventStreams {
     }
     const version = feed.version;
     if (version === null || s.sent === version.mark) return;
-    const bytes = s.sent === null ? version.screenBytes : (changeBytes(s.sent, version) ?? version.screenBytes);
+    const bytes = (s.sent === null ? null : changeBytes(s.sent, version)) ?? screenBytes(version);
     s.sent = version.mark;
     this.#write(s, bytes);
   }

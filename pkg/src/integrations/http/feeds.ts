@@ -3,10 +3,11 @@
 // store without one, by one batched pass over every watched chat per
 // `pollMs` that reads only what is new from each chat's offset. A feed builds
 // a version (a screen and its mark) only when a length moved, one build at a
-// time, and keeps the marks of its last versions for resuming by id.
+// time, from what changed (the parts and the cards it lacks), and keeps the
+// marks of its last versions for resuming by id.
 import { readFrom, type Store } from "../../stores/store.js";
 import { type Mark, type Version, versionOf, eventBytes } from "./changes.js";
-import type { ChatScreen } from "./screen.js";
+import type { ChatRead, ReadPlace, ScreenParts } from "./screen.js";
 
 /** Marks kept per chat for a resume by `Last-Event-ID`. */
 export const RESUME_MARKS = 16;
@@ -21,8 +22,8 @@ export const LINGER_MS = 10_000;
  */
 export const MAX_READS = 8;
 
-/** What a chat's screen read answers: the screen, `null` for no such chat; a thrown failure is an `error` event. */
-export type ScreenReader = (chatId: string) => Promise<ChatScreen | null>;
+/** What a chat's read answers: its parts and the cards after `since`, `null` for no such chat; a thrown failure is an `error` event. */
+export type ChatReader = (chatId: string, since: ReadPlace) => Promise<ChatRead | null>;
 
 /** A started suggestion's chat, followed for its progress: by its own watch, or polled from its length. */
 interface Child {
@@ -73,7 +74,7 @@ export class ChatFeeds {
 
   constructor(
     private readonly store: Store,
-    private readonly read: ScreenReader,
+    private readonly read: ChatReader,
     /** Cards a screen holds (the handler's `cards`). */
     private readonly window: number,
     private readonly failureData: (e: unknown) => Promise<string>,
@@ -219,9 +220,9 @@ export class ChatFeeds {
     }
   }
 
-  /** Follows the chats of `screen`'s started suggestions (and no others), so their progress moves this chat's screen. */
-  #follow(feed: ChatFeed, screen: ChatScreen): void {
-    const started = new Set(screen.settled.flatMap((s) => (s.outcome === "started" && typeof s.chatId === "string" ? [s.chatId] : [])));
+  /** Follows the chats of `parts`' started suggestions (and no others), so their progress moves this chat's screen. */
+  #follow(feed: ChatFeed, parts: ScreenParts): void {
+    const started = new Set(parts.settled.flatMap((s) => (s.outcome === "started" && typeof s.chatId === "string" ? [s.chatId] : [])));
     for (const [chatId, child] of feed.children) {
       if (started.has(chatId)) continue;
       child.stop?.();
@@ -256,12 +257,13 @@ export class ChatFeeds {
     return moved;
   }
 
-  /** `read(chatId)` when fewer than MAX_READS are under way, else after the ones before it. */
-  async #readBounded(chatId: string): Promise<ChatScreen | null> {
+  /** `read(feed's chat)` when fewer than MAX_READS are under way, else after the ones before it. */
+  async #readBounded(feed: ChatFeed): Promise<ChatRead | null> {
     if (this.#reading >= MAX_READS) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     else this.#reading++;
     try {
-      return await this.read(chatId);
+      const at = feed.version;
+      return await this.read(feed.chatId, { state: at?.state ?? null, cardCount: at?.mark.cardCount ?? 0 });
     } finally {
       const next = this.#waiting.shift();
       if (next === undefined) this.#reading--;
@@ -269,11 +271,11 @@ export class ChatFeeds {
     }
   }
 
-  /** Reads the screen and makes it the feed's version when it differs from the last one. */
+  /** Reads what is new of the chat and makes it the feed's version when it differs from the last one. */
   async #build(feed: ChatFeed): Promise<void> {
-    let screen: ChatScreen | null;
+    let read: ChatRead | null;
     try {
-      screen = await this.#readBounded(feed.chatId);
+      read = await this.#readBounded(feed);
     } catch (e) {
       const data = await this.failureData(e);
       if (feed.closed) return;
@@ -282,7 +284,7 @@ export class ChatFeeds {
       return;
     }
     if (feed.closed) return;
-    if (screen === null) {
+    if (read === null) {
       feed.failure = MISSING;
       if (feed.version !== null) {
         // The chat is gone: whatever comes next starts from a screen.
@@ -294,15 +296,15 @@ export class ChatFeeds {
       this.changed(feed);
       return;
     }
-    this.#follow(feed, screen);
+    this.#follow(feed, read.parts);
     const before = feed.version;
     const failed = feed.failure !== null;
     feed.failure = null;
-    if (before !== null && before.screenJson === JSON.stringify(screen)) {
+    const version = versionOf(read, this.window, before, feed.epoch);
+    if (version === before) {
       if (failed) this.changed(feed);
       return;
     }
-    const version = versionOf(screen, this.window, before, feed.epoch);
     if (version.mark.epoch !== feed.epoch) {
       feed.epoch = version.mark.epoch;
       feed.marks.length = 0;
@@ -310,7 +312,8 @@ export class ChatFeeds {
     feed.version = version;
     feed.marks.push(version.mark);
     if (feed.marks.length > RESUME_MARKS) feed.marks.shift();
-    if (feed.polled === null || feed.polled.length < screen.length) feed.polled = { length: screen.length, mark: null };
+    const length = read.parts.length;
+    if (feed.polled === null || feed.polled.length < length) feed.polled = { length, mark: null };
     this.changed(feed);
   }
 }

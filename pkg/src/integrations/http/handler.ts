@@ -14,7 +14,7 @@ import { EventStreams } from "./events.js";
 import { ChatFeeds } from "./feeds.js";
 import { failure, json, thrown } from "./replies.js";
 import { matchRoute, type ChatAction } from "./routes.js";
-import { readCards, readScreen } from "./screen.js";
+import { readCards, readChat, readScreen } from "./screen.js";
 
 /**
  * What `authorize` is told: the chat a request names and what it would do.
@@ -147,7 +147,7 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
   const failureData = async (e: unknown) => JSON.stringify(((await thrown(e).json()) as { error: unknown }).error);
   const feeds: ChatFeeds = new ChatFeeds(
     store,
-    (chatId) => readScreen(cache, service, chatId, cards),
+    (chatId, since) => readChat(cache, service, chatId, cards, since),
     cards,
     failureData,
     (feed) => streams.changed(feed),

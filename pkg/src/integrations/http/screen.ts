@@ -55,6 +55,71 @@ export interface CardPage {
   cards: TodoCard[];
 }
 
+/** A screen's parts other than its cards, in the order a screen's JSON has them. */
+export type ScreenParts = Omit<ChatScreen, "cards">;
+
+/**
+ * A chat as a feed reads it: the screen's parts and only the cards it lacks.
+ * `cards` are the chat's cards from index `first` on; `state` is the warm
+ * state they were read from (the same object while the log only grew).
+ */
+export interface ChatRead {
+  parts: ScreenParts;
+  cards: TodoCard[];
+  first: number;
+  state: object;
+}
+
+/** What a feed holds of a chat: the state it last read and that state's card count (`state: null`: nothing). */
+export interface ReadPlace {
+  state: object | null;
+  cardCount: number;
+}
+
+/**
+ * Reads chat `chatId`'s parts and, of its last `window` cards, those after
+ * `since` when the state is the one `since` was read from, else all of them;
+ * `null` when the chat does not exist. A card is made once per chat, not once per read.
+ */
+export async function readChat(
+  cache: ChatStateCache,
+  service: SuggestionService,
+  chatId: string,
+  window: number,
+  since: ReadPlace,
+): Promise<ChatRead | null> {
+  const lease = await cache.lease(chatId);
+  let view: ChatView;
+  let length: number;
+  let cards: TodoCard[];
+  let first: number;
+  let state: object;
+  try {
+    if (lease.state === null) return null;
+    state = lease.state;
+    view = lease.state.view({ cards: 0 });
+    length = lease.state.length;
+    const count = view.cardCount;
+    first = Math.max(0, count - window);
+    if (state === since.state && count >= since.cardCount) first = Math.max(first, since.cardCount);
+    cards = first < count ? lease.state.cards(first, count) : [];
+  } finally {
+    lease.release();
+  }
+  let settled: ListedSuggestion[] = view.settled;
+  if (settled.some((s) => s.outcome === "started")) {
+    // The service's list, for its progress of started chats (one rule, the service's).
+    const listed = await service.list(chatId, { progress: true });
+    const progress = new Map(listed.settled.filter((s) => s.progress !== undefined).map((s) => [s.id, s.progress]));
+    settled = settled.map((s) => {
+      const started = progress.get(s.id);
+      return started !== undefined ? { ...s, progress: started } : s;
+    });
+  }
+  const { todos, plan, open, cardCount, skipped } = view;
+  return { parts: { chatId, length, todos, plan, open, settled, cardCount, skipped }, cards, first, state };
+}
+
 /** The chat's first screen; `null` when the chat does not exist. */
 export async function readScreen(
   cache: ChatStateCache,
@@ -62,28 +127,10 @@ export async function readScreen(
   chatId: string,
   cards: number,
 ): Promise<ChatScreen | null> {
-  const lease = await cache.lease(chatId);
-  let view: ChatView;
-  let length: number;
-  try {
-    if (lease.state === null) return null;
-    view = lease.state.view({ cards });
-    length = lease.state.length;
-  } finally {
-    lease.release();
-  }
-  // The service's list, for its progress of started chats (one rule, the service's).
-  const { settled } = await service.list(chatId, { progress: true });
-  const progress = new Map(settled.filter((s) => s.progress !== undefined).map((s) => [s.id, s.progress]));
-  return {
-    chatId,
-    length,
-    ...view,
-    settled: view.settled.map((s) => {
-      const started = progress.get(s.id);
-      return started !== undefined ? { ...s, progress: started } : s;
-    }),
-  };
+  const read = await readChat(cache, service, chatId, cards, { state: null, cardCount: 0 });
+  if (read === null) return null;
+  const { cardCount, skipped, ...rest } = read.parts;
+  return { ...rest, cardCount, cards: read.cards, skipped };
 }
 
 /**

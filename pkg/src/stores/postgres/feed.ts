@@ -1,7 +1,9 @@
 // PostgresStore's change feed: one LISTEN connection per store (opened by the
 // first watch, closed when the last stops), a probe proving that notices are
 // heard, one query for every watched chat's length after each (re)connect,
-// and, where LISTEN does not work, one such query per interval.
+// and, where LISTEN does not work, one such query per interval. A notice is a
+// hint ("this chat may have changed"): its length is never told, only the
+// length read back from the table.
 import { backoffDelay, type Backoff } from "../backoff.js";
 import { StoreError } from "../store.js";
 import { ChangeListeners, type ChangeListener } from "../watchers.js";
@@ -13,8 +15,13 @@ import { CHANNEL, LENGTHS, TABLE_OID } from "./sql.js";
 /** Tries to listen again: 1 s, doubling, at most 30 s, spread so stores do not reconnect in step. */
 export const LISTEN_BACKOFF: Backoff = { first: 1000, factor: 2, max: 30_000, jitter: true };
 
+/** Notices heard within this long (ms) are read back in one query: a burst of writes costs one read, not one per notice. */
+export const HINT_BATCH_MS = 25;
+
 /** How the feed is set up: the poll's interval, how long a probe notice may take, where failures are said. */
 export interface FeedOptions {
+  /** Whether to LISTEN (the store's writes notify); false: the watched chats' lengths are read in one query every `pollMs`. */
+  listen: boolean;
   pollMs: number;
   probeMs: number;
   onError: (error: Error) => void;
@@ -24,15 +31,25 @@ type State = "idle" | "connecting" | "listening" | "polling";
 
 let probes = 0;
 
+/** Per watched chat: the last length told (undefined: none yet), and a count of this process's tells, so a read taken meanwhile is read again. */
+interface Known {
+  length: number | undefined;
+  version: number;
+}
+
 /**
  * The watchers of one PostgresStore. Writes of this process are told at once
- * ({@link told}); other processes' through the notices. Lengths only grow:
- * a notice that arrives after a newer length was told is dropped.
+ * ({@link told}); other processes' through the notices, each a hint: the
+ * chats they name are read back in one query, and a length is told when it
+ * differs from the last one told (a restore may make it smaller).
  */
 export class ChangeFeed {
   readonly #listeners = new ChangeListeners();
-  /** The last length told per watched chat; none yet: any length read or heard is news. */
-  readonly #known = new Map<string, number>();
+  readonly #known = new Map<string, Known>();
+  /** Chats a notice named since the last read-back, and whether one is scheduled or under way. */
+  readonly #hinted = new Set<string>();
+  #hintTimer: ReturnType<typeof setTimeout> | null = null;
+  #readingBack = false;
   readonly #db: Promise<Database>;
   readonly #options: FeedOptions;
   #state: State = "idle";
@@ -52,17 +69,24 @@ export class ChangeFeed {
 
   watch(chatId: string, onChange: ChangeListener): () => void {
     const stop = this.#listeners.watch(chatId, onChange);
+    if (!this.#known.has(chatId)) this.#known.set(chatId, { length: undefined, version: 0 });
     if (this.#state === "idle") this.#open();
     return () => {
       stop();
-      if (!this.#listeners.has(chatId)) this.#known.delete(chatId);
+      if (!this.#listeners.has(chatId)) {
+        this.#known.delete(chatId);
+        this.#hinted.delete(chatId);
+      }
       if (this.#listeners.chats().length === 0 && this.#state !== "idle") void this.close();
     };
   }
 
-  /** A write of this process committed: its watchers hear it now, not when the notice comes back. */
+  /** A write of this process committed (its length is the database's answer): its watchers hear it now, not when the notice comes back. */
   told(chatId: string, length: number): void {
-    if (this.#listeners.has(chatId)) this.#tell(chatId, length);
+    const known = this.#known.get(chatId);
+    if (known === undefined) return;
+    known.version++;
+    this.#tell(chatId, known, length);
   }
 
   /** Stops listening and polling; watchers added later open it again. */
@@ -71,15 +95,24 @@ export class ChangeFeed {
     this.#state = "idle";
     this.#clearTimers();
     this.#probe = null;
+    this.#hinted.clear();
     const listening = this.#listening;
     this.#listening = null;
     if (listening !== null) await listening.stop().catch(() => undefined);
   }
 
   #open(): void {
-    this.#state = "connecting";
     this.#failures = 0;
-    void this.#connect(++this.#generation);
+    const generation = ++this.#generation;
+    if (!this.#options.listen) {
+      // Notices are off: the batched poll serves, from the first read on.
+      this.#state = "polling";
+      this.#schedulePoll(generation);
+      void this.#resync(generation, false).catch(() => undefined);
+      return;
+    }
+    this.#state = "connecting";
+    void this.#connect(generation);
   }
 
   async #connect(generation: number): Promise<void> {
@@ -173,58 +206,120 @@ export class ChangeFeed {
 
   /**
    * Reads every watched chat's length in one query and tells the ones that
-   * grew. A chat with no length known yet (watched before the feed heard
+   * moved. A chat with no length known yet (watched before the feed heard
    * notices) is told the length read: a write may have landed between its
    * viewer's read and this one, unheard. Failures while listening turn to polling.
    */
   async #resync(generation: number, fallBack = true): Promise<void> {
-    const chats = this.#listeners.chats();
-    if (chats.length === 0) return;
-    let rows: { chat_id: string; length: string }[];
     try {
-      const db = await this.#db;
-      const client = await lease(db.pool);
-      try {
-        rows = (await client.query(LENGTHS, [chats])).rows as { chat_id: string; length: string }[];
-        giveBack(client);
-      } catch (e) {
-        giveBack(client, asError(e));
-        throw e;
-      }
+      await this.#readBack(generation, this.#listeners.chats());
     } catch (e) {
       if (!fallBack) throw e;
       if (generation === this.#generation && this.#state === "listening") {
         await this.#fail(generation, "PostgresStore.watch could not read the watched chats' lengths after listening", e);
       }
-      return;
-    }
-    if (generation !== this.#generation) return;
-    for (const row of rows) {
-      const length = Number(row.length);
-      if (this.#listeners.has(row.chat_id)) this.#tell(row.chat_id, length);
     }
   }
 
-  #tell(chatId: string, length: number): void {
-    const known = this.#known.get(chatId);
-    if (known !== undefined && length <= known) return;
-    this.#known.set(chatId, length);
+  /** Reads the lengths of `chats` in one query and tells each that differs from the last told; a chat this process told meanwhile is read again. */
+  async #readBack(generation: number, chats: string[]): Promise<void> {
+    if (chats.length === 0) return;
+    const versions = chats.map((chatId) => this.#known.get(chatId)?.version);
+    let rows: { chat_id: string; length: string }[];
+    const db = await this.#db;
+    const client = await lease(db.pool);
+    try {
+      rows = (await client.query(LENGTHS, [chats])).rows as { chat_id: string; length: string }[];
+      giveBack(client);
+    } catch (e) {
+      giveBack(client, asError(e));
+      throw e;
+    }
+    if (generation !== this.#generation) return;
+    const lengths = new Map(rows.map((row) => [row.chat_id, Number(row.length)]));
+    chats.forEach((chatId, i) => {
+      const known = this.#known.get(chatId);
+      const length = lengths.get(chatId);
+      if (known === undefined || length === undefined || !Number.isSafeInteger(length)) return;
+      if (known.version !== versions[i])
+        this.#hint(chatId); // told by a write of this process meanwhile: this read may be older
+      else this.#tell(chatId, known, length);
+    });
+  }
+
+  #tell(chatId: string, known: Known, length: number): void {
+    if (known.length === length) return;
+    known.length = length;
     this.#listeners.notify(chatId, length);
   }
 
-  /** A payload "<table oid> <length> <chat id>", or "<table oid> probe <token>". */
+  /**
+   * A notice: "<table oid> <length> <chat id>", or "<table oid> probe <token>".
+   * Only a hint: the chat it names is read back, unless the length it says is
+   * the one told last (this process's own write coming back). A notice of
+   * another table (another schema's store) is not ours; any other payload
+   * (another version's format, garbled) may be a write too, so every watched
+   * chat is read back.
+   */
   #onNotice(payload: string): void {
     const a = payload.indexOf(" ");
     const b = payload.indexOf(" ", a + 1);
-    if (a < 0 || b < 0 || payload.slice(0, a) !== this.#oid) return;
+    const oid = a < 0 ? "" : payload.slice(0, a);
+    if (/^\d+$/.test(oid) && oid !== this.#oid) return;
+    if (oid !== this.#oid || b < 0) {
+      for (const chatId of this.#known.keys()) this.#hint(chatId);
+      return;
+    }
     const middle = payload.slice(a + 1, b);
     const rest = payload.slice(b + 1);
     if (middle === "probe") {
       if (this.#probe?.token === rest) this.#probe.heard();
       return;
     }
-    const length = Number(middle);
-    if (Number.isSafeInteger(length) && this.#listeners.has(rest)) this.#tell(rest, length);
+    const known = this.#known.get(rest);
+    if (known === undefined || (known.length !== undefined && middle === String(known.length))) return;
+    this.#hint(rest);
+  }
+
+  /** Schedules a read-back of `chatId`, batched with the other chats heard within {@link HINT_BATCH_MS}. */
+  #hint(chatId: string): void {
+    this.#hinted.add(chatId);
+    this.#scheduleHints();
+  }
+
+  #scheduleHints(): void {
+    if (this.#hintTimer !== null || this.#readingBack || this.#hinted.size === 0) return;
+    const generation = this.#generation;
+    this.#hintTimer = setTimeout(() => {
+      this.#hintTimer = null;
+      void this.#readHinted(generation);
+    }, HINT_BATCH_MS);
+  }
+
+  /** Reads back the hinted chats, one query at a time; a failure is said and the poll or the next notice tries again. */
+  async #readHinted(generation: number): Promise<void> {
+    if (generation !== this.#generation || this.#hinted.size === 0) return;
+    const chats = [...this.#hinted];
+    this.#hinted.clear();
+    this.#readingBack = true;
+    try {
+      await this.#readBack(generation, chats);
+    } catch (e) {
+      if (generation === this.#generation)
+        this.#report(
+          withCause(
+            new StoreError(
+              "store/unavailable",
+              `PostgresStore.watch could not read back the chats a notice named (${asError(e).message})`,
+              "",
+            ),
+            e,
+          ),
+        );
+    } finally {
+      this.#readingBack = false;
+    }
+    if (generation === this.#generation) this.#scheduleHints();
   }
 
   /** Sends a notice through the pool and waits for the LISTEN to hear it. */
@@ -279,7 +374,9 @@ export class ChangeFeed {
   #clearTimers(): void {
     if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    if (this.#hintTimer !== null) clearTimeout(this.#hintTimer);
     this.#pollTimer = null;
     this.#retryTimer = null;
+    this.#hintTimer = null;
   }
 }

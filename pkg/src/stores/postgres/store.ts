@@ -45,14 +45,17 @@ export interface PostgresStoreOptions {
    */
   statementTimeout?: number;
   /**
-   * Whether each write sends its notice (`pg_notify` in its transaction) for
-   * the `watch` of other processes; default true. `false` only where no
-   * process watches these chats (a bulk import): their watchers miss it.
+   * Whether each write sends its notice (`pg_notify` in its transaction) and
+   * `watch` listens for other processes' notices; default true. `false` on
+   * every server of a deployment that writes faster than the notices' commit
+   * lock allows: `watch` then reads the watched chats' lengths in one query
+   * every `watchPollMs` instead.
    */
   notify?: boolean;
   /**
-   * Where `watch` could not LISTEN, the interval (ms) of the one query that
-   * reads every watched chat's length instead; default 1 000.
+   * Where `watch` does not LISTEN (it could not, or `notify: false`), the
+   * interval (ms) of the one query that reads every watched chat's length
+   * instead; default 1 000.
    */
   watchPollMs?: number;
   /**
@@ -144,7 +147,7 @@ export class PostgresStore extends SqlStore implements Store {
     }
     this.#pool = this.#db.then((db) => db.pool);
     this.#pool.catch(() => undefined);
-    this.#feed = new ChangeFeed(this.#db, { pollMs: watchPollMs, probeMs: PROBE_MS, onError });
+    this.#feed = new ChangeFeed(this.#db, { listen: notify, pollMs: watchPollMs, probeMs: PROBE_MS, onError });
   }
 
   /**

@@ -1,7 +1,7 @@
 // The SQLite store: one store over node:sqlite, better-sqlite3, bun:sqlite,
 // Cloudflare D1 and a Durable Object's SQL storage, all given by the app.
 // Exported as `oda-tasks/sqlite`; no driver is a dependency of the package.
-import { readOptions, wholeNumber } from "../../core/options.js";
+import { oneOf, readOptions, wholeNumber } from "../../core/options.js";
 import { withRetries } from "../database-failures.js";
 import { SqlStore, type ReadRow } from "../sql-store.js";
 import { ConflictError, missingChat, checkChatId, type Store } from "../store.js";
@@ -36,9 +36,17 @@ export interface SqliteStoreOptions {
   /** Tries per operation when D1 reports it overloaded or a read's connection lost; default 6, 25 ms apart, doubling to 1 s. */
   attempts?: number;
   /**
-   * How often (ms) `watch` asks the database for other connections' writes:
-   * a file's `PRAGMA data_version` (default 100), D1's watched lengths
-   * (default 1 000). A Durable Object needs no asking.
+   * How a database file's `watch` hears other connections: `"fs-watch"` (the
+   * default), one `fs.watch` on the file's folder (its WAL or journal
+   * changed: `PRAGMA data_version` is asked, and once a second all the
+   * same), falling back to the interval where it fails; `"poll"`: the
+   * interval only (a file system where `fs.watch` misses other machines' writes).
+   */
+  watchMode?: "fs-watch" | "poll";
+  /**
+   * How often (ms) `watch` asks the database for other connections' writes
+   * when it polls: a file's `PRAGMA data_version` (default 100), D1's
+   * watched lengths (default 1 000). A Durable Object needs no asking.
    */
   watchPollMs?: number;
 }
@@ -69,6 +77,7 @@ export class SqliteStore extends SqlStore implements Store {
   readonly #busyTimeout: number;
   readonly #attempts: number;
   readonly #watchPollMs: number;
+  readonly #watchMode: "fs-watch" | "poll";
   readonly #db: object;
   #key: unknown;
 
@@ -79,10 +88,12 @@ export class SqliteStore extends SqlStore implements Store {
       busyTimeout = DEFAULTS.busyTimeout,
       attempts = DEFAULTS.attempts,
       watchPollMs,
+      watchMode = "fs-watch",
     } = readOptions<SqliteStoreOptions>("SqliteStore", options, {
       busyTimeout: wholeNumber(1),
       attempts: wholeNumber(1),
       watchPollMs: wholeNumber(1),
+      watchMode: oneOf("fs-watch", "poll"),
     });
     this.#busyTimeout = busyTimeout;
     this.#attempts = attempts;
@@ -95,6 +106,7 @@ export class SqliteStore extends SqlStore implements Store {
     this.#driver = driver;
     this.#db = db;
     this.#watchPollMs = watchPollMs ?? WATCH_POLL_MS[driver.kind];
+    this.#watchMode = watchMode;
   }
 
   /**
@@ -102,8 +114,9 @@ export class SqliteStore extends SqlStore implements Store {
    * Writes through any SqliteStore of this database in this process (the
    * same connection, another connection to the same file, the same D1
    * binding or Durable Object) are heard at once; other processes' by asking
-   * every `watchPollMs` (a file: `PRAGMA data_version`, then the watched
-   * lengths in one query only when it moved; D1: the watched lengths).
+   * (a file: `PRAGMA data_version` when fs.watch says it changed, or every
+   * `watchPollMs`, then the watched lengths in one query only when it moved;
+   * D1: the watched lengths every `watchPollMs`).
    * Returns the function that stops it.
    *
    * @example
@@ -112,7 +125,7 @@ export class SqliteStore extends SqlStore implements Store {
    */
   watch(chatId: string, onChange: (length: number) => void): () => void {
     checkChatId(chatId);
-    return watchDatabase(this.#databaseKey(), this.#driver, this.#watchPollMs, chatId, onChange);
+    return watchDatabase(this.#databaseKey(), this.#driver, { pollMs: this.#watchPollMs, mode: this.#watchMode }, chatId, onChange);
   }
 
   /** Which database this is, shared by every SqliteStore over it (asked once). */

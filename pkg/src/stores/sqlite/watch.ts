@@ -1,13 +1,37 @@
 // SqliteStore's change feed, one per database in this process: writes through
 // any SqliteStore of it (the same connection object, another connection to
 // the same file, the same D1 binding or Durable Object) are told at once.
-// Other connections: a file is asked `PRAGMA data_version` per interval and,
-// only when it moved, the watched chats' lengths in one query; D1 (no
-// data_version) is asked the lengths per interval; a Durable Object has no
-// other writer, so no timer.
+// Other connections: a file is asked `PRAGMA data_version` when one fs.watch
+// on its folder says the file, its WAL or its journal changed, then per
+// interval for a second (the commit shows after the event), and once a second
+// otherwise (for an event the kernel dropped); per interval where fs.watch
+// fails or with `watchMode: "poll"`; only when it moved, the watched chats'
+// lengths in one query. D1 (no data_version) is asked the lengths per
+// interval; a Durable Object has no other writer, so no timer. Nothing runs
+// per chat, and nothing at all while no other connection writes.
+import type { FSWatcher } from "node:fs";
 import { ChangeListeners, type ChangeListener } from "../watchers.js";
 import type { Row, SqlDriver } from "./drivers.js";
 import { DATABASE_FILE, DATA_VERSION, lengthOf, lengthsOf } from "./sql.js";
+
+/** How a database file's feed hears other connections: `fs-watch` (the default) or `poll`. */
+export type WatchMode = "fs-watch" | "poll";
+
+/** How often (ms) a file heard through fs.watch is asked all the same, for an event the kernel dropped. */
+export const SAFETY_POLL_MS = 1_000;
+
+/**
+ * After a file event, how long (ms) the file is asked every `pollMs`: the
+ * event comes when a writer writes its WAL frames, before its commit is
+ * synced and shown (no event follows that), so the poll runs on a while.
+ */
+export const ACTIVE_MS = 1_000;
+
+/** How a feed asks: its interval (ms) and, for a file, whether fs.watch tells it when to. */
+export interface FeedTiming {
+  pollMs: number;
+  mode: WatchMode;
+}
 
 /** The feeds being watched, by database: a file's path, else the database object. */
 const feeds = new Map<unknown, DatabaseFeed>();
@@ -42,15 +66,16 @@ export function announce(key: () => unknown, chatId: string, length: number): vo
 
 /**
  * Adds a listener of chat `chatId` to the feed of database `key`, made when
- * first watched; its timer (if any) runs `driver`'s queries every `pollMs`.
+ * first watched; it asks `driver` when fs.watch says the file changed, or
+ * every `timing.pollMs`.
  *
  * @example
- * const stop = watchDatabase(key, driver, 100, "chat-1", (length) => console.log(length));
+ * const stop = watchDatabase(key, driver, { pollMs: 100, mode: "fs-watch" }, "chat-1", (length) => console.log(length));
  */
-export function watchDatabase(key: unknown, driver: SqlDriver, pollMs: number, chatId: string, onChange: ChangeListener): () => void {
+export function watchDatabase(key: unknown, driver: SqlDriver, timing: FeedTiming, chatId: string, onChange: ChangeListener): () => void {
   let feed = feeds.get(key);
   const made = feed === undefined;
-  feed ??= new DatabaseFeed(driver, pollMs, () => {
+  feed ??= new DatabaseFeed(driver, typeof key === "string" && key.startsWith("file:") ? key.slice(5) : null, timing, () => {
     if (feeds.get(key) === feed) feeds.delete(key);
   });
   const stop = feed.watch(chatId, onChange); // checks the id first: a refused watch leaves no feed
@@ -61,21 +86,39 @@ export function watchDatabase(key: unknown, driver: SqlDriver, pollMs: number, c
 /** What the feed last told of a chat (undefined: nothing yet). */
 type Told = number | undefined;
 
+/** node:fs where the runtime has it, found without an import a Worker's bundler would have to resolve. */
+function nodeFs(): typeof import("node:fs") | undefined {
+  const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    return process?.getBuiltinModule?.("node:fs") as typeof import("node:fs") | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 class DatabaseFeed {
   readonly #listeners = new ChangeListeners();
   readonly #told = new Map<string, Told>();
   readonly #driver: SqlDriver;
-  readonly #pollMs: number;
+  /** The database file's path (`null`: not a file, or a database in memory). */
+  readonly #file: string | null;
+  readonly #timing: FeedTiming;
   readonly #ended: () => void;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #watcher: FSWatcher | undefined;
   #dataVersion: unknown;
   /** Bumped by every write this process tells: a poll answer read meanwhile may be older. */
   #version = 0;
   #polling = false;
+  #again = false;
+  #kicked = false;
+  /** Until when (ms) the file is asked every `pollMs` after an event; 0: at the safety interval. */
+  #activeUntil = 0;
 
-  constructor(driver: SqlDriver, pollMs: number, ended: () => void) {
+  constructor(driver: SqlDriver, file: string | null, timing: FeedTiming, ended: () => void) {
     this.#driver = driver;
-    this.#pollMs = pollMs;
+    this.#file = file;
+    this.#timing = timing;
     this.#ended = ended;
   }
 
@@ -101,6 +144,8 @@ class DatabaseFeed {
       if (this.#told.size > 0) return;
       if (this.#timer !== undefined) clearInterval(this.#timer);
       this.#timer = undefined;
+      this.#watcher?.close();
+      this.#watcher = undefined;
       this.#ended();
     };
   }
@@ -118,22 +163,96 @@ class DatabaseFeed {
   }
 
   #start(): void {
-    if (this.#timer !== undefined || this.#driver.kind === "durable-object") return;
+    if (this.#timer !== undefined || this.#watcher !== undefined || this.#driver.kind === "durable-object") return;
     if (this.#driver.kind === "file") {
       try {
         this.#dataVersion = (this.#driver.query(DATA_VERSION) as Row[])[0]?.data_version;
       } catch {
         this.#dataVersion = undefined; // the first poll reads the lengths
       }
+      if (this.#file !== null && this.#timing.mode === "fs-watch" && this.#watchFile(this.#file)) {
+        this.#every(this.#safetyMs());
+        return;
+      }
     }
-    this.#timer = setInterval(() => void this.#poll(), this.#pollMs);
+    this.#every(this.#timing.pollMs);
+  }
+
+  #safetyMs(): number {
+    return Math.max(this.#timing.pollMs, SAFETY_POLL_MS);
+  }
+
+  #every(ms: number): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = setInterval(() => this.#tick(), ms);
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
-  /** One interval: a file's data_version first (one query), then, when it moved (or always on D1), the lengths in one query. */
+  /** One interval: a poll; back to the safety interval once a file event's while has passed. */
+  #tick(): void {
+    if (this.#activeUntil !== 0 && Date.now() >= this.#activeUntil && this.#watcher !== undefined) {
+      this.#activeUntil = 0;
+      this.#every(this.#safetyMs());
+    }
+    void this.#poll();
+  }
+
+  /** One fs.watch on the file's folder: a change of the file, its WAL or its journal asks data_version. False where it cannot start. */
+  #watchFile(file: string): boolean {
+    const fs = nodeFs();
+    if (fs === undefined) return false;
+    const slash = Math.max(file.lastIndexOf("/"), file.lastIndexOf("\\"));
+    const base = file.slice(slash + 1);
+    const names = new Set([base, `${base}-wal`, `${base}-journal`]);
+    try {
+      const watcher = fs.watch(file.slice(0, slash) || "/", { persistent: false }, (_event, name) => {
+        if (name === null || names.has(String(name))) this.#kick();
+      });
+      watcher.on("error", () => {
+        // The folder went away, or the watch broke: the interval takes over.
+        watcher.close();
+        if (this.#watcher !== watcher) return;
+        this.#watcher = undefined;
+        if (this.#told.size > 0) this.#every(this.#timing.pollMs);
+      });
+      this.#watcher = watcher;
+      return true;
+    } catch {
+      return false; // EMFILE, ENOSPC (out of watches), a file system fs.watch does not serve: poll instead
+    }
+  }
+
+  /** A file event: one poll soon, however many events came meanwhile, and polls every `pollMs` for a while (its commit may not show yet). */
+  #kick(): void {
+    if (this.#activeUntil === 0 && this.#told.size > 0) this.#every(this.#timing.pollMs);
+    this.#activeUntil = Date.now() + ACTIVE_MS;
+    if (this.#kicked) return;
+    this.#kicked = true;
+    setTimeout(() => {
+      this.#kicked = false;
+      void this.#poll();
+    }, 0);
+  }
+
+  /** Polls, and again when asked while it ran. */
   async #poll(): Promise<void> {
-    if (this.#polling || this.#told.size === 0) return;
+    if (this.#polling) {
+      this.#again = true;
+      return;
+    }
     this.#polling = true;
+    try {
+      do {
+        this.#again = false;
+        if (this.#told.size > 0) await this.#pollOnce();
+      } while (this.#again);
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** A file's data_version first (one query), then, when it moved (or always on D1), the lengths in one query. */
+  async #pollOnce(): Promise<void> {
     try {
       if (this.#driver.kind === "file") {
         const now = (this.#driver.query(DATA_VERSION) as Row[])[0]?.data_version;
@@ -143,7 +262,9 @@ class DatabaseFeed {
       const version = this.#version;
       const rows = await this.#driver.query(lengthsOf(JSON.stringify([...this.#told.keys()])));
       if (version !== this.#version) {
-        this.#dataVersion = undefined; // this process wrote meanwhile: read the lengths again next time
+        // This process wrote meanwhile: what was read may be older than what it told; read the lengths again.
+        this.#dataVersion = undefined;
+        this.#again = this.#watcher !== undefined;
         return;
       }
       for (const row of rows) {
@@ -153,8 +274,6 @@ class DatabaseFeed {
     } catch {
       // Locked, overloaded, or not migrated yet: the next interval asks again.
       this.#dataVersion = undefined;
-    } finally {
-      this.#polling = false;
     }
   }
 }
