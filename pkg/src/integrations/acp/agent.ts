@@ -24,7 +24,8 @@ import type { TodoItem } from "../../core/types.js";
  * `AgentSideConnection` of the SDK before 2.0 (`sessionUpdate`).
  *
  * @example
- * const connection: AcpClientConnection = acp.agent().connect(stream).client;
+ * import * as acp from "@agentclientprotocol/sdk";
+ * const connection: AcpClientConnection = acp.agent().connect(acp.ndJsonStream(new WritableStream(), new ReadableStream())).client;
  */
 export type AcpClientConnection =
   | { notify(method: "session/update", params: SessionNotification): Promise<void> }
@@ -51,7 +52,7 @@ export interface OdaAcpOptions extends RunToolOptions, TurnReminderOptions {
  * One prompt's turn, handed to the wrapped prompt handler.
  *
  * @example
- * const text = (await turn.tools.todo_write(input)).text; // what the model reads
+ * const run = async (turn: AcpTurn) => (await turn.tools.todo_write(input)).text; // what the model reads
  */
 export interface AcpTurn {
   sessionId: string;
@@ -80,7 +81,9 @@ export type AcpPromptArgument = PromptRequest | { params: PromptRequest; client?
  * its `session/cancel` handler.
  *
  * @example
- * acp.agent().onRequest("session/prompt", oda.prompt(handler)).onNotification("session/cancel", oda.cancel);
+ * import * as acp from "@agentclientprotocol/sdk";
+ * const oda: OdaAcp = odaAcp({ store });
+ * acp.agent().onRequest("session/prompt", oda.prompt(async () => ({ stopReason: "end_turn" }))).onNotification("session/cancel", oda.cancel);
  */
 export interface OdaAcp {
   /**

@@ -11,7 +11,7 @@ import type { Suggestion, TodoCard, TodoItem, TodoPlan } from "../../core/types.
  * the plan and the suggestions (each replaced in place).
  *
  * @example
- * if (message.role === "activity" && message.activityType === ODA_ACTIVITY.card) show(message.content);
+ * const isCard = (message: { role: string; activityType?: string }) => message.role === "activity" && message.activityType === ODA_ACTIVITY.card;
  */
 export const ODA_ACTIVITY = { card: "oda-card", plan: "oda-plan", suggestions: "oda-suggestions" } as const;
 
@@ -20,7 +20,7 @@ export const ODA_ACTIVITY = { card: "oda-card", plan: "oda-plan", suggestions: "
  * per thread, so every snapshot replaces the last.
  *
  * @example
- * const plan = agent.messages.find((m) => m.id === ODA_MESSAGE_ID.plan);
+ * const planOf = (messages: { id: string }[]) => messages.find((m) => m.id === ODA_MESSAGE_ID.plan);
  */
 export const ODA_MESSAGE_ID = { plan: "oda-plan", suggestions: "oda-suggestions" } as const;
 
@@ -29,7 +29,7 @@ export const ODA_MESSAGE_ID = { plan: "oda-plan", suggestions: "oda-suggestions"
  * latest recorded `todo_write` sent, the plan and the suggestions.
  *
  * @example
- * const { todos, plan } = (agent.state as { oda?: OdaState }).oda ?? {};
+ * const todosOf = (state: { oda?: OdaState }) => state.oda?.todos ?? [];
  */
 export interface OdaState {
   todos: TodoItem[];
@@ -42,7 +42,7 @@ export interface OdaState {
  * call has its own and a repeated snapshot replaces it.
  *
  * @example
- * subscriber.next(odaCardActivity(result.card, toolCallId));
+ * const event = odaCardActivity(card, "call-1"); // emitted after call-1's TOOL_CALL_RESULT
  */
 export function odaCardActivity(card: TodoCard, toolCallId: string): ActivitySnapshotEvent {
   return activity(`oda-card:${toolCallId}`, ODA_ACTIVITY.card, card);
@@ -52,7 +52,7 @@ export function odaCardActivity(card: TodoCard, toolCallId: string): ActivitySna
  * The plan's activity (`messageId` `oda-plan`): what `<oda-plan plan>` takes.
  *
  * @example
- * subscriber.next(odaPlanActivity(state.view({ cards: 0 }).plan));
+ * const event = odaPlanActivity(state.view({ cards: 0 }).plan);
  */
 export function odaPlanActivity(plan: TodoPlan): ActivitySnapshotEvent {
   return activity(ODA_MESSAGE_ID.plan, ODA_ACTIVITY.plan, plan);
@@ -62,7 +62,7 @@ export function odaPlanActivity(plan: TodoPlan): ActivitySnapshotEvent {
  * The suggestions' activity (`messageId` `oda-suggestions`): what `<oda-suggestions list>` takes.
  *
  * @example
- * subscriber.next(odaSuggestionsActivity(await service.list(chatId, { progress: true })));
+ * const event = odaSuggestionsActivity(await service.list(chatId, { progress: true }));
  */
 export function odaSuggestionsActivity(list: SuggestionList): ActivitySnapshotEvent {
   return activity(ODA_MESSAGE_ID.suggestions, ODA_ACTIVITY.suggestions, list);
@@ -74,7 +74,7 @@ export function odaSuggestionsActivity(list: SuggestionList): ActivitySnapshotEv
  * of `/oda` itself holding them (for a state that has no `/oda` yet).
  *
  * @example
- * subscriber.next(odaStateDelta({ todos: card.todos, plan }, { whole: !("oda" in state) }));
+ * const event = odaStateDelta({ todos: card.todos }, { whole: true }); // [{ op: "add", path: "/oda", value: { todos } }]
  */
 export function odaStateDelta(values: Partial<OdaState>, options?: { whole?: boolean }): StateDeltaEvent {
   const members = Object.entries(values).filter(([, v]) => v !== undefined);
@@ -103,7 +103,7 @@ function activity(messageId: string, activityType: string, content: object): Act
  * card or offer whose shape is not the package's: nothing is drawn from it.
  *
  * @example
- * const ui = odaToolResult(event.content); // { text, card } after a recorded todo_write
+ * const ui = odaToolResult(JSON.stringify({ text: "Updated todo list: 1 pending, 0 in progress, 0 completed", card })); // { text, card }
  */
 export function odaToolResult(content: unknown): UiToolResult | null {
   const text = typeof content === "string" ? content : Array.isArray(content) ? textParts(content) : null;

@@ -41,8 +41,9 @@ const TOOLS = new Set(["todo_write", "suggest_task"]);
  * refusal adds nothing; every other event passes as it came.
  *
  * @example
+ * import { HttpAgent } from "@ag-ui/client";
  * import { odaAgUi } from "oda-tasks/ag-ui";
- * agent.use(odaAgUi({ store })); // the chat: each run's threadId
+ * const agent = new HttpAgent({ url: "https://agents.example/planner" }).use(odaAgUi({ store })); // the chat: each run's threadId
  */
 export function odaAgUi(options?: OdaAgUiOptions | null): Middleware {
   const { store, chatId, cache } = readOptions<OdaAgUiOptions>(NAME, options, { store: ANY, chatId: ANY, cache: ANY });
