@@ -226,6 +226,53 @@ test("a STATE_SNAPSHOT of the app's that drops /oda: the next delta adds /oda wh
   assert.deepEqual(agent.state, { app: 1, oda: { todos: second.todos, plan } });
 });
 
+test("the app's events pass as the very objects it sent, chunks unexpanded; a call named by its first TOOL_CALL_CHUNK counts", async () => {
+  const store = new MemoryStore();
+  const ui = await chat(store);
+  const result = await ui.todo_write(good);
+  const own = [
+    { type: "RUN_STARTED", threadId: "thread-1", runId: "r1" },
+    { type: "TOOL_CALL_CHUNK", toolCallId: "k1", toolCallName: "todo_write", delta: '{"todos":' },
+    { type: "TOOL_CALL_CHUNK", delta: "[]}" },
+    { type: "TOOL_CALL_RESULT", messageId: "r-k1", toolCallId: "k1", content: JSON.stringify(result) },
+    { type: "RUN_FINISHED", threadId: "thread-1", runId: "r1" },
+  ];
+  const agent = new ScriptedAgent(own.slice(1, -1), { threadId: "thread-1" });
+  agent.run = () =>
+    new Observable((subscriber) => {
+      for (const event of own) subscriber.next(event);
+      subscriber.complete();
+    });
+  const out = [];
+  await new Promise((resolve, reject) =>
+    odaAgUi()
+      .run({ threadId: "thread-1", runId: "r1", state: {}, messages: [], tools: [], context: [] }, agent)
+      .subscribe({ next: (e) => out.push(e), error: reject, complete: resolve }),
+  );
+  assert.deepEqual(
+    out.map((e) => e.type),
+    [
+      "RUN_STARTED",
+      "TOOL_CALL_CHUNK",
+      "TOOL_CALL_CHUNK",
+      "TOOL_CALL_RESULT",
+      "ACTIVITY_SNAPSHOT",
+      "ACTIVITY_SNAPSHOT",
+      "STATE_DELTA",
+      "RUN_FINISHED",
+    ],
+  );
+  for (const [i, j] of [
+    [0, 0],
+    [1, 1],
+    [2, 2],
+    [3, 3],
+    [4, 7],
+  ])
+    assert.equal(out[j], own[i], `event ${i} is the app's own object`);
+  assert.deepEqual(out[4], odaCardActivity(card, "k1"));
+});
+
 test("the builders: card, plan, suggestions and delta events, and odaToolResult's reading of a result's content", () => {
   const plan = { state: "finished", todos: good.todos, turn: 2 };
   assert.deepEqual(odaCardActivity(card, "t1"), {

@@ -167,8 +167,11 @@ export function odaAcp(options: OdaAcpOptions): OdaAcp {
     if (typeof handler !== "function")
       throw new TypeError(`oda-tasks: invalid arguments of ${NAME}.prompt: the handler must be a function`);
     return async (arg) => {
-      const context = "params" in (arg as object) ? (arg as { params: PromptRequest; client?: unknown; signal?: AbortSignal }) : null;
-      const request = context === null ? (arg as PromptRequest) : context.params;
+      const context =
+        typeof arg === "object" && arg !== null && "params" in arg
+          ? (arg as { params: PromptRequest; client?: unknown; signal?: AbortSignal })
+          : null;
+      const request = context === null ? (arg as PromptRequest | undefined) : context.params;
       const sessionId = request?.sessionId;
       if (typeof sessionId !== "string")
         throw new TypeError(`oda-tasks: ${NAME}.prompt got no session id (a session/prompt request has one)`);

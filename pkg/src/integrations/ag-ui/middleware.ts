@@ -34,7 +34,7 @@ const TOOLS = new Set(["todo_write", "suggest_task"]);
 
 /**
  * An `@ag-ui/client` middleware: after each `TOOL_CALL_RESULT` of
- * `todo_write` or `suggest_task` (named by its `TOOL_CALL_START`) whose
+ * `todo_write` or `suggest_task` (named by its `TOOL_CALL_START` or first chunk) whose
  * content is the package's result, it adds an `ACTIVITY_SNAPSHOT` per
  * recorded card (`oda-card`), the plan's (`oda-plan`) and the suggestions'
  * (`oda-suggestions`, with a store), and a `STATE_DELTA` under `/oda`. A
@@ -109,7 +109,8 @@ class OdaAgUiMiddleware extends Middleware {
           }
         }
       };
-      const subscription = this.runNext(input, next).subscribe({
+      // next.run, not runNext: the app's events pass as they came (chunks stay chunks; the client expands them later).
+      const subscription = next.run(input).subscribe({
         next: (event) => {
           pending.push({ next: event });
           pump();
@@ -153,9 +154,11 @@ class RunEvents {
   /** The events to add after `event`: none, or those of a recorded call (a promise when the store is read). */
   after(event: BaseEvent): BaseEvent[] | Promise<BaseEvent[]> {
     switch (event.type) {
-      case "TOOL_CALL_START": {
+      case "TOOL_CALL_START":
+      case "TOOL_CALL_CHUNK": {
+        // A call's first chunk names it, as its TOOL_CALL_START does.
         const { toolCallId, toolCallName } = event as ToolCallStartEvent;
-        if (TOOLS.has(toolCallName)) this.#names.set(toolCallId, toolCallName);
+        if (typeof toolCallId === "string" && TOOLS.has(toolCallName)) this.#names.set(toolCallId, toolCallName);
         return [];
       }
       case "TOOL_CALL_RESULT": {
