@@ -141,6 +141,31 @@ test("session/cancel: the prompt answers cancelled, its turn ends, and a tool ca
   assert.deepEqual((await types(store, sessionId)).slice(4), ["turn_started", "turn_ended"]);
 });
 
+test("a second prompt on a session still running one cancels it first: one open turn per chat, each prompt its own", async (t) => {
+  const store = new MemoryStore();
+  const c = connect(store);
+  t.after(c.close);
+  const { sessionId } = await c.agent.request("session/new", { cwd: "/w", mcpServers: [] });
+  const first = c.prompt(sessionId, [["todo_write", list(["Ship", "in_progress"])], ["wait"]]);
+  while (c.updates.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const second = c.prompt(sessionId, [["todo_write", list(["Ship", "completed"])]]);
+  assert.deepEqual(await first, { stopReason: "cancelled" });
+  assert.deepEqual(await second, { stopReason: "end_turn" });
+  assert.deepEqual(await types(store, sessionId), [
+    "session",
+    "turn_started",
+    "todo_update",
+    "turn_ended",
+    "turn_started",
+    "todo_update",
+    "turn_ended",
+  ]);
+  assert.deepEqual(
+    c.updates.map((u) => u.update.entries),
+    [entries(["Ship", "in_progress"]), [], entries(["Ship", "completed"])],
+  );
+});
+
 test("chatId maps a session to the app's chat, and priority is what the plan entries carry", async (t) => {
   const store = new MemoryStore();
   const c = connect(store, { chatId: (sessionId) => `acp:${sessionId}`, priority: "high" });

@@ -101,12 +101,23 @@ export interface OdaAcp {
 const NAME = "odaAcp";
 const FUNCTION: OptionRule = { expected: "a function", check: (v) => typeof v === "function" };
 
-/** A running prompt of a session. */
+/** A prompt of a session, from its arrival until its turn has ended. */
 interface Running {
   controller: AbortController;
-  /** Ends the turn once (after its calls settle). */
-  end: () => Promise<void>;
   cancelled: boolean;
+  /** The prompt's turn, once begun. */
+  open: OpenTurn | null;
+  /** Ends the turn once it has begun (after its calls settle); nothing when it never began. */
+  end: () => Promise<void>;
+}
+
+/** Cancels a prompt: its signal aborts, its tools refuse new calls, its turn ends. */
+function cancelRunning(active: Running): Promise<void> {
+  active.cancelled = true;
+  // Its tools are closed before its signal aborts, so the handler's next call is refused.
+  const ended = active.end();
+  active.controller.abort();
+  return ended;
 }
 
 /**
@@ -157,10 +168,7 @@ export function odaAcp(options: OdaAcpOptions): OdaAcp {
 
   const cancelSession = async (sessionId: string): Promise<void> => {
     const active = running.get(sessionId);
-    if (active === undefined) return;
-    active.cancelled = true;
-    active.controller.abort();
-    await active.end();
+    if (active !== undefined) await cancelRunning(active);
   };
 
   const prompt: OdaAcp["prompt"] = (handler) => {
@@ -186,21 +194,39 @@ export function odaAcp(options: OdaAcpOptions): OdaAcp {
       const plan = (todos: readonly TodoItem[]) =>
         send({ sessionId, update: { sessionUpdate: "plan", entries: todos.map((t) => planEntry(t, priority)) } });
 
-      // One prompt per session: a prompt still running there is cancelled and its turn ended first.
-      await cancelSession(sessionId);
-      const showing = await planShowing(cache, chatId);
-      const open: OpenTurn = await openTurn(store, chatId, run.cache, reminder, refusal);
+      let opened: (open: OpenTurn | null) => void = () => undefined;
+      const turnOpened = new Promise<OpenTurn | null>((resolve) => {
+        opened = resolve;
+      });
       let ended: Promise<void> | undefined;
-      const active: Running = { controller: new AbortController(), end: () => (ended ??= open.end()), cancelled: false };
+      const active: Running = {
+        controller: new AbortController(),
+        cancelled: false,
+        open: null,
+        end: () => (ended ??= active.open === null ? turnOpened.then((o) => o?.end()) : active.open.end()),
+      };
+      // One prompt per session, registered before anything is awaited: a prompt still running there is cancelled first.
+      const before = running.get(sessionId);
       running.set(sessionId, active);
-      const unfollow = follow(context?.signal, () => void cancelSession(sessionId).catch(() => undefined));
+      const unfollow = follow(context?.signal, () => void cancelRunning(active).catch(() => undefined));
       try {
-        if (showing) await plan([]).catch(() => undefined); // the standing plan clears as the turn begins
+        if (before !== undefined) await cancelRunning(before);
+        let open: OpenTurn | null = null;
+        try {
+          const showing = active.cancelled ? false : await planShowing(cache, chatId);
+          if (!active.cancelled) open = await openTurn(store, chatId, run.cache, reminder, refusal);
+          if (showing && open !== null) await plan([]).catch(() => undefined); // the standing plan clears as the turn begins
+        } finally {
+          active.open = open;
+          opened(open);
+        }
+        if (open === null || active.cancelled) return { stopReason: "cancelled" };
+        const calls = open.calls;
         const handlers = uiToolHandlers({ store, chatId, ...run });
         const tool =
           (name: "todo_write" | "suggest_task") =>
           (input: unknown): Promise<UiToolResult> =>
-            open.calls.run(name, async () => {
+            calls.run(name, async () => {
               const result = await handlers[name](input);
               // The recorded call stands whatever becomes of its update (a client gone).
               if (result.card !== undefined) await plan(result.card.todos).catch(() => undefined);
