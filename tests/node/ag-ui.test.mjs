@@ -273,6 +273,34 @@ test("the app's events pass as the very objects it sent, chunks unexpanded; a ca
   assert.deepEqual(out[4], odaCardActivity(card, "k1"));
 });
 
+test("with a store, events the agent sends at once behind a result wait for the store's read: the order holds", async () => {
+  const store = new MemoryStore();
+  const ui = await chat(store);
+  const result = await ui.suggest_task(suggestion);
+  const own = [
+    { type: "RUN_STARTED", threadId: "thread-1", runId: "r1" },
+    { type: "TOOL_CALL_START", toolCallId: "k1", toolCallName: "suggest_task" },
+    { type: "TOOL_CALL_END", toolCallId: "k1" },
+    { type: "TOOL_CALL_RESULT", messageId: "r-k1", toolCallId: "k1", content: JSON.stringify(result) },
+    { type: "CUSTOM", name: "app", value: 1 },
+    { type: "RUN_FINISHED", threadId: "thread-1", runId: "r1" },
+  ];
+  const agent = new ScriptedAgent([], { threadId: "thread-1" });
+  agent.run = () =>
+    new Observable((subscriber) => {
+      for (const event of own) subscriber.next(event); // all in one go, while the read is still pending
+      subscriber.complete();
+    });
+  const out = [];
+  await new Promise((resolve, reject) =>
+    odaAgUi({ store })
+      .run({ threadId: "thread-1", runId: "r1", state: { oda: {} }, messages: [], tools: [], context: [] }, agent)
+      .subscribe({ next: (e) => out.push(e), error: reject, complete: resolve }),
+  );
+  const list = { open: [{ id: "s1", ...suggestion }], settled: [] };
+  assert.deepEqual(out, [...own.slice(0, 4), odaSuggestionsActivity(list), odaStateDelta({ suggestions: list }), ...own.slice(4)]);
+});
+
 test("the builders: card, plan, suggestions and delta events, and odaToolResult's reading of a result's content", () => {
   const plan = { state: "finished", todos: good.todos, turn: 2 };
   assert.deepEqual(odaCardActivity(card, "t1"), {
