@@ -84,7 +84,17 @@ class OdaAgUiMiddleware extends Middleware {
       const run = new RunEvents(input, this.#reading);
       const pending: Upstream[] = [];
       let busy = false;
+      let draining = false;
       const pump = (): void => {
+        if (draining) return; // an event sent while one is being passed on waits its turn in the loop below
+        draining = true;
+        try {
+          drain();
+        } finally {
+          draining = false;
+        }
+      };
+      const drain = (): void => {
         while (!busy && pending.length > 0 && !subscriber.closed) {
           const item = pending.shift() as Upstream;
           if ("error" in item) {
@@ -101,11 +111,13 @@ class OdaAgUiMiddleware extends Middleware {
           else {
             // A store read: the next events wait, so everything stays in order.
             busy = true;
-            added.then((events) => {
-              busy = false;
-              if (!subscriber.closed) for (const event of events) subscriber.next(event);
-              pump();
-            });
+            added
+              .catch((): BaseEvent[] => [])
+              .then((events) => {
+                busy = false;
+                if (!subscriber.closed) for (const event of events) subscriber.next(event);
+                pump();
+              });
           }
         }
       };
