@@ -53,8 +53,8 @@ function connect(store, odaOptions = {}) {
   const toAgent = new TransformStream();
   const agentSide = agentApp.connect(acp.ndJsonStream(toClient.writable, toAgent.readable));
   const clientSide = clientApp.connect(acp.ndJsonStream(toAgent.writable, toClient.readable));
-  const prompt = (sessionId, calls) =>
-    clientSide.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: JSON.stringify(calls) }] });
+  const prompt = (sessionId, calls, options) =>
+    clientSide.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: JSON.stringify(calls) }] }, options);
   const close = () => {
     clientSide.close();
     agentSide.close();
@@ -139,6 +139,21 @@ test("session/cancel: the prompt answers cancelled, its turn ends, and a tool ca
   await c.prompt(sessionId, []);
   assert.deepEqual(c.updates.at(-1).update.entries, []);
   assert.deepEqual((await types(store, sessionId)).slice(4), ["turn_started", "turn_ended"]);
+});
+
+test("a request cancelled by the client ($/cancel_request, the handler's own signal) ends its turn too", async (t) => {
+  const store = new MemoryStore();
+  const c = connect(store);
+  t.after(c.close);
+  const { sessionId } = await c.agent.request("session/new", { cwd: "/w", mcpServers: [] });
+  const controller = new AbortController();
+  const answer = c.prompt(sessionId, [["todo_write", list(["Ship", "in_progress"])], ["wait"]], { cancellationSignal: controller.signal });
+  while (c.updates.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  controller.abort();
+  // The SDK answers a cancelled request with the handler's response: ACP's `cancelled`.
+  assert.deepEqual(await answer, { stopReason: "cancelled" });
+  while (!(c.results.at(-1) instanceof TypeError)) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.deepEqual(await types(store, sessionId), ["session", "turn_started", "todo_update", "turn_ended"]);
 });
 
 test("a second prompt on a session still running one cancels it first: one open turn per chat, each prompt its own", async (t) => {
