@@ -555,7 +555,7 @@ function coldStart() {
     "floor",
     "fresh node: the glue alone + read, compile, instantiate the .wasm + the same first call (no host layer; median of 20)",
   );
-  // The host layer's share of a cold start: ours over the floor, both medians of this run's alternating rounds.
+  // The host layer's share of a cold start: ours over the floor, both medians of the same alternating processes.
   out.cold_start_vs_wasm_floor = round(out.cold_start_ms / out.cold_start_wasm_floor_ms, 2);
   rows.push(["cold start", "ours / the wasm floor (target <= 1.6)", `${out.cold_start_vs_wasm_floor}`, "", ""]);
   report("wasm_compile_ms", "compile", "fresh node: new WebAssembly.Module of the shipped .wasm (median of 20)");

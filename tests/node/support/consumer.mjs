@@ -64,7 +64,8 @@ export function packBuilt(dir) {
  */
 export function consumer(t, tarball, { deps = {}, files = {}, type = "module" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "oda-consumer-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Retried: a server's workers may still be writing in it (a dev server's cache) as they exit.
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
   const manifest = {
     name: "consumer",
     private: true,
