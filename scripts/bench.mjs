@@ -421,11 +421,11 @@ async function memory(logs) {
 // ---------------------------------------------------------------------------
 
 /**
- * Issue 14's attack: 18,000 16-character items chosen to be expensive for the
- * structure that holds them. The core holds texts in trees (no hash to
- * collide), whose worst case is long shared prefixes, so these share their
- * first 8 characters and differ only at the end; against 18,000 ordinary texts.
- * (They are not a collision set of the old core's hash: that hash is gone.)
+ * A crafted list: 18,000 16-character items chosen to be expensive for the
+ * structure that holds them. The core finds texts by hash in trees, and texts
+ * whose hash an earlier one has in a tree of texts, whose worst case is long
+ * shared prefixes, so these share their first 8 characters and differ only at
+ * the end; against 18,000 ordinary texts.
  */
 function collisions() {
   progress("todo_write with 18,000 crafted and 18,000 ordinary items");
@@ -555,6 +555,9 @@ function coldStart() {
     "floor",
     "fresh node: the glue alone + read, compile, instantiate the .wasm + the same first call (no host layer; median of 20)",
   );
+  // The host layer's share of a cold start: ours over the floor, both medians of the same alternating processes.
+  out.cold_start_vs_wasm_floor = round(out.cold_start_ms / out.cold_start_wasm_floor_ms, 2);
+  rows.push(["cold start", "ours / the wasm floor (target <= 1.6)", `${out.cold_start_vs_wasm_floor}`, "", ""]);
   report("wasm_compile_ms", "compile", "fresh node: new WebAssembly.Module of the shipped .wasm (median of 20)");
   if (before) {
     report("cold_start_before_ms", "before", `fresh node: the same with ${before}`);
@@ -594,7 +597,7 @@ function printTable() {
     ["all_cards_vs_reference_js >= 1.0", at("all_cards_vs_reference_js", (x) => x >= 1.0)],
     ["stream_peak_rss_mb_1m_cards <= 256", at("stream_peak_rss_mb_1m_cards", (x) => x <= 256)],
     ["wasm_gzip_bytes <= 125000", out.wasm_gzip_bytes <= 125_000],
-    ["cold_start_ms <= 10", at("cold_start_ms", (x) => x <= 10)],
+    ["cold_start_ms <= 1.6 × cold_start_wasm_floor_ms", at("cold_start_vs_wasm_floor", (x) => x <= 1.6)],
     ["todo_write_18k_crafted_vs_plain <= 2", at("todo_write_18k_crafted_vs_plain", (x) => x <= 2)],
     ["call_ratio_100k_vs_10 <= 1.2", at("call_ratio_100k_vs_10", (x) => x <= 1.2)],
     [

@@ -1,12 +1,12 @@
 // Start and suggest_task across app servers sharing one PostgreSQL database:
 // 4 Node processes, each with its own pool, fire 25 concurrent calls each,
 // against a real server started for this file.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { planStart } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { session } from "./support/service-helpers.mjs";
-import { freshSchema, startServer } from "./support/postgres.mjs";
+import { freshSchema, sharedPostgres } from "./support/postgres.mjs";
 import { raceChildren } from "./support/spawn-child.mjs";
 import { checkStarted, offerChat } from "./support/start-race.mjs";
 
@@ -14,8 +14,7 @@ const CHILD = new URL("./children/postgres-service-child.mjs", import.meta.url);
 const PROCESSES = 4;
 const CALLS = 25;
 
-const server = await startServer();
-after(() => server.stop());
+const server = await sharedPostgres();
 
 async function fresh() {
   const schema = await freshSchema(server);

@@ -3,7 +3,7 @@
 // over node-postgres) pass the Store contract, and the postgres.js store
 // keeps the guarantees of the pg one: bounded lock waits (store/locked), a
 // lost COMMIT looked up and never sent twice, the database's own refusals.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { drizzle as drizzleNodePostgres } from "drizzle-orm/node-postgres";
 import { drizzle as drizzlePostgresJs } from "drizzle-orm/postgres-js";
@@ -12,11 +12,10 @@ import { MemoryStore, StoreError, runTool } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { contractOver } from "./support/contract.mjs";
 import { isCommit, startProxy } from "./support/pg-proxy.mjs";
-import { startServer } from "./support/postgres.mjs";
+import { sharedPostgres } from "./support/postgres.mjs";
 import { assertLockedOnA, freshPostgres, holdChatA, todoCall, topSession } from "./support/postgres-fresh.mjs";
 
-const server = await startServer();
-after(() => server.stop());
+const server = await sharedPostgres();
 
 /** A migrated fresh schema; `sql(port)` a new postgres.js client on it (through a relay on `port`), ended by done. */
 async function fresh({ migrate = true } = {}) {

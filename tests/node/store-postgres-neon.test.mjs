@@ -12,19 +12,18 @@ import { StoreError } from "oda-tasks";
 import { PostgresStore } from "oda-tasks/postgres";
 import { contractOver } from "./support/contract.mjs";
 import { isCommit, startProxy } from "./support/pg-proxy.mjs";
-import { freshSchema, startServer } from "./support/postgres.mjs";
+import { freshSchema, sharedPostgres } from "./support/postgres.mjs";
 import { until } from "./support/until.mjs";
 import { hasWebsockify, startWsProxy } from "./support/wsproxy.mjs";
 
 assert.ok(hasWebsockify(), "Debian's websockify is installed (scripts/setup.sh --postgres installs it)");
-const server = await startServer();
+const server = await sharedPostgres();
 // websockify → the relay of pg-proxy.mjs (which can cut a COMMIT) → the server.
 const relay = await startProxy(server.port);
 const proxy = await startWsProxy(relay);
 after(async () => {
   await proxy.stop();
   await relay.close();
-  await server.stop();
 });
 // Plain WebSocket and no TLS to the local proxy; Neon's own endpoints set none of this.
 Object.assign(neonConfig, {
@@ -69,7 +68,7 @@ test("Neon's Pool: watch hears another pool's write through its one LISTEN conne
     await until("the first read after listening", () => heard.length > 0);
     assert.deepEqual(heard, [1]);
     const { rows } = await other.query(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN oda_tasks' AND datname = 'postgres'",
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN oda_tasks' AND datname = current_database()",
     );
     assert.equal(rows[0].n, 1, "one LISTEN connection");
     // Written by a node-postgres pool (another app server): only its notice can tell it.

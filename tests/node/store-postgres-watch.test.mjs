@@ -6,13 +6,13 @@
 // says so through onError and polls. A notice is a hint: forged, garbled or
 // another version's payloads sent by another client never silence a chat nor
 // reach a viewer, and a restore that shortens a log is told.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { createChat, StoreError, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { PostgresStore } from "oda-tasks/postgres";
-import { freshSchema, startServer } from "./support/postgres.mjs";
+import { freshSchema, sharedPostgres } from "./support/postgres.mjs";
 import { hasPgbouncer, startPgbouncer } from "./support/pgbouncer.mjs";
 import { until } from "./support/until.mjs";
 import { sse, sseUntil } from "./support/sse.mjs";
@@ -27,8 +27,7 @@ const run = async (script, args, timeout = 30_000) =>
   Number((await promisify(execFile)(process.execPath, [script, ...args], { timeout, killSignal: "SIGKILL" })).stdout);
 const DRIVERS = ["pg", "postgres.js"];
 
-const server = await startServer();
-after(() => server.stop());
+const server = await sharedPostgres();
 const admin = server.pool({ max: 2 });
 
 let apps = 0;
@@ -51,9 +50,10 @@ async function fresh() {
 
 /** The backends of application `name` that last ran a LISTEN (pg sends `LISTEN oda_tasks`, postgres.js `listen "oda_tasks"`). */
 async function listeners(name) {
-  const { rows } = await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE 'listen %oda_tasks%'`, [
-    name,
-  ]);
+  const { rows } = await admin.query(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query ILIKE 'listen %oda_tasks%'`,
+    [name],
+  );
   return rows.map((r) => r.pid);
 }
 
@@ -322,7 +322,7 @@ test("watch: behind a PgBouncer in transaction mode LISTEN is not heard: onError
   // PgBouncer passes no `options` startup parameter: a database of its own holds the tables.
   const database = `oda_bouncer_${process.pid}`;
   await admin.query(`CREATE DATABASE ${database}`);
-  const direct = server.pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
+  const direct = server.pool({ connectionString: server.urlOf(database) });
   const bouncer = await startPgbouncer(server);
   const bounced = server.pool({ connectionString: bouncer.url(database), application_name: "oda-bounced" });
   try {
@@ -364,7 +364,7 @@ test("watch: a role that may not run pg_notify is told through onError and polls
   const database = `oda_role_${process.pid}`;
   const role = `oda_viewer_${process.pid}`;
   await admin.query(`CREATE DATABASE ${database}`);
-  const owner = server.pool({ connectionString: server.url.replace(/\/postgres$/, `/${database}`) });
+  const owner = server.pool({ connectionString: server.urlOf(database) });
   const viewer = server.pool({ connectionString: `postgres://${role}@127.0.0.1:${server.port}/${database}` });
   let stopWatching = async () => undefined;
   try {

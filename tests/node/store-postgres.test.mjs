@@ -1,7 +1,7 @@
 // PostgresStore against a real PostgreSQL server started for this file: the
 // Store contract, readFrom, migrations, what is stored, the database-side
 // concurrency (several pools = several app servers), the pool bound, errors.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -10,11 +10,10 @@ import { ConflictError, StoreError, readFrom } from "oda-tasks";
 import { POSTGRES_TABLES, PostgresStore } from "oda-tasks/postgres";
 import { expectConflict } from "oda-tasks/testing";
 import { contractOver } from "./support/contract.mjs";
-import { serverBin, startServer } from "./support/postgres.mjs";
+import { serverBin, sharedPostgres } from "./support/postgres.mjs";
 import { freshPostgres } from "./support/postgres-fresh.mjs";
 
-const server = await startServer();
-after(() => server.stop());
+const server = await sharedPostgres();
 
 const fresh = (options) => freshPostgres(server, options);
 

@@ -5,14 +5,12 @@
 // packages of tests/runtimes/package.json.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
-import { join } from "node:path";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { root } from "./support/browser.mjs";
+import { runtimes } from "./support/consumer.mjs";
 
-const runtimes = join(root, "tests/runtimes");
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: runtimes, stdio: "ignore" });
-const bin = (path) => join(runtimes, "node_modules", path);
+const bin = runtimes();
 const FILES = ["tests/node/store-sqlite.test.mjs", "tests/node/store-sqlite-processes.test.mjs", "tests/node/store-sqlite-watch.test.mjs"];
 
 const RUNS = {

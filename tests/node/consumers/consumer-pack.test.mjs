@@ -1,10 +1,13 @@
 // Packaging: `npm pack` on a fresh clone packs a complete package (prepack
 // builds it), with README, LICENSE and CHANGELOG; the CLI installs from the tarball and
-// `oda-tasks --help` prints its usage.
+// `oda-tasks --help` prints its usage. The clone shares the repository's cargo
+// `target/` and `node_modules/` (its files keep their times, so cargo and
+// scripts/setup.sh find them up to date): prepack runs the whole build, without
+// compiling the core again (CI's `build` step compiles it from a fresh clone).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { root } from "../support/browser.mjs";
@@ -12,7 +15,10 @@ import { consumer } from "../support/consumer.mjs";
 
 const manifest = JSON.parse(readFileSync(join(root, "pkg/package.json"), "utf8"));
 
-/** What a fresh clone of this tree holds: tracked and new files, nothing git ignores (no build output). */
+/**
+ * What a fresh clone of this tree holds: tracked and new files, nothing git ignores (no build output),
+ * their modification times kept; beside them the repository's cargo target and npm packages, linked.
+ */
 function freshClone(t) {
   const dir = mkdtempSync(join(tmpdir(), "oda-clone-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,11 +28,17 @@ function freshClone(t) {
   for (const file of files) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     try {
-      cpSync(join(root, file), join(dir, file));
+      cpSync(join(root, file), join(dir, file), { preserveTimestamps: true });
     } catch (e) {
       if (e.code !== "ENOENT") throw e; // deleted in the work tree, not yet committed
     }
   }
+  symlinkSync(join(root, "target"), join(dir, "target"), "dir");
+  // A folder of links to each installed package, never a link to the folder: an `npm ci` in the
+  // clone (setup.sh's, were the lock file newer) removes the links, not the repository's packages.
+  mkdirSync(join(dir, "node_modules"));
+  for (const name of readdirSync(join(root, "node_modules")))
+    symlinkSync(join(root, "node_modules", name), join(dir, "node_modules", name));
   return dir;
 }
 
@@ -41,6 +53,7 @@ test("npm pack on a fresh clone builds first and packs the whole package, README
   const r = spawnSync("npm", ["pack", "--json", "--pack-destination", out], { cwd: join(clone, "pkg"), encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr.slice(-4000));
   assert.doesNotMatch(r.stderr, /npm warn/i, "npm has nothing to correct in package.json");
+  assert.ok(existsSync(join(clone, "pkg/src/gen/tools.ts")), "the build ran in the clone (it writes the generated sources)");
   const [info] = JSON.parse(r.stdout);
   const files = info.files.map((f) => f.path).sort();
   for (const file of [

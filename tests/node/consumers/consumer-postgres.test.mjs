@@ -1,17 +1,16 @@
 // docs/integration.md's "Drizzle + postgres.js" recipe, as printed, in a fresh
 // project that installed the packed tarball with drizzle-orm and postgres
 // from the registry, against a real PostgreSQL server started for this file.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "../support/browser.mjs";
 import { consumer, packTarball, sh } from "../support/consumer.mjs";
-import { startServer } from "../support/postgres.mjs";
+import { sharedPostgres } from "../support/postgres.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
 
-const server = await startServer();
-after(() => server.stop());
+const server = await sharedPostgres();
 
 /** The exact version the repository tests with (root package.json), installed in the consumer too. */
 const pinned = (name) => JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies[name];

@@ -133,10 +133,22 @@ test("vite6 dev server: an explicit `?url` import passed to init() works too", a
   assert.deepEqual(result, accepted);
 });
 
+/** One Vite 6 build of the three pages (the app, the React app, the plain page), made by the first test that needs it. */
+let built;
+function vite6Build() {
+  built ??= (() => {
+    write(dir, {
+      "vite.build.config.mjs": `export default { logLevel: "error", build: { outDir: "dist6", target: "es2022",
+    rollupOptions: { input: { main: "index.html", react: "react.html", plain: "plain.html" } } } };\n`,
+    });
+    sh(dir, process.execPath, ["node_modules/vite6/bin/vite.js", "build", "--config", "vite.build.config.mjs"]);
+    return `${dir}/dist6`;
+  })();
+  return built;
+}
+
 test("vite6 build: the .wasm is emitted with the bundle and loads", async (t) => {
-  write(dir, { "vite.build.config.mjs": `export default { logLevel: "error", build: { outDir: "dist6", target: "es2022" } };\n` });
-  sh(dir, process.execPath, ["node_modules/vite6/bin/vite.js", "build", "--config", "vite.build.config.mjs"]);
-  const server = await serve({}, `${dir}/dist6`);
+  const server = await serve({}, vite6Build());
   t.after(() => server.close());
   const { result, requests } = await openApp(t, server.url + "/");
   assert.deepEqual(result, accepted);
@@ -147,12 +159,7 @@ test("vite6 build: the .wasm is emitted with the bundle and loads", async (t) =>
 });
 
 test("vite6 build: a React 19 app and a plain page draw with oda-tasks/elements; the plain page loads no WASM", async (t) => {
-  write(dir, {
-    "vite.elements.config.mjs": `export default { logLevel: "error", build: { outDir: "dist-elements", target: "es2022",
-    rollupOptions: { input: { react: "react.html", plain: "plain.html" } } } };\n`,
-  });
-  sh(dir, process.execPath, ["node_modules/vite6/bin/vite.js", "build", "--config", "vite.elements.config.mjs"]);
-  const server = await serve({}, `${dir}/dist-elements`);
+  const server = await serve({}, vite6Build());
   t.after(() => server.close());
 
   const plain = await openApp(t, server.url + "/", "plain.html");

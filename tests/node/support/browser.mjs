@@ -1,8 +1,7 @@
 // Real headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core,
 // and a static server for the repository, for tests of the package in a browser.
 import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -42,10 +41,38 @@ export async function serve(pages = {}, base = root) {
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** A fresh headless Chromium with its own profile; `close()` removes the profile. */
+/** The file's one Chromium while any of its contexts is open (and a second after, for the next test). */
+let shared;
+
+/**
+ * A fresh browser context (its own storage, as a new profile has: IndexedDB, Web
+ * Locks, cookies) in the test file's one headless Chromium; `close()` closes the
+ * context. Chromium itself starts at the first launch() and exits a second after
+ * the last context closes, unless another launch() takes it first.
+ */
 export async function launch() {
-  const profile = mkdtempSync(join(tmpdir(), "oda-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
+  if (shared === undefined || !(await shared.browser).isConnected()) {
+    shared = { browser: startChromium(), open: 0, timer: undefined };
+  }
+  const mine = shared;
+  clearTimeout(mine.timer);
+  mine.open++;
+  const context = await (await mine.browser).newContext();
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      if (--mine.open > 0) return;
+      mine.timer = setTimeout(() => {
+        if (shared === mine) shared = undefined;
+        mine.browser.then((browser) => browser.close());
+      }, 1000);
+    },
+  };
+}
+
+function startChromium() {
+  return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -58,13 +85,6 @@ export async function launch() {
       "--disable-quic",
     ],
   });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
 }
 
 /**

@@ -17,10 +17,14 @@ export function fileCleanup() {
   return { after: (fn) => cleanup.push(fn) };
 }
 
-/** Installs tests/runtimes (quick when it is there); returns bin(path), a path in its node_modules. */
+/**
+ * Installs tests/runtimes (quick when it is there; once per run under shared-run.mjs, which
+ * installs it before the files start: `ODA_TEST_RUNTIMES`); returns bin(path), a path in its node_modules.
+ */
 export function runtimes() {
   const dir = join(root, "tests/runtimes");
-  execFileSync(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "ignore" });
+  if (!process.env.ODA_TEST_RUNTIMES)
+    execFileSync(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "ignore" });
   return (path) => join(dir, "node_modules", path);
 }
 
@@ -35,14 +39,23 @@ export function sh(cwd, cmd, args, options = {}) {
 }
 
 /**
- * Packs pkg/ with `npm pack` (its prepack builds what is missing) into a temp
- * dir; resolves to the tarball's path and the packed file list.
+ * The `npm pack` tarball of the package as `npm run build` built it: the one
+ * tests/node/support/shared-run.mjs packed for the whole run (`ODA_TEST_TARBALL`),
+ * else packed into a temp dir removed when `t` ends. Nothing is built again
+ * (consumer-pack.test.mjs checks that `npm pack` builds first on a fresh clone).
  */
 export function packTarball(t) {
+  if (process.env.ODA_TEST_TARBALL) return { tarball: process.env.ODA_TEST_TARBALL };
   const dir = mkdtempSync(join(tmpdir(), "oda-pack-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const [info] = JSON.parse(sh(join(root, "pkg"), npm, ["pack", "--json", "--pack-destination", dir]));
-  return { tarball: join(dir, info.filename), files: info.files.map((f) => f.path) };
+  return { tarball: packBuilt(dir) };
+}
+
+/** Packs the built pkg/ into `dir` (prepack's copies and checks, not its build); returns the tarball's path. */
+export function packBuilt(dir) {
+  sh(root, process.execPath, ["scripts/prepack.mjs", "--built"]);
+  const [info] = JSON.parse(sh(join(root, "pkg"), npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", dir]));
+  return join(dir, info.filename);
 }
 
 /**
@@ -51,7 +64,8 @@ export function packTarball(t) {
  */
 export function consumer(t, tarball, { deps = {}, files = {}, type = "module" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "oda-consumer-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Retried: a server's workers may still be writing in it (a dev server's cache) as they exit.
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
   const manifest = {
     name: "consumer",
     private: true,

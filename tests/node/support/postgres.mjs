@@ -95,10 +95,7 @@ export async function startServer(settings = {}) {
      * after `pool.end()`, which resolves before its connections have closed.
      */
     pool(extra = {}) {
-      const pool = new pg.Pool({ connectionString: server.url, ...extra });
-      pool.on("error", () => undefined);
-      pools.add(pool);
-      return pool;
+      return poolIn(pools, { connectionString: server.url, ...extra });
     },
     /** Stops (fast: open transactions are rolled back) and starts again on the same port. */
     async restart() {
@@ -132,6 +129,14 @@ export async function startServer(settings = {}) {
   return server;
 }
 
+/** A pg.Pool kept in `pools` (ended with them), whose idle clients' errors are dropped. */
+function poolIn(pools, options) {
+  const pool = new pg.Pool(options);
+  pool.on("error", () => undefined);
+  pools.add(pool);
+  return pool;
+}
+
 let schemas = 0;
 
 /**
@@ -148,4 +153,54 @@ export async function freshSchema(server) {
     pool: (extra = {}) => server.pool({ options: `-c search_path=${name}`, ...extra }),
     url: `${server.url}?options=${encodeURIComponent(`-c search_path=${name}`)}`,
   };
+}
+
+let databases = 0;
+
+/**
+ * A database of this test file's own on the run's one PostgreSQL server
+ * (`ODA_TEST_POSTGRES`, started by tests/node/support/shared-run.mjs), or on a
+ * server of its own when the file runs alone. Call it once at the top of the
+ * file; the database (or that server) goes when the file's tests end.
+ * Resolves to `{ url, port, urlOf(database), pool(options), stop() }`: `url`
+ * names the file's database (NOTIFY and LISTEN stay inside it), `urlOf` another
+ * database on the same server. A test that restarts or stops its server uses
+ * startServer() instead.
+ *
+ * @example
+ * const server = await sharedPostgres();
+ * const store = new PostgresStore(server.pool());
+ */
+export async function sharedPostgres() {
+  const { after } = await import("node:test");
+  const own = process.env.ODA_TEST_POSTGRES ? undefined : await startServer();
+  const admin = new URL(own?.url ?? process.env.ODA_TEST_POSTGRES);
+  const name = `file_${process.pid}_${++databases}`;
+  const urlOf = (database) => Object.assign(new URL(admin), { pathname: `/${database}` }).href;
+  const control = new pg.Client({ connectionString: admin.href });
+  await control.connect();
+  await control.query(`CREATE DATABASE ${name}`);
+  await control.end();
+  const pools = new Set();
+  const server = {
+    url: urlOf(name),
+    port: Number(admin.port),
+    urlOf,
+    /** A pg.Pool on the file's database (`extra.connectionString` for another); idle clients' errors dropped, as startServer's. */
+    pool(extra = {}) {
+      return poolIn(pools, { connectionString: server.url, ...extra });
+    },
+    /** Ends the pools made here and drops the database (stops the server when it is the file's own). */
+    async stop() {
+      await Promise.allSettled([...pools].map((p) => p.end()));
+      pools.clear();
+      if (own) return own.stop();
+      const last = new pg.Client({ connectionString: admin.href });
+      await last.connect();
+      await last.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await last.end();
+    },
+  };
+  after(() => server.stop());
+  return server;
 }

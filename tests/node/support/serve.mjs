@@ -16,7 +16,7 @@ export function freePort() {
 /**
  * Starts `command` in `cwd` with `env`; once `url` answers as `ready` says (by
  * default a 200), resolves to `{ value: answer(response), output }`, its
- * output so far; polls every `every` ms, `tries` times; stops it when `t` ends.
+ * output so far; polls every `every` ms, `tries` times; stops it when `t` ends, and waits until it exited.
  */
 export async function serveUntil(
   t,
@@ -26,10 +26,19 @@ export async function serveUntil(
   let output = "";
   child.stdout.on("data", (c) => (output += c));
   child.stderr.on("data", (c) => (output += c));
-  t.after(() => {
+  // Stopped, and waited for (a dev server still writing its cache would race the folder's removal).
+  t.after(async () => {
+    const exited = child.exitCode !== null || new Promise((resolve) => child.once("exit", resolve));
     try {
       process.kill(-child.pid, "SIGTERM");
     } catch {}
+    const late = setTimeout(() => {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {}
+    }, 10_000);
+    await exited;
+    clearTimeout(late);
   });
   for (let i = 0; i < tries; i++) {
     if (child.exitCode !== null) break;
