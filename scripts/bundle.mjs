@@ -27,6 +27,7 @@ const TEST_ENTRIES = [
   "stores/jsonl/scanner",
   "stores/jsonl/watch",
   "elements/live",
+  "serve/node-http",
 ];
 
 /**

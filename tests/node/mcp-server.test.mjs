@@ -305,3 +305,16 @@ test("beginTurn(store, chatId, { turn }): the open turn's id goes on (nothing wr
   await store.append("c1", [{ type: "turn_ended" }, { type: "turn_started", v: 2, turn: "c" }]);
   assert.equal(await beginTurn(store, "c1", { turn: "c" }), 6);
 });
+
+test("addTools: the app's own tools on the same server beside ours; a non-function is refused before anything exists", async () => {
+  const store = await chatStore(["c1", {}]);
+  const client = await connect({
+    store,
+    addTools: (server) =>
+      server.registerTool("ping", { description: "Answers pong." }, async () => ({ content: [{ type: "text", text: "pong" }] })),
+  });
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), ["ping", "suggest_task", "todo_write"]);
+  assert.deepEqual((await client.callTool({ name: "ping", arguments: {} })).content, [{ type: "text", text: "pong" }]);
+  assert.throws(() => odaMcpServer({ store, addTools: "ping" }), /^TypeError: oda-tasks: invalid arguments of odaMcpServer: `addTools`/);
+});

@@ -1,5 +1,6 @@
 // The options of `odaMcpServer` (and of `mcpHandler`, which passes them on),
 // read once and checked before any server exists or anything is written.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ANY, BOOLEAN, type OptionRule, type OptionRules, readOptions } from "../../core/options.js";
 import { RUN_OPTION_RULES, type RunToolOptions } from "../../chat/run.js";
 import { checkChatSession, type ChatSession } from "../../chat/lifecycle.js";
@@ -27,6 +28,11 @@ export interface OdaMcpServerOptions extends RunToolOptions {
   suggestTask?: boolean;
   /** The page of a chat in the app that shares the store: the MCP Apps widget opens a started chat there. */
   chatUrl?: (chatId: string) => string;
+  /**
+   * Registers the app's own tools on the same server beside ours (`mcpHandler`
+   * builds a server per request, so this runs for each).
+   */
+  addTools?: (server: McpServer) => void;
   /** Told of a store's or other failure a call answered with a fixed text (the model never sees the error itself). */
   onError?: (error: unknown) => void;
 }
@@ -42,6 +48,7 @@ export const SERVER_OPTION_RULES: OptionRules<OdaMcpServerOptions> = {
   sessionChat: ANY,
   suggestTask: BOOLEAN,
   chatUrl: FUNCTION,
+  addTools: FUNCTION,
   onError: FUNCTION,
 };
 

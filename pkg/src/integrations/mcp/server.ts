@@ -40,7 +40,7 @@ const NO_ELICITATION: jsonSchemaValidator = {
 
 /** Internal: the server over options already read by `readServerOptions`. */
 export function serverOf(options: ReturnType<typeof readServerOptions>, appTools: "declared" | "always" = "declared"): McpServer {
-  const { store, chatId, sessionChat, suggestTask = true, onError, chatUrl, ...run } = options;
+  const { store, chatId, sessionChat, suggestTask = true, onError, chatUrl, addTools, ...run } = options;
   const server = new McpServer({ name: "oda-tasks", version: CORE_VERSION }, { jsonSchemaValidator: NO_ELICITATION });
   const sessionChats = new Map<string, Promise<string>>();
   const scope: CallScope = {
@@ -69,6 +69,7 @@ export function serverOf(options: ReturnType<typeof readServerOptions>, appTools
     );
   }
   // MCP Apps: the `ui://oda-tasks/chat.html` resource the tools link to, and its app-only tools.
+  addTools?.(server);
   registerOdaApp(server, { store, appTools, ...(chatUrl === undefined ? {} : { chatUrl }), ...(onError === undefined ? {} : { onError }) });
   return server;
 }
