@@ -3,7 +3,7 @@
 // the TypeScript host layer (pkg/dist/: .d.ts by tsc, bundled JS by esbuild). Run through `npm run build`, which
 // first installs what is missing (scripts/setup.sh).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildMcpApp } from "./build-mcp-app.mjs";
@@ -144,3 +144,9 @@ await buildMcpApp();
 rmSync(new URL("../pkg/dist/", import.meta.url), { recursive: true, force: true });
 run("node", ["node_modules/typescript/bin/tsc", "-p", "pkg"]);
 await bundle();
+
+// The package's bin in the workspace (`npx oda-tasks` from the repository): npm links it
+// only when its target exists, which on a fresh clone's `npm ci` it did not yet.
+if (!existsSync(new URL("../node_modules/.bin/oda-tasks", import.meta.url))) {
+  run("npm", ["rebuild", "oda-tasks", "--ignore-scripts", "--loglevel=error"]);
+}

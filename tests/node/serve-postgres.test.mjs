@@ -13,7 +13,9 @@ const server = await sharedPostgres();
 /** An MCP client of `url`'s /mcp with the token. */
 async function mcpClient(t, url) {
   const client = new Client({ name: "agent", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
   t.after(() => client.close());
   return client;
 }
@@ -28,13 +30,13 @@ async function readEvents(response, done) {
     const { value, done: ended } = await reader.read();
     if (ended) break;
     text += decoder.decode(value, { stream: true });
-    let at;
-    while ((at = text.indexOf("\n\n")) >= 0) {
+    for (let at = text.indexOf("\n\n"); at >= 0; at = text.indexOf("\n\n")) {
       const block = text.slice(0, at);
       text = text.slice(at + 2);
       const event = /^event: (.+)$/m.exec(block)?.[1];
       const data = /^data: (.+)$/m.exec(block)?.[1];
-      if (event !== undefined && data !== undefined) events.push({ event, id: Number(/^id: (\d+)$/m.exec(block)?.[1]), data: JSON.parse(data) });
+      if (event !== undefined && data !== undefined)
+        events.push({ event, id: Number(/^id: (\d+)$/m.exec(block)?.[1]), data: JSON.parse(data) });
     }
   }
   await reader.cancel();
