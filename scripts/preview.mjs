@@ -87,15 +87,18 @@ function buildIfStale() {
   const newest = Math.max(...["src", "pkg/src", "Cargo.toml", "scripts/build.mjs"].map((f) => newestIn(join(root, f))));
   if (oldest > newest) return;
   process.stderr.write("preview: building the package first\n");
-  execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
+  // What `npm run build` runs: the build, then the inlined module the Node entry loads.
+  for (const script of ["scripts/build.mjs", "scripts/inline-wasm.mjs"])
+    execFileSync(process.execPath, [join(root, script)], { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
 }
 
 function newestIn(path) {
   if (!existsSync(path)) return 0;
   const s = statSync(path);
   if (!s.isDirectory()) return s.mtimeMs;
+  // Files only: a folder's own time moves when the build creates gen/ in it.
   return Math.max(
-    s.mtimeMs,
+    0,
     ...readdirSync(path)
       .filter((n) => n !== "gen")
       .map((n) => newestIn(join(path, n))),
