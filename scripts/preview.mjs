@@ -90,12 +90,13 @@ function buildIfStale() {
   execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
 }
 
+/** The newest file's time under `path`; folders' own times do not count (the build's making pkg/src/gen changes pkg/src's). */
 function newestIn(path) {
   if (!existsSync(path)) return 0;
   const s = statSync(path);
   if (!s.isDirectory()) return s.mtimeMs;
   return Math.max(
-    s.mtimeMs,
+    0,
     ...readdirSync(path)
       .filter((n) => n !== "gen")
       .map((n) => newestIn(join(path, n))),
