@@ -92,6 +92,7 @@ function buildIfStale() {
     execFileSync(process.execPath, [join(root, script)], { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
 }
 
+/** The newest file's time under `path`; folders' own times do not count (the build's making pkg/src/gen changes pkg/src's). */
 function newestIn(path) {
   if (!existsSync(path)) return 0;
   const s = statSync(path);

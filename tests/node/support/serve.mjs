@@ -26,19 +26,24 @@ export async function serveUntil(
   let output = "";
   child.stdout.on("data", (c) => (output += c));
   child.stderr.on("data", (c) => (output += c));
-  // Stopped, and waited for (a dev server still writing its cache would race the folder's removal).
+  // Stopped, and waited for until no process of its group is left (a dev server's workers write
+  // their cache as they exit, which would race the folder's removal); killed after 30 s.
   t.after(async () => {
-    const exited = child.exitCode !== null || new Promise((resolve) => child.once("exit", resolve));
+    const alive = () => {
+      try {
+        process.kill(-child.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     try {
       process.kill(-child.pid, "SIGTERM");
     } catch {}
-    const late = setTimeout(() => {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {}
-    }, 10_000);
-    await exited;
-    clearTimeout(late);
+    for (let waited = 0; alive() && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
   });
   for (let i = 0; i < tries; i++) {
     if (child.exitCode !== null) break;
