@@ -97,7 +97,6 @@ function newestIn(path) {
   if (!existsSync(path)) return 0;
   const s = statSync(path);
   if (!s.isDirectory()) return s.mtimeMs;
-  // Files only: a folder's own time moves when the build creates gen/ in it.
   return Math.max(
     0,
     ...readdirSync(path)
