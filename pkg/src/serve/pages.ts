@@ -32,6 +32,20 @@ const STYLE = `
   input, button { font: inherit; padding: 0.5rem; }
 `;
 
+/** A page's head: its title (HTML-escaped already) and what else it loads. */
+function head(title: string, extra: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${title} · oda-tasks</title>
+<style>${STYLE}</style>
+${extra}</head>
+`;
+}
+
 /**
  * A chat's page: `<oda-plan>` and `<oda-suggestions>` following the chat
  * API at `apiBase` (`/api/oda`), and its cards, newest first.
@@ -42,17 +56,7 @@ const STYLE = `
 export function chatPage(chatId: string, apiBase: string): string {
   const src = escapeHtml(`${apiBase}/chats/${encodeURIComponent(chatId)}`);
   const title = escapeHtml(chatId);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${title} · oda-tasks</title>
-<style>${STYLE}</style>
-<script type="module" src="/assets/serve/chat-page.js"></script>
-</head>
-<body>
+  return `${head(title, '<script type="module" src="/assets/serve/chat-page.js"></script>\n')}<body>
 <main data-chat-src="${src}">
 <h1>Chat ${title}</h1>
 <div class="columns">
@@ -80,16 +84,7 @@ export function chatPage(chatId: string, apiBase: string): string {
  * new Response(signInPage("/chats/chat-1", false), { status: 401, headers: PAGE_HEADERS });
  */
 export function signInPage(next: string, failed: boolean): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Sign in · oda-tasks</title>
-<style>${STYLE}</style>
-</head>
-<body>
+  return `${head("Sign in", "")}<body>
 <main>
 <h1>Sign in</h1>
 ${failed ? '<p role="alert">That token is not this server\'s.</p>\n' : ""}<form method="post" action="/sign-in">
