@@ -6,7 +6,7 @@ import { Middleware, type AbstractAgent } from "@ag-ui/client";
 import type { BaseEvent, RunAgentInput, StateDeltaEvent, StateSnapshotEvent, ToolCallResultEvent, ToolCallStartEvent } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import { ANY, readOptions } from "../../core/options.js";
-import { ChatParts, type OdaDataChunk } from "../ai-parts.js";
+import { ChatParts, type OdaDataChunk } from "../ai/parts.js";
 import type { ChatStateCache } from "../../chat/state-cache.js";
 import type { UiToolResult } from "../../chat/run.js";
 import type { Store } from "../../stores/store.js";

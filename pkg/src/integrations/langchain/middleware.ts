@@ -3,14 +3,14 @@
 // ToolMessage's content is the core's exact text, its artifact the card or
 // the offer; the list's reminder goes into the run's model calls.
 import { createMiddleware, tool, type AgentMiddleware, type ModelRequest } from "langchain";
-import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
-import { ANY, readOptions } from "../core/options.js";
-import { RUN_OPTION_RULES, type RunToolOptions } from "../chat/run.js";
-import { openTurn, TURN_REMINDER_RULES, type OpenTurn, type TurnReminderOptions } from "../chat/turn.js";
-import { chatToolsOptions, uiToolHandlers } from "./tool-handlers.js";
-import { looseInputSchema } from "./sdk-tools.js";
-import type { Store } from "../stores/store.js";
-import type { ToolDefinition } from "../core/types.js";
+import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
+import { ANY, readOptions } from "../../core/options.js";
+import { RUN_OPTION_RULES, type RunToolOptions } from "../../chat/run.js";
+import { openTurn, TURN_REMINDER_RULES, type OpenTurn, type TurnReminderOptions } from "../../chat/turn.js";
+import { chatToolsOptions, uiToolHandlers } from "../tool-handlers.js";
+import { looseInputSchema } from "../sdk-tools.js";
+import type { Store } from "../../stores/store.js";
+import type { ToolDefinition } from "../../core/types.js";
 
 /**
  * Options of {@link odaTasksMiddleware}: the store, the chat (by default the

@@ -3,9 +3,9 @@
 // the plan and suggestions ride in the stream as data parts.
 import { createUIMessageStream, createUIMessageStreamResponse } from "ai";
 import type { IdGenerator, UIMessage, UIMessageChunk, UIMessageStreamOnEndCallback } from "ai";
-import { ANY, BOOLEAN, ownOptions, readOptions, type OptionRule } from "../core/options.js";
-import { aiTurn, type AiTurn, type AiTurnOptions } from "./ai.js";
-import { partWriter, PendingWriter, type OdaPartWriter } from "./ai-parts.js";
+import { ANY, BOOLEAN, ownOptions, readOptions, type OptionRule } from "../../core/options.js";
+import { aiTurn, type AiTurn, type AiTurnOptions } from "./tools.js";
+import { partWriter, PendingWriter, type OdaPartWriter } from "./parts.js";
 
 /**
  * What the call given to {@link aiTurnResponse} or {@link aiTurnStream}

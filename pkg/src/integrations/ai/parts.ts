@@ -1,11 +1,11 @@
 // The chat's plan and suggestions as AI SDK data parts (`data-oda-plan`, id
 // `plan`; `data-oda-suggestions`, id `suggestions`): `useChat` replaces a part
 // with the same id in place, so the assistant message always holds the latest.
-import { ChatStateCache } from "../chat/state-cache.js";
-import { SuggestionService, type SuggestionList } from "../chat/service.js";
-import type { UiToolResult } from "../chat/run.js";
-import type { TodoPlan } from "../core/types.js";
-import type { Store } from "../stores/store.js";
+import { ChatStateCache } from "../../chat/state-cache.js";
+import { SuggestionService, type SuggestionList } from "../../chat/service.js";
+import type { UiToolResult } from "../../chat/run.js";
+import type { TodoPlan } from "../../core/types.js";
+import type { Store } from "../../stores/store.js";
 
 /**
  * The data parts `oda-tasks/ai` writes, by name (`data-` + name): the plan

@@ -3,14 +3,14 @@
 // schema: every call reaches the core, whose exact text the model gets back;
 // the UI's tool part gets `{ text, card?, offer? }`.
 import { jsonSchema, tool, type Tool } from "ai";
-import { suggestTaskTool, todoWriteTool } from "../gen/tools.js";
-import { ANY, ownOptions, readOptions } from "../core/options.js";
-import { RUN_OPTION_RULES } from "../chat/run.js";
-import { openTurn, TURN_REMINDER_RULES, type TurnReminderOptions } from "../chat/turn.js";
-import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions, type UiToolHandlers } from "./tool-handlers.js";
-import type { UiToolResult } from "../chat/run.js";
-import { ChatParts, partWriter, type OdaPartWriter } from "./ai-parts.js";
-import type { JsonSchema } from "../core/types.js";
+import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
+import { ANY, ownOptions, readOptions } from "../../core/options.js";
+import { RUN_OPTION_RULES } from "../../chat/run.js";
+import { openTurn, TURN_REMINDER_RULES, type TurnReminderOptions } from "../../chat/turn.js";
+import { chatToolsOptions, uiToolHandlers, type ChatToolsOptions, type UiToolHandlers } from "../tool-handlers.js";
+import type { UiToolResult } from "../../chat/run.js";
+import { ChatParts, partWriter, type OdaPartWriter } from "./parts.js";
+import type { JsonSchema } from "../../core/types.js";
 
 /**
  * The tools `aiTools` returns: pass them as `tools` to `generateText` or
