@@ -46,7 +46,12 @@ contractOver(
       const now = new Date();
       fs.utimesSync(new JsonlStore(dir).file(chatId), now, now);
     };
-    return { open: () => new JsonlStore(dir), done: async () => fs.rmSync(dir, { recursive: true, force: true }), notice };
+    // Retried: a watch's last read-back may still be ending in the folder as the test ends.
+    return {
+      open: () => new JsonlStore(dir),
+      done: async () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+      notice,
+    };
   },
   { notices: true },
 );
