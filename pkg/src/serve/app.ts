@@ -36,7 +36,10 @@ const ASSET = /^\/assets\/((?:serve|elements|chunks)\/[A-Za-z0-9_-]+\.js)$/;
  * The handler of `oda-tasks serve`.
  *
  * @example
- * const handler = serveApp({ store, gate: tokenGate(token), mcp, assets: new URL("../", import.meta.url) });
+ * // As the CLI builds it: the gate from tokenGate(token), the MCP handler from mcpHandler.
+ * declare const gate: ServeAppOptions["gate"];
+ * declare const mcp: ServeAppOptions["mcp"];
+ * const handler = serveApp({ store, gate, mcp, assets: new URL("file:///app/node_modules/oda-tasks/dist/") });
  */
 export function serveApp({ store, gate, mcp, assets, onError }: ServeAppOptions): FetchHandler {
   const api = chatHandler({

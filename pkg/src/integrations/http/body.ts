@@ -63,7 +63,7 @@ export async function readJsonValue(request: Request, limit: number): Promise<{ 
  * `limit`, whatever Content-Length claimed.
  *
  * @example
- * const bytes = await readBounded(request, 4096); // null: larger than 4 KiB
+ * const bytes = await readBounded(new Request("https://app.example/", { method: "POST", body: "{}" }), 4096); // null past 4 KiB
  */
 export async function readBounded(request: Request, limit: number): Promise<Uint8Array | null> {
   const chunks: Uint8Array[] = [];
