@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { odaMcpServer } from "../integrations/mcp/server.js";
-import { openStore, StoreSpecError } from "./open-store.js";
+import { openStoreOr } from "./open-store.js";
 
 const USAGE = `usage: oda-tasks mcp --store <dir|url> [--chat <id>] [--workspace <dir>] [--no-suggest-task]
 
@@ -36,13 +36,7 @@ export async function runMcp(args: readonly string[]): Promise<void> {
     return;
   }
   if (typeof options === "string") fail(options);
-  let opened: Awaited<ReturnType<typeof openStore>>;
-  try {
-    opened = await openStore(options.store);
-  } catch (e) {
-    if (e instanceof StoreSpecError) fail(e.message);
-    throw e;
-  }
+  const opened = await openStoreOr(options.store, fail);
   const { store, close } = opened;
   const server = odaMcpServer({
     store,

@@ -127,3 +127,18 @@ function codeOf(e: unknown): string {
   const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
   return typeof code === "string" ? code : "failed";
 }
+
+/**
+ * {@link openStore} for a command: a bad `--store` goes to `fail` (one line, no stack).
+ *
+ * @example
+ * const { store, close } = await openStoreOr("./chats", (message) => { console.error(message); process.exit(2); });
+ */
+export async function openStoreOr(spec: string, fail: (message: string) => never): Promise<OpenedStore> {
+  try {
+    return await openStore(spec);
+  } catch (e) {
+    if (e instanceof StoreSpecError) fail(e.message);
+    throw e;
+  }
+}

@@ -6,7 +6,7 @@ import { serveApp } from "../serve/app.js";
 import { MIN_TOKEN_LENGTH, OPEN_GATE, tokenGate } from "../serve/auth.js";
 import { listenFetch } from "../serve/node-http.js";
 import { mcpHandler } from "../integrations/mcp/handler.js";
-import { openStore, StoreSpecError } from "./open-store.js";
+import { openStoreOr } from "./open-store.js";
 
 export const SERVE_USAGE = `usage: oda-tasks serve --store <folder | postgres://… | file.db> [--port N] [--host H]
 
@@ -91,13 +91,7 @@ export async function serveCommand(args: string[]): Promise<void> {
         : `ODA_TASKS_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters (got ${token.length})`,
     );
   }
-  let opened: Awaited<ReturnType<typeof openStore>>;
-  try {
-    opened = await openStore(options.store);
-  } catch (e) {
-    if (e instanceof StoreSpecError) usageError(e.message);
-    throw e;
-  }
+  const opened = await openStoreOr(options.store, usageError);
   const gate = options.auth ? tokenGate(token) : OPEN_GATE;
   const onError = (e: unknown) => process.stderr.write(`oda-tasks serve: ${e instanceof Error ? e.message : String(e)}\n`);
   // This server's address, known once it listens: the MCP Apps widget opens a started chat's page there.

@@ -188,17 +188,7 @@ export class ChangeFeed {
       try {
         await this.#resync(generation, false);
       } catch (e) {
-        if (generation === this.#generation)
-          this.#report(
-            withCause(
-              new StoreError(
-                "store/unavailable",
-                `PostgresStore.watch could not read the watched chats' lengths (${asError(e).message})`,
-                "",
-              ),
-              e,
-            ),
-          );
+        this.#readFailed(generation, "read the watched chats' lengths", e);
       }
       if (generation === this.#generation && this.#state === "polling" && this.#pollTimer === null) this.#schedulePoll(generation);
     }, this.#options.pollMs);
@@ -296,6 +286,12 @@ export class ChangeFeed {
     }, HINT_BATCH_MS);
   }
 
+  /** Says a failed read of the lengths (`what` it could not do), unless the feed moved on since. */
+  #readFailed(generation: number, what: string, e: unknown): void {
+    if (generation !== this.#generation) return;
+    this.#report(withCause(new StoreError("store/unavailable", `PostgresStore.watch could not ${what} (${asError(e).message})`, ""), e));
+  }
+
   /** Reads back the hinted chats, one query at a time; a failure is said and the poll or the next notice tries again. */
   async #readHinted(generation: number): Promise<void> {
     if (generation !== this.#generation || this.#hinted.size === 0) return;
@@ -305,17 +301,7 @@ export class ChangeFeed {
     try {
       await this.#readBack(generation, chats);
     } catch (e) {
-      if (generation === this.#generation)
-        this.#report(
-          withCause(
-            new StoreError(
-              "store/unavailable",
-              `PostgresStore.watch could not read back the chats a notice named (${asError(e).message})`,
-              "",
-            ),
-            e,
-          ),
-        );
+      this.#readFailed(generation, "read back the chats a notice named", e);
     } finally {
       this.#readingBack = false;
     }
