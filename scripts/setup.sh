@@ -45,10 +45,14 @@ if [ ${#APT[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT[@]}" >/dev/null
 fi
+# better-sqlite3 has no prebuilt addon to download here and compiles one (about a
+# minute); prebuild-install first looks in this folder, where the first install keeps it.
+PREBUILDS="${XDG_CACHE_HOME:-$HOME/.cache}/oda-tasks/prebuilds"
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies" >&2
-  npm ci --no-audit --no-fund --loglevel=error
+  npm_config_better_sqlite3_local_prebuilds="$PREBUILDS" npm ci --no-audit --no-fund --loglevel=error
 fi
+node scripts/keep-prebuild.mjs "$PREBUILDS"
 # The MCP tests' Python venv (packages from PyPI), so the test steps install nothing.
 for flag in "$@"; do
   if [ "$flag" = --python ]; then node tests/node/support/python.mjs >&2; fi

@@ -1,14 +1,13 @@
 // A Python virtual environment for the tests, its packages from PyPI through
-// pip (pip's cache keeps a rebuild quick), kept under node_modules/.cache per
-// set of pinned requirements so later runs reuse it. Run as a script
+// pip, kept in the user's cache (~/.cache/oda-tasks/python) per Python and set of
+// pinned requirements, so later runs and fresh clones reuse it. Run as a script
 // (`bash scripts/setup.sh --python` does), it makes the MCP tests' venv.
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** What tests/node/mcp-python.test.mjs runs: the official MCP client and Pydantic AI, pinned. */
 export const MCP_PYTHON_REQUIREMENTS = ["mcp==2.3.0", "pydantic-ai-slim[mcp]==2.68.0"];
@@ -28,14 +27,16 @@ function python() {
 
 /** The venv's python for `requirements` (exact pins), created and installed once. */
 export function pythonVenv(requirements) {
-  const key = createHash("sha256").update(requirements.join("\n")).digest("hex").slice(0, 16);
-  const dir = join(root, "node_modules/.cache/oda-tasks-python", key);
+  const interpreter = python();
+  const version = execFileSync(interpreter, ["-c", "import sys; print(sys.version)"], { encoding: "utf8" });
+  const key = createHash("sha256").update(`${version}\n${requirements.join("\n")}`).digest("hex").slice(0, 16);
+  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "oda-tasks/python", key);
   const bin = join(dir, "bin/python");
   const done = join(dir, ".installed");
   if (existsSync(done)) return bin;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  execFileSync(python(), ["-m", "venv", dir], { stdio: "pipe" });
+  execFileSync(interpreter, ["-m", "venv", dir], { stdio: "pipe" });
   execFileSync(bin, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", ...requirements], { stdio: "pipe" });
   writeFileSync(done, `${requirements.join("\n")}\n`);
   return bin;
