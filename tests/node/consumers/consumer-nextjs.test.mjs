@@ -5,8 +5,10 @@
 // `next dev` (Turbopack), each with a Node route (JsonlStore) and an Edge
 // route, and no next.config. In real Chromium a message makes the card appear
 // from the tool part and the plan from its data part, and Start on the chip
-// (which follows the event stream) create the new chat, which the store then holds. Slow (three builds on a
-// shared machine): built once per mode, niced, with generous timeouts.
+// (which follows the event stream) creates the new chat, which the store then
+// holds. The Turbopack build also runs the stream's tests
+// (support/nextjs-stream.mjs). Slow (three builds on a shared machine): one
+// install, built once per mode, niced, with generous timeouts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -14,31 +16,14 @@ import { launch } from "../support/browser.mjs";
 import { fileCleanup } from "../support/consumer.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
 import { nextProject } from "../support/nextjs.mjs";
+import { streamFiles, streamSuite } from "../support/nextjs-stream.mjs";
 
 const once = fileCleanup();
 
 const { dir, node22, build, serve } = nextProject(once, {
-  ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx"),
-  // The app's own part the recipe leaves to it, beside the session check (support/nextjs.mjs): the model (scripted here).
-  "lib/model.ts": `import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
-
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const stop = (unified: "stop" | "tool-calls") => ({ unified, raw: unified });
-const call = (toolCallId: string, toolName: string, input: unknown) => ({ type: "tool-call" as const, toolCallId, toolName, input: JSON.stringify(input) });
-/** A scripted model: the two tool calls, then "Planned." once their results are in. */
-export const model = new MockLanguageModelV4({
-  doStream: async ({ prompt }) => ({
-    // \`any\`: the two scripts are lists of different stream parts.
-    stream: convertArrayToReadableStream<any>(prompt.at(-1)?.role === "tool"
-      ? [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Planned." },
-        { type: "text-end", id: "t" }, { type: "finish", finishReason: stop("stop"), usage }]
-      : [{ type: "stream-start", warnings: [] },
-        call("1", "todo_write", { todos: [{ content: "Write tests", status: "in_progress" }, { content: "Ship", status: "pending" }] }),
-        call("2", "suggest_task", { title: "Add retries", tldr: "Uploads fail on flaky networks.", brief: "In upload.ts, retry failed uploads." }),
-        { type: "finish", finishReason: stop("tool-calls"), usage }]),
-  }),
-});
-`,
+  ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx", "app/api/own/route.ts"),
+  // The app's own part the recipe leaves to it, beside the session check (support/nextjs.mjs): the model (scripted here), and the stream tests' pages.
+  ...streamFiles,
   "app/layout.tsx": `export const metadata = { title: "Chat" };
 export default function Layout({ children }: { children: React.ReactNode }) {
   return <html lang="en"><body>{children}</body></html>;
@@ -84,7 +69,7 @@ async function chat(t, { url, chats, output }) {
   const errors = [];
   tab.on("pageerror", (e) => errors.push(e.message));
   await tab.goto(url, { timeout: 300_000 });
-  await tab.getByRole("textbox", { name: "Message" }).fill("Plan the release");
+  await tab.getByRole("textbox", { name: "Message" }).fill("Plan it now");
   await tab.getByRole("button", { name: "Send" }).click();
   const card = tab.locator("oda-todo-card");
   await card.getByRole("article", { name: "Update to-do list" }).waitFor({ timeout: 120_000 });
@@ -112,11 +97,13 @@ console.log(JSON.stringify({ types: log.map((e) => e.type), child: (await store.
   assert.deepEqual(errors, [], output());
 }
 
-test("next build (Turbopack) and next start: Node and Edge routes, the card, the plan and Start in Chromium", {
-  timeout: 1_200_000,
+test("next build (Turbopack) and next start: Node and Edge routes, the card, the plan and Start in Chromium; aiTurnResponse's stream in useChat", {
+  timeout: 1_500_000,
 }, async (t) => {
   build("npx next build");
   await chat(t, await serve(t, "npx next start"));
+  // The stream's tests on the same build, with a chats folder of their own.
+  await streamSuite(t, { dir, node22 }, await serve(t, "npx next start"));
 });
 
 test("next build --webpack and next start: the same", { timeout: 1_200_000 }, async (t) => {

@@ -28,8 +28,14 @@ import type { TodoItem } from "../../core/types.js";
  * const connection: AcpClientConnection = acp.agent().connect(acp.ndJsonStream(new WritableStream(), new ReadableStream())).client;
  */
 export type AcpClientConnection =
-  | { notify(method: "session/update", params: SessionNotification): Promise<void> }
-  | { sessionUpdate(params: SessionNotification): Promise<void> };
+  | {
+      /** Sends a notification to the client (the SDK's `agent().connect(...).client`). */
+      notify(method: "session/update", params: SessionNotification): Promise<void>;
+    }
+  | {
+      /** Sends a `session/update` (an `AgentSideConnection` of the SDK's older API). */
+      sessionUpdate(params: SessionNotification): Promise<void>;
+    };
 
 /**
  * Options of {@link odaAcp}: the store, where plan updates go, how a session

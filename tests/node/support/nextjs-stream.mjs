@@ -1,28 +1,18 @@
-// docs/integration.md's "Next.js + AI SDK UI" recipe on aiTurnResponse and
-// data parts, as printed, in a fresh Next.js 16 app that installed the packed
-// tarball, under Node 22, with a scripted model that streams slowly (no
-// network), in real Chromium: the preview card while the model writes the
-// todo_write call, replaced by the recorded card; the plan part updating in
-// the assistant message before the turn ends; stop() and a closed tab, after
-// which the model runs on and the turn ends; stop() with streamText's
-// abortSignal, which stops the model and ends the turn, after which a tool
-// call of the turn is refused; and an app's own
-// createUIMessageStream (aiTurnStream) keeping its own data parts. One
-// Turbopack build (the webpack and dev modes are consumer-nextjs.test.mjs's).
-import { test } from "node:test";
+// The Next.js app's scripted model and the stream half of its tests
+// (tests/node/consumers/consumer-nextjs.test.mjs): aiTurnResponse's stream in
+// useChat, in Chromium: the preview card while the model writes the todo_write
+// call, replaced by the recorded card; the plan part updating in the assistant
+// message before the turn ends; stop() and a closed tab, after which the model
+// runs on and the turn ends; stop() with streamText's abortSignal, which stops
+// the model and ends the turn, after which a tool call of the turn is refused;
+// and an app's own createUIMessageStream (aiTurnStream) keeping its own data parts.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { launch } from "../support/browser.mjs";
-import { fileCleanup } from "../support/consumer.mjs";
-import { recipes } from "../support/recipes.mjs";
-import { nextProject } from "../support/nextjs.mjs";
+import { launch } from "./browser.mjs";
 
-const once = fileCleanup();
-
-const { dir, node22, build, serve } = nextProject(once, {
-  ...recipes("lib/oda.ts", "app/api/oda/[...path]/route.ts", "app/api/chat/route.ts", "app/page.tsx", "app/api/own/route.ts"),
-  // The app's own part the recipe leaves to it, beside the session check (support/nextjs.mjs): the model (scripted here, and slow).
+/** The app's files beyond the recipes: the model (scripted, no network), and the pages and route of the stream tests. */
+export const streamFiles = {
   "lib/model.ts": `import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
@@ -41,7 +31,10 @@ function said(prompt: any[]): { words: string; answered: boolean } {
   const user = prompt.filter((m) => m.role === "user").at(-1);
   return { words: (user?.content ?? []).map((p: any) => p.text ?? "").join(""), answered: prompt.at(-1)?.role === "tool" };
 }
-/** A scripted model: "Plan the release" writes the plan slowly and answers late; "Keep going" talks for a while, then calls todo_write. */
+/**
+ * A scripted model: "Plan the release" writes the plan slowly, in pieces, and answers late; any
+ * other words call todo_write at once; "Keep going" talks for a while, then calls todo_write.
+ */
 export const model = new MockLanguageModelV4({
   doStream: async ({ prompt }) => {
     const { words, answered } = said(prompt);
@@ -50,16 +43,12 @@ export const model = new MockLanguageModelV4({
       ? answered ? [...text(["Done."]), finish("stop")]
         : [...text(Array.from({ length: 16 }, (_, i) => \`w\${i + 1} \`)), call("k", "todo_write", { todos: [{ content: "Keep going", status: "in_progress" }] }), finish("tool-calls")]
       : answered ? [...text(["Planned."]), finish("stop")]
-        : [...written("1", plan), call("2", "suggest_task", { title: "Add retries", tldr: "Uploads fail on flaky networks.", brief: "In upload.ts, retry failed uploads." }), finish("tool-calls")];
-    const slow = words === "Keep going" ? 250 : 120;
-    return { stream: simulateReadableStream({ chunks: [{ type: "stream-start", warnings: [] }, ...script], chunkDelayInMs: slow, initialDelayInMs: answered && words !== "Keep going" ? 4000 : 0 }) };
+        : [...(words === "Plan the release" ? written("1", plan) : [call("1", "todo_write", plan)]), call("2", "suggest_task", { title: "Add retries", tldr: "Uploads fail on flaky networks.", brief: "In upload.ts, retry failed uploads." }), finish("tool-calls")];
+    const slowly = words === "Plan the release";
+    const chunkDelayInMs = words === "Keep going" ? 250 : slowly ? 120 : 0;
+    return { stream: simulateReadableStream({ chunks: [{ type: "stream-start", warnings: [] }, ...script], chunkDelayInMs, initialDelayInMs: answered && slowly ? 4000 : 0 }) };
   },
 });
-`,
-  "app/layout.tsx": `export const metadata = { title: "Chat" };
-export default function Layout({ children }: { children: React.ReactNode }) {
-  return <html lang="en"><body>{children}</body></html>;
-}
 `,
   // The test's page for the app's own stream (app/api/own): its own part and the plan part.
   "app/own/page.tsx": `"use client";
@@ -143,10 +132,10 @@ export default function Late() {
   );
 }
 `,
-});
+};
 
 /** The chat's log as the store holds it: entry types. */
-function log(chats, chatId) {
+function log({ dir, node22 }, chats, chatId) {
   const script = `import { JsonlStore } from "oda-tasks/node";
 console.log(JSON.stringify(((await new JsonlStore(process.argv[1]).read(process.argv[2])) ?? []).map((e) => e.type)));`;
   return JSON.parse(execFileSync(node22, ["--input-type=module", "-e", script, chats, chatId], { cwd: dir, encoding: "utf8" }));
@@ -162,11 +151,8 @@ async function until(check, what, ms = 60_000) {
 }
 const count = (types, type) => types.filter((t) => t === type).length;
 
-test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: preview card, plan part, stop() (with and without abortSignal), a closed tab, the app's own stream", {
-  timeout: 1_500_000,
-}, async (t) => {
-  build("npx next build");
-  const { url, chats, output } = await serve(t, "npx next start");
+/** The stream tests on a served build: `server` is what `serve()` gave, `app` the project's `{ dir, node22 }`. */
+export async function streamSuite(t, app, { url, chats, output }) {
   const browser = await launch();
   t.after(() => browser.close());
   await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
@@ -209,14 +195,14 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
       // The plan part, in the assistant message, reads running while the turn has not ended.
       const plan = tab.locator("oda-plan");
       await plan.locator("[part=state]").filter({ hasText: "Running · turn 1" }).waitFor({ timeout: 60_000 });
-      const during = log(chats, "chat-1");
+      const during = log(app, chats, "chat-1");
       assert.ok(during.includes("todo_update") && !during.includes("turn_ended"), `the turn still runs: ${during}`);
       assert.equal(await tab.getByText("Planned.").count(), 0);
       await tab.getByText("Planned.").waitFor({ timeout: 60_000 });
       await plan.locator("[part=state]").filter({ hasText: "Finished · turn 1" }).waitFor({ timeout: 60_000 });
       assert.equal(await plan.count(), 1, "one plan part, replaced in place");
       assert.equal(await plan.locator("[part=counts]").textContent(), "0 of 2 completed");
-      assert.deepEqual(log(chats, "chat-1"), ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended"]);
+      assert.deepEqual(log(app, chats, "chat-1"), ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended"]);
       // Outside the turn, the suggestions follow the chat through chatHandler.
       await tab.getByRole("button", { name: "Start: Add retries" }).waitFor({ timeout: 60_000 });
       await tab.close();
@@ -229,11 +215,11 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
       const tab = await stopMidway("/");
       await tab.getByRole("button", { name: "Send" }).waitFor({ timeout: 30_000 });
       const shown = await tab.locator("ol").textContent();
-      const atStop = log(chats, "chat-1");
+      const atStop = log(app, chats, "chat-1");
       assert.equal(count(atStop, "todo_update"), 1, `stopped before the model's todo_write: ${atStop} / ${shown}`);
       // The model was not stopped: its later todo_write is recorded in turn 2, and then the turn ends.
       const after = await until(() => {
-        const types = log(chats, "chat-1");
+        const types = log(app, chats, "chat-1");
         return count(types, "turn_ended") === 2 && types;
       }, "turn 2's end");
       assert.deepEqual(after.slice(5), ["turn_started", "todo_update", "turn_ended"]);
@@ -248,7 +234,7 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
     async () => {
       const tab = await stopMidway("/late");
       const ended = await until(() => {
-        const types = log(chats, "chat-4");
+        const types = log(app, chats, "chat-4");
         return types.includes("turn_ended") && types;
       }, "the turn's end");
       // Ended at the abort: the model's todo_write (after its 16 words) never came.
@@ -259,7 +245,7 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
         /^oda-tasks: todo_write was called after its aiTurn's model call settled; it was refused and recorded nothing/,
       );
       await sleep(5000); // longer than the rest of the model's script
-      assert.deepEqual(log(chats, "chat-4"), ["session", "turn_started", "turn_ended"]);
+      assert.deepEqual(log(app, chats, "chat-4"), ["session", "turn_started", "turn_ended"]);
       await tab.close();
     },
   );
@@ -268,11 +254,11 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
     const tab = await open("/");
     await send(tab, "Keep going");
     await tab.getByText(/w2 /).waitFor({ timeout: 60_000 });
-    const running = log(chats, "chat-1");
+    const running = log(app, chats, "chat-1");
     assert.equal(count(running, "turn_ended"), 2, `turn 3 runs: ${running}`);
     await tab.close();
     const after = await until(() => {
-      const types = log(chats, "chat-1");
+      const types = log(app, chats, "chat-1");
       return count(types, "turn_ended") === 3 && types;
     }, "turn 3's end");
     assert.deepEqual(after.slice(8), ["turn_started", "todo_update", "turn_ended"]);
@@ -285,9 +271,9 @@ test("next build (Turbopack): aiTurnResponse's stream in useChat, in Chromium: p
     await tab.getByText("Planned.").waitFor({ timeout: 120_000 });
     await tab.locator("oda-plan [part=state]").filter({ hasText: "Finished · turn 1" }).waitFor({ timeout: 60_000 });
     assert.equal(await tab.getByRole("heading", { name: "Release plan" }).count(), 1);
-    assert.deepEqual(log(chats, "chat-3"), ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended"]);
+    assert.deepEqual(log(app, chats, "chat-3"), ["session", "turn_started", "todo_update", "suggestion_offered", "turn_ended"]);
     await tab.close();
   });
 
   assert.deepEqual(errors, [], output());
-});
+}
