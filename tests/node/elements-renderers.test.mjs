@@ -103,3 +103,30 @@ test("oda-tasks/elements imports no package (React included); oda-tasks/elements
   assert.deepEqual([...packagesImported(join(dist, "index.js"))], []);
   assert.deepEqual([...packagesImported(join(dist, "react.js"))], ["react"]);
 });
+
+test("the renderers' shapes: CopilotKit's three activity types with their schemas; assistant-ui's render-only entries and data parts by name", async () => {
+  const { odaActivityRenderers, odaAssistantUi } = await import("oda-tasks/elements/react");
+  const renderers = odaActivityRenderers({ basePath: "/api/oda" });
+  assert.deepEqual(
+    renderers.map((r) => [r.activityType, r.content, typeof r.render]),
+    [
+      ["oda-card", odaCardSchema, "function"],
+      ["oda-plan", odaPlanSchema, "function"],
+      ["oda-suggestions", odaSuggestionsSchema, "function"],
+    ],
+  );
+  const { tools, data } = odaAssistantUi({ basePath: "/api/oda", chatId: "chat 1" });
+  for (const entry of [tools.todo_write, tools.suggest_task]) {
+    assert.equal(entry.type, "backend");
+    assert.equal(entry.display, "standalone");
+    // The element the entry renders is told the chat's URL.
+    assert.equal(entry.render({ args: {}, status: { type: "running" } }).props.src, "/api/oda/chats/chat%201");
+  }
+  assert.deepEqual([data.plan.name, data.suggestions.name], ["oda-plan", "oda-suggestions"]);
+  assert.equal(data.plan.render({ name: "oda-plan", data: view.plan }).props.data, view.plan);
+  assert.equal(odaAssistantUi().tools.todo_write.render({ args: {}, status: { type: "running" } }).props.src, undefined);
+  assert.throws(
+    () => odaActivityRenderers({ chatId: "" }),
+    /invalid arguments of odaActivityRenderers: `chatId` must be a non-empty string/,
+  );
+});
