@@ -27,6 +27,8 @@ const TEST_ENTRIES = [
   "stores/jsonl/scanner",
   "stores/jsonl/watch",
   "elements/live",
+  "elements/content-schema",
+  "elements/chat-src",
   "serve/node-http",
 ];
 

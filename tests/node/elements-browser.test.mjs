@@ -247,6 +247,45 @@ test("<oda-suggestions>: chips and settled offers; Start, Draft, Dismiss, Restor
   assert.deepEqual(errors, []);
 });
 
+test("<oda-suggestions offer>: that one offer alone, open or settled, with no counts; `heading` names the region of the plan and of the suggestions", async (t) => {
+  const { tab, errors } = await open(t);
+  const el = tab.locator("oda-suggestions");
+  await tab.evaluate(() => document.querySelector("oda-suggestions").setAttribute("offer", "s2"));
+  assert.equal(await el.locator(".counts").count(), 0);
+  assert.equal(await el.getByRole("region", { name: "Suggestion" }).count(), 1, "the heading is there for screen readers");
+  assert.equal(await el.locator("#heading").getAttribute("class"), "heading vh");
+  assert.deepEqual(await el.getByRole("list", { name: "Open suggestions" }).getByRole("heading").allTextContents(), ["Add upload metrics"]);
+  assert.equal(await el.getByRole("list", { name: "Settled suggestions" }).count(), 0, "s1 is not this chip's");
+  // The settled one, by its id: its outcome and Restore, no "Settled" heading.
+  await tab.evaluate(() => {
+    document.querySelector("oda-suggestions").offer = "s1";
+  });
+  assert.equal(await el.getByRole("list", { name: "Open suggestions" }).count(), 0);
+  assert.equal(
+    await el.getByRole("list", { name: "Settled suggestions" }).getByRole("listitem").textContent(),
+    "DismissedMove upload retries into a shared helperRestore",
+  );
+  assert.equal(await el.locator(".sub").count(), 0);
+  // An id the list lacks draws no chip and no "No suggestions yet."; removing `offer` draws every offer again.
+  await tab.evaluate(() => document.querySelector("oda-suggestions").setAttribute("offer", "s9"));
+  assert.equal(await el.locator("li").count(), 0);
+  assert.equal(await el.locator(".empty").count(), 0);
+  await tab.evaluate(() => {
+    document.querySelector("oda-suggestions").offer = null;
+  });
+  assert.equal(await el.locator(".counts").textContent(), "1 open · 1 settled");
+  // `heading`: the text of the heading and the region's name; without it, "Plan" and "Suggestions".
+  await tab.evaluate(() => {
+    document.querySelector("oda-plan").setAttribute("heading", "This chat's plan");
+    document.querySelector("oda-suggestions").setAttribute("heading", "This chat's suggestions");
+  });
+  assert.equal(await tab.getByRole("region", { name: "This chat's plan" }).count(), 1);
+  assert.equal(await tab.getByRole("region", { name: "This chat's suggestions" }).count(), 1);
+  await tab.evaluate(() => document.querySelector("oda-plan").removeAttribute("heading"));
+  assert.equal(await tab.locator("oda-plan").getByRole("heading", { level: 2 }).textContent(), "Plan");
+  assert.deepEqual(errors, []);
+});
+
 test("<oda-suggestions> from the keyboard: Tab order Start, Draft, Dismiss, Restore; after a re-render the focus stays with the offer", async (t) => {
   const { tab, errors } = await open(t);
   const focused = () =>

@@ -2,7 +2,7 @@
 import { useRef } from "react";
 import type { OdaSuggestionsElement, OdaTodoCardElement } from "oda-tasks/elements/react";
 import type { OdaSuggestionsEventMap, SuggestionList, TodoCard, TodoPlan } from "oda-tasks/elements/react";
-import { previewCard } from "oda-tasks/elements/react";
+import { odaActivityRenderers, odaAssistantUi, previewCard } from "oda-tasks/elements/react";
 import type { ChatState, SuggestionService } from "oda-tasks";
 
 export function Chat({
@@ -47,6 +47,10 @@ export function Chat({
       <oda-plan plan={{ state: "paused", todos: [], turn: null }} />
       {/* @ts-expect-error Open chat's detail has no `title` */}
       <oda-suggestions onoda-open-chat={(e) => e.detail.title} />
+      <oda-suggestions src="/api/oda/chats/chat-1" offer="s1" heading="This call's suggestion" />
+      <oda-plan src="/api/oda/chats/chat-1" heading="This chat's plan" />
+      {/* @ts-expect-error offer is an offer's id */}
+      <oda-suggestions offer={1} />
       {/* @ts-expect-error no such element */}
       <oda-todo-list />
     </main>
@@ -78,4 +82,17 @@ export async function progress(service: SuggestionService): Promise<number | und
   // @ts-expect-error progress is a boolean
   await service.list("chat-1", { progress: 1 });
   return list.settled[0]?.progress?.completed;
+}
+
+// The chat UI kits' renderers: CopilotKit's activity renderers and assistant-ui's toolkit entries and data renderers.
+export function kits(plan: TodoPlan) {
+  const [card, planRenderer, suggestions] = odaActivityRenderers({ basePath: "/api/oda" });
+  const kinds: string[] = [card.activityType, planRenderer.activityType, suggestions.activityType];
+  const checked: boolean = planRenderer.content.safeParse(plan).success;
+  const { tools, data } = odaAssistantUi({ basePath: "/api/oda", chatId: "chat-1" });
+  const entry: "backend" = tools.todo_write.type;
+  const name: "oda-plan" = data.plan.name;
+  // @ts-expect-error chatId is a string
+  odaAssistantUi({ chatId: 1 });
+  return { kinds, checked, entry, name, drawn: data.plan.render({ name: "oda-plan", data: plan }), chip: tools.suggest_task.render };
 }

@@ -14,7 +14,8 @@ import { accepted, todoPlanProblem } from "./shapes.js";
  * so that a cleared plan reads "Cleared" rather than "No plan yet"). Each
  * change is announced politely ("Plan running, turn 3: 1 of 4 completed").
  * With `src` (a `chatHandler` chat URL) it follows the chat's event stream
- * and needs no property.
+ * and needs no property. `heading` replaces the heading's text "Plan" (and so
+ * the region's name), for a page that shows more than one plan.
  *
  * @example
  * const { plan, cardCount } = state.view({ cards: 20 });
@@ -27,6 +28,18 @@ export class OdaPlanElement extends FollowingElement {
   #cardCount = 0;
   #live: HTMLElement | null = null;
   #body: HTMLElement | null = null;
+  #heading: HTMLElement | null = null;
+
+  /** The attributes watched: `src`, and `heading`. */
+  static override get observedAttributes(): string[] {
+    return [...FollowingElement.observedAttributes, "heading"];
+  }
+
+  /** A new `heading` draws again; a new `src` follows it. */
+  override attributeChangedCallback(name: string, before: string | null, after: string | null): void {
+    super.attributeChangedCallback(name, before, after);
+    if (name === "heading" && before !== after && this.isConnected) this.redraw();
+  }
 
   /** The plan: `view().plan` (or `replayTodos().plan`). */
   get plan(): TodoPlan | null {
@@ -56,20 +69,16 @@ export class OdaPlanElement extends FollowingElement {
   /** Renders the plan from `plan` and `cardCount`. */
   protected draw(): void {
     const level = headingLevel(this, 2);
-    if (this.#body === null || this.#live === null) {
+    if (this.#body === null || this.#live === null || this.#heading === null) {
       // The live region is made once and stays, so that its changes are announced.
       this.#body = h("div", { class: "body" });
       this.#live = h("p", { class: "vh", part: "announcement", role: "status", "aria-live": "polite" });
+      this.#heading = h(`h${level}`, { id: "heading", class: "heading", part: "heading" });
       this.root.replaceChildren(
-        h(
-          "section",
-          { class: "panel", part: "plan", "aria-labelledby": "heading" },
-          h(`h${level}`, { id: "heading", class: "heading", part: "heading", text: "Plan" }),
-          this.#body,
-          this.#live,
-        ),
+        h("section", { class: "panel", part: "plan", "aria-labelledby": "heading" }, this.#heading, this.#body, this.#live),
       );
     }
+    this.#heading.textContent = this.getAttribute("heading") || "Plan";
     const p = this.#plan ?? { state: "none", todos: [], turn: null };
     const done = p.todos.filter((t) => t.status === "completed").length;
     const state =

@@ -2,6 +2,8 @@
 // defines the elements (as `oda-tasks/elements` does) and types them in JSX:
 // properties by name, events as `onoda-start` and the like (React 19 passes
 // a custom element's props on as properties and its `on*` functions as listeners).
+// It also has the renderers of CopilotKit's activities and of assistant-ui's
+// tool calls and data parts (this entry imports `react`; `oda-tasks/elements` does not).
 import type { DetailedHTMLProps, HTMLAttributes } from "react";
 import type { SuggestionList } from "../chat/service.js";
 import type { TodoCard, TodoPlan } from "../core/types.js";
@@ -11,6 +13,10 @@ import type { OdaSuggestionsElement, OpenChatEventDetail, SuggestionEventDetail 
 import type { OdaTodoCardElement } from "./todo-card.js";
 
 export * from "./index.js";
+export { odaActivityRenderers, type OdaActivityProps, type OdaActivityRenderer } from "./copilotkit.js";
+export { odaAssistantUi, type OdaAssistantUi, type OdaDataProps, type OdaToolCallProps, type OdaToolEntry } from "./assistant-ui.js";
+export type { OdaChatOptions } from "./chat-src.js";
+export { odaCardSchema, odaPlanSchema, odaSuggestionsSchema, type OdaContentSchema, type SafeParseResult } from "./content-schema.js";
 
 type Base<E> = DetailedHTMLProps<HTMLAttributes<E>, E> & { "heading-level"?: number | string };
 
@@ -35,7 +41,7 @@ export type OdaTodoCardProps = Base<OdaTodoCardElement> & {
  * <oda-plan plan={view.plan} cardCount={view.cardCount} />;
  * <oda-plan src="/api/oda/chats/chat-1" />; // or, live
  */
-export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; cardCount?: number; src?: string | null };
+export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; cardCount?: number; src?: string | null; heading?: string };
 
 /**
  * The JSX props of `<oda-suggestions>`: the list and a listener per action.
@@ -47,6 +53,8 @@ export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; card
 export type OdaSuggestionsProps = Base<OdaSuggestionsElement> & {
   list?: SuggestionList | null;
   src?: string | null;
+  offer?: string | null;
+  heading?: string;
   "onoda-start"?: (event: CustomEvent<SuggestionEventDetail>) => void;
   "onoda-draft"?: (event: CustomEvent<SuggestionEventDetail>) => void;
   "onoda-dismiss"?: (event: CustomEvent<SuggestionEventDetail>) => void;

@@ -62,7 +62,9 @@ const DONE: Record<Action, string> = { start: "Started", draft: "Drafted", dismi
  * far its chat got ("3 of 5 completed"). Set `list` to `service.list()`'s
  * answer; or set `src` to a `chatHandler` chat URL: the element then follows
  * the chat's event stream, performs Start, Draft, Dismiss and Restore itself
- * and announces each outcome in a live region.
+ * and announces each outcome in a live region. With `offer` (an offer's id),
+ * it draws that one offer alone, open or settled: a `suggest_task` call's chip.
+ * `heading` replaces the heading's text "Suggestions" (and the region's name).
  *
  * @example
  * const el = document.body.appendChild(document.createElement("oda-suggestions"));
@@ -77,6 +79,26 @@ export class OdaSuggestionsElement extends FollowingElement {
   #live: HTMLElement | null = null;
   #section: HTMLElement | null = null;
   readonly #pending = new Set<string>();
+
+  /** The attributes watched: `src`, `offer` and `heading`. */
+  static override get observedAttributes(): string[] {
+    return [...FollowingElement.observedAttributes, "offer", "heading"];
+  }
+
+  /** The one offer drawn (its id), open or settled, as a tool call's chip; `null`: every offer. */
+  get offer(): string | null {
+    return this.getAttribute("offer");
+  }
+  set offer(value: string | null) {
+    if (value === null || value === undefined || value === "") this.removeAttribute("offer");
+    else this.setAttribute("offer", String(value));
+  }
+
+  /** A new `offer` or `heading` draws again; a new `src` follows it. */
+  override attributeChangedCallback(name: string, before: string | null, after: string | null): void {
+    super.attributeChangedCallback(name, before, after);
+    if ((name === "offer" || name === "heading") && before !== after && this.isConnected) this.redraw();
+  }
 
   /** The suggestions: `service.list(chatId)` (or `replaySuggestions()`). */
   get list(): SuggestionList | null {
@@ -158,8 +180,10 @@ export class OdaSuggestionsElement extends FollowingElement {
   /** Renders the open and settled offers from `list`. */
   protected draw(): void {
     const level = headingLevel(this, 2);
-    const open = this.#list?.open ?? [];
-    const settled = this.#list?.settled ?? [];
+    const only = this.offer;
+    const shown = (s: Suggestion) => only === null || s.id === only;
+    const open = (this.#list?.open ?? []).filter(shown);
+    const settled = (this.#list?.settled ?? []).filter(shown);
     const chips = open.map((s) =>
       h(
         "li",
@@ -182,15 +206,23 @@ export class OdaSuggestionsElement extends FollowingElement {
       ),
     );
     const items = settled.map((s) => this.#settledItem(s));
+    // One offer (a tool call's chip): the chip alone, its heading for screen readers only.
+    const whole = only === null;
     const section = h(
       "section",
       { class: "panel", part: "suggestions", "aria-labelledby": "heading" },
-      h(`h${level}`, { id: "heading", class: "heading", part: "heading", tabindex: "-1", text: "Suggestions" }),
-      h("p", { class: "counts", part: "counts", text: `${open.length} open · ${settled.length} settled` }),
+      h(`h${level}`, {
+        id: "heading",
+        class: whole ? "heading" : "heading vh",
+        part: "heading",
+        tabindex: "-1",
+        text: this.getAttribute("heading") || (whole ? "Suggestions" : "Suggestion"),
+      }),
+      whole ? h("p", { class: "counts", part: "counts", text: `${open.length} open · ${settled.length} settled` }) : null,
       open.length ? h("ul", { class: "chips", part: "open-list", "aria-label": "Open suggestions" }, chips) : null,
-      settled.length ? h(`h${level + 1}`, { class: "sub", part: "settled-heading", text: "Settled" }) : null,
+      settled.length && whole ? h(`h${level + 1}`, { class: "sub", part: "settled-heading", text: "Settled" }) : null,
       settled.length ? h("ul", { class: "settled", part: "settled-list", "aria-label": "Settled suggestions" }, items) : null,
-      open.length + settled.length === 0 ? h("p", { class: "empty", text: "No suggestions yet." }) : null,
+      open.length + settled.length === 0 && whole ? h("p", { class: "empty", text: "No suggestions yet." }) : null,
     );
     if (this.#live === null || this.#section === null) {
       // The live region is made once and stays, so that its changes are announced.

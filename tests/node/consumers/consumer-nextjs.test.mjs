@@ -12,7 +12,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { launch } from "../support/browser.mjs";
+import { sessionTab } from "../support/browser.mjs";
 import { fileCleanup } from "../support/consumer.mjs";
 import { printed, recipes } from "../support/recipes.mjs";
 import { nextProject } from "../support/nextjs.mjs";
@@ -62,13 +62,7 @@ async function chat(t, { url, chats, output }) {
     denied: 403,
   });
   assert.equal((await fetch(`${url}/api/oda/chats/chat-1`)).status, 403); // no session cookie
-  const browser = await launch();
-  t.after(() => browser.close());
-  await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
-  const tab = await browser.context.newPage();
-  const errors = [];
-  tab.on("pageerror", (e) => errors.push(e.message));
-  await tab.goto(url, { timeout: 300_000 });
+  const { tab, errors } = await sessionTab(t, url, "", { timeout: 300_000 });
   await tab.getByRole("textbox", { name: "Message" }).fill("Plan it now");
   await tab.getByRole("button", { name: "Send" }).click();
   const card = tab.locator("oda-todo-card");

@@ -122,3 +122,19 @@ export async function pageResult(t, html, name) {
   const out = await tab.waitForFunction((n) => window[n], name, { timeout: 20_000 }).then((h) => h.jsonValue());
   return { out, errors };
 }
+
+/**
+ * Opens `url` + `path` in a new tab of the file's Chromium with the person's
+ * session cookie (`session=person-1`, what the recipes' lib/auth.ts checks);
+ * the context closes when test `t` ends. `errors` collects uncaught page errors.
+ */
+export async function sessionTab(t, url, path = "", options = {}) {
+  const browser = await launch();
+  t.after(() => browser.close());
+  await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
+  const tab = await browser.context.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  await tab.goto(`${url}${path}`, options);
+  return { tab, errors };
+}

@@ -96,6 +96,13 @@ function nextApp(once, dir, node22) {
   return { build, serve };
 }
 
+/** lib/auth.ts of the recipes' apps: the person's session (the cookie `session=person-1`) owns the chats named `chat-…`. */
+export const sessionCheck = `/** The person's session (a cookie here) owns the chat. */
+export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
+  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
+}
+`;
+
 /**
  * A Next.js app in a fresh consumer project that installed the packed
  * tarball: `files` (path → text) beside the tsconfig and the session check
@@ -108,11 +115,7 @@ export function nextProject(once, files) {
     deps: nextDeps,
     files: {
       ...files,
-      "lib/auth.ts": `/** The person's session (a cookie here) owns the chat. */
-export async function ownsChat(request: Request, chatId: string): Promise<boolean> {
-  return chatId.startsWith("chat-") && /(?:^|;\\s*)session=person-1(?:;|$)/.test(request.headers.get("cookie") ?? "");
-}
-`,
+      "lib/auth.ts": sessionCheck,
       "tsconfig.json": nextTsconfig,
     },
   });
