@@ -48,6 +48,7 @@ export interface OdaDataProps<T> {
 export interface OdaToolEntry {
   type: "backend";
   display: "standalone";
+  /** Draws the tool call (nothing for a call it cannot draw yet). */
   render: (props: OdaToolCallProps) => ReactElement | null;
 }
 
@@ -66,8 +67,16 @@ export interface OdaAssistantUi {
     suggest_task: OdaToolEntry;
   };
   data: {
-    plan: { name: "oda-plan"; render: (props: OdaDataProps<TodoPlan>) => ReactElement };
-    suggestions: { name: "oda-suggestions"; render: (props: OdaDataProps<SuggestionList>) => ReactElement };
+    plan: {
+      name: "oda-plan";
+      /** Draws a `data-oda-plan` part. */
+      render: (props: OdaDataProps<TodoPlan>) => ReactElement;
+    };
+    suggestions: {
+      name: "oda-suggestions";
+      /** Draws a `data-oda-suggestions` part. */
+      render: (props: OdaDataProps<SuggestionList>) => ReactElement;
+    };
   };
 }
 

@@ -28,6 +28,7 @@ export interface OdaContentSchema<T> {
   readonly "~standard": {
     readonly version: 1;
     readonly vendor: "oda-tasks";
+    /** Standard Schema's check: the value, or the issues. */
     readonly validate: (value: unknown) => { value: T; issues?: undefined } | { issues: readonly { message: string }[] };
     readonly types?: { readonly input: T; readonly output: T } | undefined;
   };

@@ -34,6 +34,7 @@ export interface OdaActivityProps<T> {
 export interface OdaActivityRenderer<T> {
   activityType: string;
   content: OdaContentSchema<T>;
+  /** Draws the activity's content. */
   render: (props: OdaActivityProps<T>) => ReactElement;
 }
 

@@ -18,7 +18,13 @@ export { odaAssistantUi, type OdaAssistantUi, type OdaDataProps, type OdaToolCal
 export type { OdaChatOptions } from "./chat-src.js";
 export { odaCardSchema, odaPlanSchema, odaSuggestionsSchema, type OdaContentSchema, type SafeParseResult } from "./content-schema.js";
 
-type Base<E> = DetailedHTMLProps<HTMLAttributes<E>, E> & { "heading-level"?: number | string };
+/**
+ * The props every element takes: React's HTML attributes and `heading-level`.
+ *
+ * @example
+ * const props: OdaElementProps<HTMLElement> = { "heading-level": 3, className: "plan" };
+ */
+export type OdaElementProps<E> = DetailedHTMLProps<HTMLAttributes<E>, E> & { "heading-level"?: number | string };
 
 /**
  * The JSX props of `<oda-todo-card>`.
@@ -27,7 +33,7 @@ type Base<E> = DetailedHTMLProps<HTMLAttributes<E>, E> & { "heading-level"?: num
  * <oda-todo-card card={card} position={n + 1} total={cardCount} />;
  * <oda-todo-card preview={previewCard({ todos: [{ content: "Wri" }] }, card)} />; // while the model writes the call
  */
-export type OdaTodoCardProps = Base<OdaTodoCardElement> & {
+export type OdaTodoCardProps = OdaElementProps<OdaTodoCardElement> & {
   card?: TodoCard | null;
   preview?: PreviewCard | null;
   position?: number | null;
@@ -41,7 +47,12 @@ export type OdaTodoCardProps = Base<OdaTodoCardElement> & {
  * <oda-plan plan={view.plan} cardCount={view.cardCount} />;
  * <oda-plan src="/api/oda/chats/chat-1" />; // or, live
  */
-export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; cardCount?: number; src?: string | null; heading?: string };
+export type OdaPlanProps = OdaElementProps<OdaPlanElement> & {
+  plan?: TodoPlan | null;
+  cardCount?: number;
+  src?: string | null;
+  heading?: string;
+};
 
 /**
  * The JSX props of `<oda-suggestions>`: the list and a listener per action.
@@ -50,15 +61,20 @@ export type OdaPlanProps = Base<OdaPlanElement> & { plan?: TodoPlan | null; card
  * <oda-suggestions list={list} onoda-start={(e) => service.start(chatId, e.detail.id)} />;
  * <oda-suggestions src="/api/oda/chats/chat-1" />; // or, live
  */
-export type OdaSuggestionsProps = Base<OdaSuggestionsElement> & {
+export type OdaSuggestionsProps = OdaElementProps<OdaSuggestionsElement> & {
   list?: SuggestionList | null;
   src?: string | null;
   offer?: string | null;
   heading?: string;
+  /** Start on an open offer. */
   "onoda-start"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  /** Draft on an open offer. */
   "onoda-draft"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  /** Dismiss on an open offer. */
   "onoda-dismiss"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  /** Restore on a dismissed offer. */
   "onoda-restore"?: (event: CustomEvent<SuggestionEventDetail>) => void;
+  /** Open chat on a started offer. */
   "onoda-open-chat"?: (event: CustomEvent<OpenChatEventDetail>) => void;
 };
 
