@@ -192,7 +192,7 @@ test("CopilotKit: odaActivityRenderers draw odaAgUi's card, plan and suggestions
 
   await release(url, "plan");
   await chat.getByText("Planned.").waitFor({ timeout: 60_000 });
-  await plan.getByText("Finished · turn 1").waitFor(); // the run ended its turn; the plan follows the store
+  await plan.getByText("Finished · turn 1").waitFor({ timeout: 60_000 }); // the run ended its turn; the plan follows the store
   assert.equal(await plan.locator("[part=counts]").textContent(), "1 of 2 completed");
   const cards = chat.locator("oda-todo-card");
   assert.equal(await cards.count(), 2, "one card per recorded todo_write");
@@ -223,7 +223,7 @@ test("CopilotKit: odaActivityRenderers draw odaAgUi's card, plan and suggestions
   assert.equal(await aside.locator("oda-plan h2").textContent(), "This chat's plan");
   await aside.locator("oda-plan").getByText("Finished · turn 1").waitFor({ timeout: 30_000 });
   assert.deepEqual(await aside.locator("oda-plan [part~=item]").allTextContents(), ["Completed: Write tests", "In progress: Ship"]);
-  await aside.locator("oda-suggestions").getByRole("button", { name: "Open chat: Add retries" }).waitFor();
+  await aside.locator("oda-suggestions").getByRole("button", { name: "Open chat: Add retries" }).waitFor({ timeout: 60_000 });
   assert.deepEqual(errors, []);
 });
 
@@ -260,8 +260,8 @@ test("assistant-ui: odaAssistantUi draws the todo_write call as its card (the te
   assert.equal(await chat.locator("oda-suggestions").count(), 2);
   await chip.getByRole("button", { name: "Start: Add retries" }).click();
   await chip.getByText("Started “Add retries” in a new chat.").waitFor({ timeout: 30_000 });
-  await chip.getByRole("button", { name: "Open chat: Add retries" }).waitFor();
-  await chat.locator("oda-suggestions:not([offer])").getByRole("button", { name: "Open chat: Add retries" }).waitFor();
+  await chip.getByRole("button", { name: "Open chat: Add retries" }).waitFor({ timeout: 60_000 });
+  await chat.locator("oda-suggestions:not([offer])").getByRole("button", { name: "Open chat: Add retries" }).waitFor({ timeout: 60_000 });
   const started = await screen(url, "chat-aui.s1");
   assert.equal(started.screen?.chatId, "chat-aui.s1", `the started chat: ${started.status}`);
   assert.equal(started.stranger, 403);

@@ -29,7 +29,10 @@ function python() {
 export function pythonVenv(requirements) {
   const interpreter = python();
   const version = execFileSync(interpreter, ["-c", "import sys; print(sys.version)"], { encoding: "utf8" });
-  const key = createHash("sha256").update(`${version}\n${requirements.join("\n")}`).digest("hex").slice(0, 16);
+  const key = createHash("sha256")
+    .update(`${version}\n${requirements.join("\n")}`)
+    .digest("hex")
+    .slice(0, 16);
   const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "oda-tasks/python", key);
   const bin = join(dir, "bin/python");
   const done = join(dir, ".installed");
