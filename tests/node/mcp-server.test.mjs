@@ -8,6 +8,7 @@ import { beginTurn, ChatState, ChatStateCache, createChat, MemoryStore, suggestT
 import { odaMcpServer } from "oda-tasks/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { secondOfferRefused } from "./support/tool-fixtures.mjs";
 
 /** A client connected to `odaMcpServer(options)`; `sessionId` given to the server's transport. */
 async function connect(options, sessionId) {
@@ -144,6 +145,48 @@ test("sessionChat: a chat per MCP session id, created on the first call with the
   assert.throws(() => odaMcpServer({ store, sessionChat: { workspce: "/x" } }), /`workspce` is not a session field/);
 });
 
+test("VS Code's _meta: with sessionChat, a chat per vscode.conversationId and a turn per vscode.requestId; ours win; an ill-formed one is left aside", async () => {
+  const store = new MemoryStore();
+  const client = await connect({ store, sessionChat: { workspace: "/repo" } }, "sess-v");
+  const vscode = (conversation, request) => ({ "vscode.conversationId": conversation, "vscode.requestId": request });
+  const call = (name, args, _meta) => client.callTool({ name, arguments: args, _meta });
+
+  assert.equal((await call("todo_write", todo("Plan A"), vscode("conv-1", "req-1"))).isError, undefined);
+  assert.equal((await call("suggest_task", offer("One"), vscode("conv-1", "req-1"))).content[0].text, SUGGESTED("One"));
+  // The next message of the person: a new request, so a new turn (the plan clears).
+  assert.equal((await call("suggest_task", offer("Two"), vscode("conv-1", "req-2"))).content[0].text, SUGGESTED("Two"));
+  const log = await store.read("vscode-conv-1");
+  assert.equal(log[0].workspace, "/repo");
+  assert.deepEqual(
+    log.map((e) => e.type + (e.turn === undefined ? "" : ` ${e.turn}`)),
+    ["session", "turn_started req-1", "todo_update", "suggestion_offered", "turn_ended", "turn_started req-2", "suggestion_offered"],
+  );
+  // Another conversation is another chat; ours win over VS Code's.
+  await call("todo_write", todo("Other"), vscode("conv-2", "req-3"));
+  assert.equal((await store.read("vscode-conv-2")).at(-1).todos[0].content, "Other");
+  await createChat(store, "mine");
+  await call("todo_write", todo("Mine"), { ...vscode("conv-1", "req-4"), "oda-tasks/chat": "mine", "oda-tasks/turn": "t-9" });
+  assert.deepEqual(
+    (await store.read("mine")).slice(1).map((e) => e.turn ?? e.todos[0].content),
+    ["t-9", "Mine"],
+  );
+  assert.equal((await store.read("vscode-conv-1")).length, 7, "conv-1 untouched");
+  // Ill-formed ids (not strings, too long, a chat id no store takes) are hints left aside: the session's chat, no turn.
+  for (const bad of [vscode(42, 7), vscode("x".repeat(300), "y".repeat(300)), vscode("a/b", "")]) {
+    const r = await call("todo_write", todo("Session"), bad);
+    assert.equal(r.isError, undefined);
+    assert.equal(r._meta["oda-tasks/chat"], "mcp-session-sess-v");
+  }
+  assert.equal((await store.read("mcp-session-sess-v")).filter((e) => e.type === "turn_started").length, 0);
+  // Without sessionChat, VS Code's conversation makes no chat: the core's refusal.
+  const plain = await connect({ store });
+  assert.equal(
+    (await plain.callTool({ name: "todo_write", arguments: todo("x"), _meta: vscode("conv-9", "r") })).content[0].text,
+    "Error: todo_write requires an owning agent session",
+  );
+  assert.equal(await store.read("vscode-conv-9"), null);
+});
+
 test("turn ids: a new id ends the open turn (the plan clears); the same id continues it (one offer per turn)", async () => {
   const store = await chatStore(["c1", { workspace: "/w" }]);
   const client = await connect({ store });
@@ -154,11 +197,7 @@ test("turn ids: a new id ends the open turn (the plan clears); the same id conti
   assert.equal((await call("todo_write", todo("Plan A"), "turn-1")).isError, undefined);
   assert.equal((await call("suggest_task", offer("One"), "turn-1")).content[0].text, SUGGESTED("One"));
   const again = await call("suggest_task", offer("Two"), "turn-1");
-  assert.deepEqual(again, {
-    content: [{ type: "text", text: "suggest_task: one suggestion per turn; this turn already offered one" }],
-    isError: true,
-    _meta: { "oda-tasks/chat": "c1" },
-  });
+  assert.deepEqual(again, secondOfferRefused("c1"));
   // A call with no turn id goes on in the open turn.
   assert.equal(
     (await call("suggest_task", offer("Three"))).content[0].text,

@@ -19,6 +19,7 @@ import { mcpHandler } from "oda-tasks/mcp";
 import { JsonlStore } from "oda-tasks/node";
 import { root } from "./support/browser.mjs";
 import { recipes } from "./support/recipes.mjs";
+import { secondOfferRefused } from "./support/tool-fixtures.mjs";
 
 const cli = fileURLToPath(new URL("../../pkg/dist/entrypoints/cli.js", import.meta.url));
 const TOKEN = "test-token";
@@ -218,11 +219,7 @@ test("Streamable HTTP: exact texts through mcpHandler; authorize is told the cha
   assert.equal("structuredContent" in wrote, false);
   assert.deepEqual((await call("suggest_task", offer("One"), "turn-1")).content[0].text, SUGGESTED("One"));
   const refused = await call("suggest_task", offer("Two"), "turn-1");
-  assert.deepEqual(refused, {
-    content: [{ type: "text", text: "suggest_task: one suggestion per turn; this turn already offered one" }],
-    isError: true,
-    _meta: { "oda-tasks/chat": "c1" },
-  });
+  assert.deepEqual(refused, secondOfferRefused("c1"));
   assert.deepEqual(told.filter((c) => c.method === "tools/call").at(-1), { method: "tools/call", tool: "suggest_task", chatId: "c1" });
   assert.ok(told.some((c) => c.method === "initialize" && c.chatId === undefined));
   // A chat authorize refuses: 403 before anything is read or written, which the client sees as an error.

@@ -2,7 +2,7 @@
 // retries when another writer came first.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ConflictError, runTool, suggestTask, todoWrite } from "oda-tasks";
+import { ConflictError, runTool, StoreError, suggestTask, todoWrite } from "oda-tasks";
 import { MemoryStore, makeChat } from "./support/service-helpers.mjs";
 
 const todos = (...items) => ({ todos: items.map(([content, status]) => ({ content, status })) });
@@ -150,7 +150,7 @@ test("a retry decides again on what the rival wrote (one suggestion per turn acr
   assert.equal((await store.read("c")).filter((e) => e.type === "suggestion_offered").length, 1);
 });
 
-test("endless conflicts end in an Error after a bounded number of attempts, writing nothing", async () => {
+test("endless conflicts end in a store/contended StoreError after a bounded number of attempts, writing nothing", async () => {
   const inner = await freshChat();
   const before = await inner.read("c");
   let appends = 0;
@@ -163,8 +163,10 @@ test("endless conflicts end in an Error after a bounded number of attempts, writ
     },
   };
   await assert.rejects(runTool(store, "c", { name: "todo_write", input: todos(["a", "pending"]) }), (e) => {
-    assert.ok(e instanceof Error);
-    assert.match(e.message, /lost 20 races/);
+    assert.ok(e instanceof StoreError);
+    assert.equal(e.code, "store/contended");
+    assert.equal(e.chatId, "c");
+    assert.match(e.message, /^oda-tasks: the todo_write on chat "c" lost 20 races to other writers; try again$/);
     return true;
   });
   assert.equal(appends, 20);

@@ -46,10 +46,21 @@ contractOver(
       const now = new Date();
       fs.utimesSync(new JsonlStore(dir).file(chatId), now, now);
     };
-    // Retried: a watch's last read-back may still be ending in the folder as the test ends.
+    // Retried for up to 15 s: a stopped watch's last read-back (under the chat's lock, which
+    // it may wait for on a loaded machine) may still be ending in the folder as the test ends.
+    const done = async () => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return fs.rmSync(dir, { recursive: true, force: true });
+        } catch (e) {
+          if (e.code !== "ENOTEMPTY" || tries === 60) throw e;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+    };
     return {
       open: () => new JsonlStore(dir),
-      done: async () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+      done,
       notice,
     };
   },

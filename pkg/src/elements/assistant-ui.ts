@@ -31,7 +31,7 @@ export interface OdaToolCallProps {
  * What assistant-ui hands a data part's renderer (`DataMessagePartProps`): the part's `data`.
  *
  * @example
- * const props: OdaDataProps<TodoPlan> = { name: "oda-plan", data: plan };
+ * const props: OdaDataProps<TodoPlan> = { name: "oda-plan", data: state.replayTodos().plan };
  */
 export interface OdaDataProps<T> {
   name: string;

@@ -10,7 +10,7 @@ import { suggestionListProblem, todoCardProblem, todoPlanProblem } from "./shape
  * problem as an `Error` (`oda-tasks: <what> …`).
  *
  * @example
- * const parsed: SafeParseResult<TodoPlan> = odaPlanSchema.safeParse(content);
+ * const parsed: SafeParseResult<TodoPlan> = odaPlanSchema.safeParse(JSON.parse(text));
  */
 export type SafeParseResult<T> = { success: true; data: T; error?: undefined } | { success: false; error: Error; data?: undefined };
 
@@ -19,7 +19,8 @@ export type SafeParseResult<T> = { success: true; data: T; error?: undefined } |
  * Standard Schema v1 interface (`~standard`).
  *
  * @example
- * if (odaCardSchema.safeParse(message.content).success) draw(message.content);
+ * const content: unknown = JSON.parse(text);
+ * if (odaCardSchema.safeParse(content).success) console.log("a card of view().cards");
  */
 export interface OdaContentSchema<T> {
   /** Checks `value`: `{ success: true, data }` (the value as given) or `{ success: false, error }`. */

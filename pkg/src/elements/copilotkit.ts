@@ -16,7 +16,12 @@ import { useStableValue } from "./stable-value.js";
  * names the chat.
  *
  * @example
- * const props: OdaActivityProps<TodoPlan> = { activityType: "oda-plan", content: plan, message, agent };
+ * const props: OdaActivityProps<TodoPlan> = {
+ *   activityType: "oda-plan",
+ *   content: state.replayTodos().plan,
+ *   message: { id: "m1" },
+ *   agent: { threadId: "chat-1" },
+ * };
  */
 export interface OdaActivityProps<T> {
   activityType: string;
@@ -29,7 +34,7 @@ export interface OdaActivityProps<T> {
  * One entry of CopilotKit's `renderActivityMessages`: `{ activityType, content, render }`.
  *
  * @example
- * const [card]: OdaActivityRenderer<TodoCard>[] = odaActivityRenderers();
+ * const [card]: [OdaActivityRenderer<TodoCard>, ...unknown[]] = odaActivityRenderers();
  */
 export interface OdaActivityRenderer<T> {
   activityType: string;

@@ -8,7 +8,7 @@ import { useRef } from "react";
  * `value`, or the object an earlier render handed over when `value` has the same JSON.
  *
  * @example
- * const plan = useStableValue(props.content); // the same object until the content changes
+ * const plan = useStableValue(state.replayTodos().plan); // the same object until the plan changes
  */
 export function useStableValue<T>(value: T): T {
   const kept = useRef<{ json: string; value: T } | null>(null);

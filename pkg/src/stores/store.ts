@@ -121,7 +121,9 @@ export type StoreErrorCode =
   /** The database could not be opened in time: another tab holds it open through a deletion or an upgrade. */
   | "store/blocked"
   /** A database of the store's name is not the store's (another app's, or a newer version's): the message says what was found. */
-  | "store/incompatible";
+  | "store/incompatible"
+  /** Other writers appended to the chat first on every one of a write's attempts: nothing was written; try again. */
+  | "store/contended";
 
 /**
  * A store operation refused; `code` says why.

@@ -46,3 +46,10 @@ export class SlowStore extends MemoryStore {
     return super.append(chatId, entries, expected);
   }
 }
+
+/** The MCP result of a second `suggest_task` in one turn on chat `chatId`: the core's refusal with `isError`. */
+export const secondOfferRefused = (chatId) => ({
+  content: [{ type: "text", text: "suggest_task: one suggestion per turn; this turn already offered one" }],
+  isError: true,
+  _meta: { "oda-tasks/chat": chatId },
+});

@@ -8,14 +8,17 @@ import { beginTurn } from "../../chat/lifecycle.js";
 import { runToolWithParts, type RunToolOptions, type ToolCall } from "../../chat/run.js";
 import { MAX_TURN_ID_LENGTH } from "../../chat/turn-id.js";
 import { checkChatId, type Store } from "../../stores/store.js";
-import { CARD_META, CHAT_META, OFFER_META, TURN_META } from "./keys.js";
+import { CARD_META, CHAT_META, OFFER_META, TURN_META, VSCODE_CONVERSATION_META, VSCODE_REQUEST_META } from "./keys.js";
 
 /** What a call needs from its server: the store, run options, how to find a chat the call does not name. */
 export interface CallScope {
   store: Store;
   run: RunToolOptions;
-  /** The chat of a call that names none, or `null` (the core then refuses: no owning session). */
-  defaultChat(sessionId: string | undefined): Promise<string | null>;
+  /**
+   * The chat of a call that names none, from the host's conversation id (VS Code's) or
+   * the MCP session, or `null` (the core then refuses: no owning session).
+   */
+  defaultChat(sessionId: string | undefined, conversationId: string | undefined): Promise<string | null>;
   onError: ((error: unknown) => void) | undefined;
 }
 
@@ -46,13 +49,16 @@ export async function callTool(
   if (turn !== undefined && (typeof turn !== "string" || turn.length === 0 || turn.length > MAX_TURN_ID_LENGTH)) {
     return refused(`oda-tasks: _meta["${TURN_META}"] must be a string of 1 to ${MAX_TURN_ID_LENGTH} characters`);
   }
+  // What VS Code sends is a hint of its own: used when well formed, else left aside.
+  const hostTurn = turn === undefined ? hostId(meta?.[VSCODE_REQUEST_META]) : undefined;
   try {
-    const chatId = named ?? (await scope.defaultChat(sessionId));
+    const chatId = named ?? (await scope.defaultChat(sessionId, hostId(meta?.[VSCODE_CONVERSATION_META])));
     // No chat: the core answers with its own refusal for a call with no owning session.
     if (chatId === null) return answer(withoutChat(name, args));
-    if (turn !== undefined) {
+    const turnId = turn ?? hostTurn;
+    if (turnId !== undefined) {
       try {
-        await beginTurn(scope.store, chatId, { turn, ...(scope.run.cache === undefined ? {} : { cache: scope.run.cache }) });
+        await beginTurn(scope.store, chatId, { turn: turnId, ...(scope.run.cache === undefined ? {} : { cache: scope.run.cache }) });
       } catch (e) {
         // A chat that does not exist: the tool call below gets the core's refusal.
         if (codeOf(e) !== "store/missing-chat") throw e;
@@ -68,6 +74,11 @@ export async function callTool(
     const code = codeOf(e);
     return refused(/^store\/[a-z-]{1,40}$/.test(code) ? `oda-tasks: the store failed (${code}); try again` : "oda-tasks: internal error");
   }
+}
+
+/** A host's id from its own `_meta` key: a string of 1 to MAX_TURN_ID_LENGTH characters, else `undefined`. */
+function hostId(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 && value.length <= MAX_TURN_ID_LENGTH ? value : undefined;
 }
 
 /** The core's answer to a call with no owning session (a null log, as `runTool` gives for a chat that does not exist). */

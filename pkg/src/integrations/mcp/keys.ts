@@ -19,6 +19,25 @@ export const CHAT_META = "oda-tasks/chat";
 export const TURN_META = "oda-tasks/turn";
 
 /**
+ * `_meta` key VS Code (Copilot Chat) sends on each tool call, naming its
+ * conversation: with `sessionChat`, a call that names no chat acts on chat
+ * `vscode-<id>`, created on its first call.
+ *
+ * @example
+ * const meta = { [VSCODE_CONVERSATION_META]: "b7e1…", [VSCODE_REQUEST_META]: "r-1" }; // what VS Code sends
+ */
+export const VSCODE_CONVERSATION_META = "vscode.conversationId";
+
+/**
+ * `_meta` key VS Code sends on each tool call, naming the request (one per
+ * message of the person): the call's turn when it names no `oda-tasks/turn`.
+ *
+ * @example
+ * const turn = (meta: Record<string, unknown>) => meta[TURN_META] ?? meta[VSCODE_REQUEST_META];
+ */
+export const VSCODE_REQUEST_META = "vscode.requestId";
+
+/**
  * `_meta` key of a `todo_write` result holding the recorded update's card.
  *
  * @example

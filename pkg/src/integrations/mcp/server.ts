@@ -4,6 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { createChat } from "../../chat/lifecycle.js";
+import { checkChatId } from "../../stores/store.js";
 import type { RunToolOptions } from "../../chat/run.js";
 import { CORE_VERSION } from "../../gen/wasm-interface.js";
 import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
@@ -42,22 +43,27 @@ const NO_ELICITATION: jsonSchemaValidator = {
 export function serverOf(options: ReturnType<typeof readServerOptions>, appTools: "declared" | "always" = "declared"): McpServer {
   const { store, chatId, sessionChat, suggestTask = true, onError, chatUrl, addTools, ...run } = options;
   const server = new McpServer({ name: "oda-tasks", version: CORE_VERSION }, { jsonSchemaValidator: NO_ELICITATION });
-  const sessionChats = new Map<string, Promise<string>>();
+  /** The chats made for sessions and conversations, by chat id (each created once). */
+  const madeChats = new Map<string, Promise<string>>();
+  const madeChat = (id: string): Promise<string> => {
+    let chat = madeChats.get(id);
+    if (chat === undefined) {
+      chat = createChat(store, id, sessionChat ?? {}).then(() => id); // an existing chat is left as it is
+      madeChats.set(id, chat);
+      chat.catch(() => madeChats.delete(id));
+    }
+    return chat;
+  };
   const scope: CallScope = {
     store,
     run: run as RunToolOptions,
     onError,
-    async defaultChat(sessionId) {
+    async defaultChat(sessionId, conversationId) {
       if (chatId !== undefined) return chatId;
-      if (sessionChat === undefined || sessionId === undefined) return null;
-      let chat = sessionChats.get(sessionId);
-      if (chat === undefined) {
-        const id = `mcp-session-${sessionId}`;
-        chat = createChat(store, id, sessionChat).then(() => id);
-        sessionChats.set(sessionId, chat);
-        chat.catch(() => sessionChats.delete(sessionId));
-      }
-      return chat;
+      if (sessionChat === undefined) return null;
+      const conversationChat = conversationId === undefined ? undefined : `vscode-${conversationId}`;
+      if (conversationChat !== undefined && isChatId(conversationChat)) return madeChat(conversationChat);
+      return sessionId === undefined ? null : madeChat(`mcp-session-${sessionId}`);
     },
   };
   server.registerTool(todoWriteTool.name, mcpToolConfig(todoWriteTool), (args, extra) =>
@@ -72,4 +78,14 @@ export function serverOf(options: ReturnType<typeof readServerOptions>, appTools
   addTools?.(server);
   registerOdaApp(server, { store, appTools, ...(chatUrl === undefined ? {} : { chatUrl }), ...(onError === undefined ? {} : { onError }) });
   return server;
+}
+
+/** Whether `id` is a chat id every store takes. */
+function isChatId(id: string): boolean {
+  try {
+    checkChatId(id);
+    return true;
+  } catch {
+    return false;
+  }
 }
