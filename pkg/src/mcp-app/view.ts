@@ -5,10 +5,10 @@
 // Bundled into the widget's one HTML file by scripts/build-mcp-app.mjs.
 import "./jitless.js";
 import { App } from "@modelcontextprotocol/ext-apps";
-import "../../../elements/index.js";
-import type { OdaPlanElement, OdaSuggestionsElement, OdaTodoCardElement, SuggestionEventDetail } from "../../../elements/index.js";
-import { CARD_META, CHAT_META } from "../keys.js";
-import type { AppScreen, AppToolAnswer } from "./screen.js";
+import "../elements/index.js";
+import type { OdaPlanElement, OdaSuggestionsElement, OdaTodoCardElement, SuggestionEventDetail } from "../elements/index.js";
+import { CARD_META, CHAT_META } from "../integrations/mcp/keys.js";
+import type { AppScreen, AppToolAnswer } from "../integrations/mcp/app/screen.js";
 
 type Action = "start" | "draft" | "dismiss" | "restore";
 
