@@ -330,7 +330,8 @@ try {
     ]);
   }
 } finally {
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  // Retried for a while: a closed stream's last read-back (under a chat's lock) may still be ending in the folder.
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 }
 
 const stores = ["memory", "jsonl", "sqlite", "postgres"].filter((s) => out[s] !== undefined);
