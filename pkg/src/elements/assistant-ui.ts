@@ -11,7 +11,7 @@ import type { TodoItem, TodoPlan } from "../core/types.js";
 import { chatOptions, chatSrc, type OdaChatOptions } from "./chat-src.js";
 import { follow } from "./live.js";
 import { previewCard } from "./preview-card.js";
-import { todoCardProblem } from "./shapes.js";
+import { suggestionListProblem, todoCardProblem } from "./shapes.js";
 import { useStableValue } from "./stable-value.js";
 
 /**
@@ -144,11 +144,10 @@ function recordedCard(result: unknown): UiToolResult["card"] | undefined {
   return card !== undefined && todoCardProblem(card) === null ? card : undefined;
 }
 
-/** The recorded offer of a `suggest_task` result (`{ text, offer }`), if it has one. */
+/** The recorded offer of a `suggest_task` result (`{ text, offer }`), if it is one `<oda-suggestions>` takes. */
 function recordedOffer(result: unknown): NonNullable<UiToolResult["offer"]> | undefined {
   const offer = (result as Partial<UiToolResult> | null | undefined)?.offer;
-  const isText = (v: unknown) => typeof v === "string";
-  return offer && isText(offer.id) && isText(offer.title) && isText(offer.tldr) && isText(offer.brief) ? offer : undefined;
+  return offer != null && suggestionListProblem({ open: [offer], settled: [] }) === null ? offer : undefined;
 }
 
 /**

@@ -46,16 +46,16 @@ export async function callTool(
       return refused(`oda-tasks: _meta["${CHAT_META}"]: ${(e as Error).message}`);
     }
   }
-  if (turn !== undefined && (typeof turn !== "string" || turn.length === 0 || turn.length > MAX_TURN_ID_LENGTH)) {
+  const ownTurn = turnIdOf(turn);
+  if (turn !== undefined && ownTurn === undefined) {
     return refused(`oda-tasks: _meta["${TURN_META}"] must be a string of 1 to ${MAX_TURN_ID_LENGTH} characters`);
   }
   // What VS Code sends is a hint of its own: used when well formed, else left aside.
-  const hostTurn = turn === undefined ? hostId(meta?.[VSCODE_REQUEST_META]) : undefined;
+  const turnId = ownTurn ?? turnIdOf(meta?.[VSCODE_REQUEST_META]);
   try {
-    const chatId = named ?? (await scope.defaultChat(sessionId, hostId(meta?.[VSCODE_CONVERSATION_META])));
+    const chatId = named ?? (await scope.defaultChat(sessionId, turnIdOf(meta?.[VSCODE_CONVERSATION_META])));
     // No chat: the core answers with its own refusal for a call with no owning session.
     if (chatId === null) return answer(withoutChat(name, args));
-    const turnId = turn ?? hostTurn;
     if (turnId !== undefined) {
       try {
         await beginTurn(scope.store, chatId, { turn: turnId, ...(scope.run.cache === undefined ? {} : { cache: scope.run.cache }) });
@@ -76,8 +76,8 @@ export async function callTool(
   }
 }
 
-/** A host's id from its own `_meta` key: a string of 1 to MAX_TURN_ID_LENGTH characters, else `undefined`. */
-function hostId(value: unknown): string | undefined {
+/** `value` as an id of the host's (a turn, VS Code's conversation): a string of 1 to MAX_TURN_ID_LENGTH characters, else `undefined`. */
+function turnIdOf(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 && value.length <= MAX_TURN_ID_LENGTH ? value : undefined;
 }
 
