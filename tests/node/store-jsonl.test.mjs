@@ -2,7 +2,7 @@
 // and several processes sharing one directory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fork, spawn } from "node:child_process";
+import { execFileSync, fork, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -437,5 +437,90 @@ test("JsonlStore reads a chat in buffers sized to its file: a small chat, one sm
       assert.deepEqual(sizes, [1 << 20, 1 << 20, 1 << 20, size - 3 * (1 << 20) + 1]);
     } finally {
       Buffer.allocUnsafe = allocUnsafe;
+    }
+  }));
+
+/** Settles `promise` into `settled` under `name`, so a test can see what is still waiting. */
+const track = (settled, name, promise) => promise.finally(() => settled.push(name));
+
+/** `promise`, or a failure saying `why` when it takes longer than `ms`. */
+function within(promise, ms, why) {
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(why)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+test("JsonlStore: a warm read takes the log this process committed without the chat's lock, and never bytes a lock holder has not committed", () =>
+  inTempDir("oda-jsonl-committed-", async (dir) => {
+    const store = new JsonlStore(dir);
+    await store.create("c", [{ type: "session" }]);
+    const first = await store.readSince("c", 0, null);
+    await store.append("c", [{ type: "a" }], 1);
+    const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      // Another process holds the lock, and the file is still what this process committed: no wait.
+      plantLock(dir, "c", holder.pid);
+      const warm = await within(store.readSince("c", 1, first.mark), 2000, "a warm read waited for the lock");
+      assert.deepEqual(warm.texts, ['{"type":"a"}']);
+      assert.deepEqual(await within(store.readSince("c", 2, warm.mark), 2000, "a read with nothing new waited for the lock"), {
+        texts: [],
+        mark: warm.mark,
+      });
+      // The holder's append is under way: its line is in the file, not yet committed.
+      const file = store.file("c");
+      const committed = fs.statSync(file).size;
+      fs.appendFileSync(file, '{"type":"in flight"}\n');
+      const settled = [];
+      const read = track(settled, "readSince", store.readSince("c", 2, warm.mark));
+      const told = [];
+      const stop = store.watch("c", (length) => {
+        told.push(length);
+        settled.push("watch");
+      });
+      fs.utimesSync(file, new Date(), new Date()); // a file event, for the watch to look
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(settled, [], "a file past its commit point is read under the lock, so the reads wait");
+      // Its append failed and took its bytes back; the holder dies and its lock is broken.
+      fs.truncateSync(file, committed);
+      holder.kill("SIGKILL");
+      await once(holder, "exit");
+      assert.deepEqual((await read).texts, [], "the taken-back line was never read");
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(told.every((length) => length === 2), `the watch told only the committed length: ${told}`);
+      assert.equal(await store.append("c", [{ type: "b" }], 2), 3);
+      assert.equal(told.at(-1), 3);
+      stop();
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  }));
+
+test("JsonlStore: a reader at the state before this process's append gets its texts and mark as a read of the file gives them", () =>
+  inTempDir("oda-jsonl-appended-", async (dir) => {
+    const store = new JsonlStore(dir);
+    // Past the 4 KiB a mark hashes, and short of it: both.
+    await store.create("long", [{ type: "session", pad: "x".repeat(5000) }]);
+    await store.create("short", [{ type: "session" }]);
+    for (const chat of ["long", "short"]) {
+      let at = await store.readSince(chat, 0, null);
+      let length = 1;
+      for (const entry of [{ type: "a", n: 1.5e300 }, { type: "b", text: "é\u2028" }]) {
+        length = await store.append(chat, [entry], length);
+        const warm = await store.readSince(chat, length - 1, at.mark);
+        // The same read in another process, which has nothing remembered: from the file.
+        const cold = JSON.parse(
+          execFileSync(
+            process.execPath,
+            [
+              "--input-type=module",
+              "-e",
+              `import { JsonlStore } from "oda-tasks/node"; console.log(JSON.stringify(await new JsonlStore(${JSON.stringify(dir)}).readSince(${JSON.stringify(chat)}, ${length - 1}, ${JSON.stringify(at.mark)})));`,
+            ],
+            { cwd: path.dirname(WORKER.pathname), encoding: "utf8" },
+          ),
+        );
+        assert.deepEqual(warm, cold, chat);
+        at = warm;
+      }
     }
   }));

@@ -15,6 +15,20 @@ export async function markOf(opened: Opened, at: { offset: number; count: number
   return `j1:${opened.st.dev}:${opened.st.ino}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
 }
 
+/**
+ * The mark at `at` of a file that grew by an append from the state `previous`
+ * marks, without reading it: its head is the same once `previous` lies past
+ * HEAD_BYTES (else undefined: read it). `probe` is the bytes just before `at`.
+ *
+ * @example
+ * const next = markAfter(previous, { offset: 9000, count: 41 }, probe);
+ */
+export function markAfter(previous: string, at: { offset: number; count: number }, probe: Buffer): string | undefined {
+  const [tag, dev, ino, offset, , head] = previous.split(":");
+  if (tag !== "j1" || !(Number(offset) >= HEAD_BYTES)) return undefined;
+  return `j1:${dev}:${ino}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
+}
+
 /** The position a mark names, when the file still is the one it was taken of; else `store/replaced`. */
 export async function markedStart(opened: Opened, mark: string, chatId: string): Promise<{ offset: number; count: number }> {
   const [tag, dev, ino, offset, count, head, probe] = mark.split(":");

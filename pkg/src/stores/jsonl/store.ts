@@ -4,7 +4,7 @@
 // the line rules (scanner.ts), file names, opening, checkpoints, marks, the
 // read queue and durable writes, a file each.
 import { mkdirSync, type BigIntStats } from "node:fs";
-import { link, open, unlink, type FileHandle } from "node:fs/promises";
+import { link, open, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { LogEntry } from "../../core/functions.js";
 import { entryTexts } from "../../core/entry-text.js";
@@ -29,10 +29,11 @@ import { LOCK_SUFFIX, fileStem } from "./file-names.js";
 import { exists, mustBeFile, openChat, type Opened } from "./open.js";
 import { fsFailure, missingDirectory, present, readOnly, type FsScene } from "./fs-failures.js";
 import { PROBE_BYTES, checkpoints, latestBefore, probeBefore, remember, sameBytes } from "./checkpoints.js";
-import { markOf, markedStart } from "./marks.js";
+import { markAfter, markOf, markedStart } from "./marks.js";
 import { waitingReads, type ReadGroup, type Scan } from "./read-queue.js";
 import { NEWLINE, READ_ONLY, syncDir, syncDirSync, writeAll } from "./durable.js";
 import { announce, fileSignature, folderFeed, type CountedLength } from "./watch.js";
+import { APPENDED_BYTES, committedAt, forgetCommit, recordCommit, stillAt, type CommitPoint } from "./commits.js";
 /**
  * Options of a {@link JsonlStore}.
  *
@@ -60,6 +61,13 @@ export interface JsonlStoreOptions {
 }
 
 const DEFAULT_LOCK_WAIT = 10_000;
+
+/** Where a scan starts (a reader's mark), whether it holds the chat's lock, and the offset it must not read past. */
+interface ScanFrom {
+  marked?: { offset: number; count: number };
+  held: boolean;
+  upTo?: bigint;
+}
 const DEFAULT_READ_CHUNK = 1 << 20;
 const DEFAULT_WATCH_POLL = 1_000;
 
@@ -160,11 +168,13 @@ export class JsonlStore implements Store {
   async #lengthNow(chatId: string): Promise<CountedLength | null> {
     const file = this.file(chatId);
     if (!(await exists(file))) return null;
-    return this.#locked(chatId, "read", async () => {
+    const point = await this.#unchanged(chatId, file);
+    if (point !== undefined) return { length: point.count, file: fileSignature(point) };
+    return this.#locked(chatId, "read", async (held) => {
       const opened = await openChat(chatId, file, "read");
       if (opened === null) return null;
       try {
-        const scan = await this.#scan(chatId, opened, file, Infinity);
+        const scan = await this.#scan(chatId, opened, file, Infinity, { held });
         return { length: scan.count, file: fileSignature({ ino: opened.st.ino, size: scan.end }) };
       } finally {
         await opened.fh.close();
@@ -213,21 +223,60 @@ export class JsonlStore implements Store {
     checkMark(mark);
     const file = this.file(chatId);
     return this.#guarded(chatId, "read", async () => {
-      if (!(await exists(file))) return this.#absent(chatId, null);
-      return this.#locked(chatId, "read", async () => {
-        const opened = await openChat(chatId, file, "read");
-        if (opened === null) return this.#absent(chatId, null);
-        try {
-          const start = mark === null ? undefined : await markedStart(opened, mark, chatId);
-          if (start !== undefined && start.count > from) throw replaced(chatId); // a mark past `from` is not this reader's
-          const scan = await this.#scan(chatId, opened, file, from, start);
-          if (scan.count < from) throw truncated(chatId, from, scan.count);
-          return { texts: scan.texts, mark: await markOf(opened, scan.checkpoint) };
-        } finally {
-          await opened.fh.close();
+      // The log as this process last committed or read it, while the file is still exactly that: no lock.
+      const point = await this.#unchanged(chatId, file);
+      if (point !== undefined) {
+        if (mark !== null && mark === point.mark && from === point.count) return { texts: [], mark };
+        const last = point.appended;
+        if (last !== undefined && mark === last.since && point.mark !== undefined && from === point.count - last.texts.length) {
+          return { texts: [...last.texts], mark: point.mark };
         }
-      });
+        const read = await this.#readSinceOpened(chatId, file, from, mark, point);
+        if (read !== undefined) return read;
+      }
+      if (!(await exists(file))) return this.#absent(chatId, null);
+      return this.#locked(chatId, "read", async (held) => (await this.#readSinceOpened(chatId, file, from, mark, held)) ?? null);
     });
+  }
+
+  /**
+   * `readSince` on the opened file: under the lock (`held`), or up to the
+   * commit point `at` without it (undefined when the file moved on since).
+   */
+  async #readSinceOpened(chatId: string, file: string, from: number, mark: string | null, at: boolean | CommitPoint): Promise<LogRead | null | undefined> {
+    const opened = await openChat(chatId, file, "read");
+    if (opened === null) return typeof at === "boolean" ? this.#absent(chatId, null) : undefined;
+    try {
+      const point = typeof at === "boolean" ? undefined : at;
+      if (point !== undefined && !stillAt(point, opened.st)) return undefined;
+      const start = mark === null ? undefined : await markedStart(opened, mark, chatId);
+      if (start !== undefined && start.count > from) throw replaced(chatId); // a mark past `from` is not this reader's
+      const scan = await this.#scan(chatId, opened, file, from, { marked: start, held: at === true, upTo: point?.size });
+      if (scan.count < from) throw truncated(chatId, from, scan.count);
+      const read = { texts: scan.texts, mark: await markOf(opened, scan.checkpoint) };
+      if (point !== undefined && scan.count === point.count) point.mark = read.mark;
+      return read;
+    } finally {
+      await opened.fh.close();
+    }
+  }
+
+  /**
+   * The commit point the chat's file still is, by one stat; when it is not,
+   * once more after this process's own operations on the chat (an append
+   * under way commits one). Undefined: it moved on, or cannot be told.
+   */
+  async #unchanged(chatId: string, file: string): Promise<CommitPoint | undefined> {
+    const look = async () => {
+      const st = await stat(file, { bigint: true }).catch(() => null);
+      return st === null ? undefined : committedAt(file, st);
+    };
+    return (await look()) ?? (await queued(this.#lockPath(chatId), look));
+  }
+
+  /** The chat's lock: a directory beside its file, and this process's queue of the chat's operations. */
+  #lockPath(chatId: string): string {
+    return join(this.dir, `${fileStem(chatId)}${LOCK_SUFFIX}`);
   }
 
   async #read(chatId: string, from: number): Promise<{ entries: LogEntry[]; texts: string[] } | null> {
@@ -245,13 +294,13 @@ export class JsonlStore implements Store {
       const forget = () => {
         if (waitingReads.get(file) === mine) waitingReads.delete(file);
       };
-      mine.scan = this.#locked(chatId, "read", async () => {
+      mine.scan = this.#locked(chatId, "read", async (held) => {
         forget(); // from here on, a new read needs a new look at the file
         const keepFrom = Math.min(...mine.froms);
         const opened = await openChat(chatId, file, "read");
         if (opened === null) return this.#absent(chatId, null);
         try {
-          const scan = await this.#scan(chatId, opened, file, keepFrom);
+          const scan = await this.#scan(chatId, opened, file, keepFrom, { held });
           return { entries: scan.entries as LogEntry[], texts: scan.texts, count: scan.count, keepFrom, readers: mine.froms.length };
         } finally {
           await opened.fh.close();
@@ -286,8 +335,9 @@ export class JsonlStore implements Store {
       if (opened === null) throw await this.#absent(chatId, missingChat(chatId));
       const { fh } = opened;
       try {
-        const scan = await this.#scan(chatId, opened, file, Infinity);
+        const scan = await this.#scan(chatId, opened, file, Infinity, { held: true });
         const length = scan.count;
+        const before = committedAt(file, opened.st); // the state this append starts from, when whole
         if (expectedLength !== undefined && expectedLength !== length) {
           throw new ConflictError(chatId, expectedLength, length);
         }
@@ -307,15 +357,20 @@ export class JsonlStore implements Store {
         // program that takes no lock appended meanwhile: then count again
         // from the scan's end, and the length says so (the caller reads again).
         const end = scan.end + bytes.length;
-        const size = Number((await fh.stat({ bigint: true })).size);
+        const after = await fh.stat({ bigint: true });
         const probe = await probeBefore(fh, end);
         const tail = Math.min(probe.length, bytes.length); // a short append: the probe also holds bytes before it
-        if (size === end && probe.subarray(probe.length - tail).equals(bytes.subarray(bytes.length - tail))) {
-          remember(file, opened.st, { offset: end, count: length + texts.length }, probe);
+        if (Number(after.size) === end && probe.subarray(probe.length - tail).equals(bytes.subarray(bytes.length - tail))) {
+          const at = { offset: end, count: length + texts.length };
+          remember(file, opened.st, at, probe);
+          // A reader at the state before this append reads next what it wrote: kept, so none reads it back.
+          const since = before?.count === length && bytes === data && data.length <= APPENDED_BYTES ? before.mark : undefined;
+          const mark = since === undefined ? undefined : markAfter(since, at, probe);
+          recordCommit(file, after, at.count, since === undefined || mark === undefined ? {} : { mark, appended: { since, texts } });
           announce(this.dir, chatId, length + texts.length, fileSignature({ ino: opened.st.ino, size: end }));
           return length + texts.length;
         }
-        const recount = await this.#scan(chatId, opened, file, Infinity);
+        const recount = await this.#scan(chatId, opened, file, Infinity, { held: true });
         announce(this.dir, chatId, recount.count, fileSignature({ ino: opened.st.ino, size: recount.end }));
         return recount.count;
       } finally {
@@ -403,8 +458,9 @@ export class JsonlStore implements Store {
    * file (when it is still the same file and at least as long), else from
    * the start; keeps the entries from `keepFrom` on.
    */
-  async #scan(chatId: string, opened: Opened, file: string, keepFrom: number, marked?: { offset: number; count: number }): Promise<Scan> {
+  async #scan(chatId: string, opened: Opened, file: string, keepFrom: number, how: ScanFrom): Promise<Scan> {
     const { fh, st } = opened;
+    const { marked, held, upTo } = how;
     let start = marked ?? { offset: 0, count: 0 };
     const known = marked === undefined ? latestBefore(file, keepFrom) : undefined;
     if (
@@ -417,15 +473,17 @@ export class JsonlStore implements Store {
       start = known;
     } else if (known !== undefined) {
       checkpoints.delete(file); // replaced, cut, or rewritten: none of its checkpoints holds
+      forgetCommit(file);
     }
     const scanner = new JsonlScanner(start, keepFrom, undefined, chatId);
+    const limit = upTo === undefined ? Infinity : Number(upTo);
     let end = start.offset;
-    for (;;) {
+    while (end < limit) {
       // A fresh buffer each time (the scanner keeps slices of a line that
       // spans chunks), sized to what the file holds past `end` and one byte
       // more: a small chat costs a small buffer and one read, as a short read
-      // is the end of a regular file.
-      const want = Math.min(this.#readChunk, Math.max(Number(st.size) - end, 0) + 1);
+      // is the end of a regular file. Up to a commit point: never past it.
+      const want = Math.min(this.#readChunk, Math.max(Number(st.size) - end, 0) + 1, limit - end);
       const chunk = Buffer.allocUnsafe(want);
       const { bytesRead } = await fh.read(chunk, 0, want, end);
       if (bytesRead > 0) scanner.push(chunk.subarray(0, bytesRead));
@@ -435,6 +493,8 @@ export class JsonlStore implements Store {
     scanner.end();
     const at = scanner.checkpoint;
     remember(file, st, at, await probeBefore(fh, at.offset), start.offset);
+    // Read whole under the lock and ending on a line end: a state later reads may take unlocked.
+    if (held && !scanner.openLine && end === Number(st.size)) recordCommit(file, st, scanner.count);
     return { entries: scanner.entries, texts: scanner.texts, count: scanner.count, openLine: scanner.openLine, end, checkpoint: at };
   }
 
@@ -443,8 +503,8 @@ export class JsonlStore implements Store {
    * processes. A read in a directory this process may not write (so not lock)
    * goes ahead unlocked; a write there is `store/read-only`.
    */
-  #locked<T>(chatId: string, kind: "read" | "write", fn: () => Promise<T>): Promise<T> {
-    const lockPath = join(this.dir, `${fileStem(chatId)}${LOCK_SUFFIX}`);
+  #locked<T>(chatId: string, kind: "read" | "write", fn: (held: boolean) => Promise<T>): Promise<T> {
+    const lockPath = this.#lockPath(chatId);
     return queued(lockPath, async () => {
       let release: () => Promise<void>;
       try {
@@ -459,10 +519,10 @@ export class JsonlStore implements Store {
         }
         if (!READ_ONLY.has(errorCode(e))) throw e;
         if (kind === "write") throw readOnly(chatId, this.dir, "directory", e);
-        return fn();
+        return fn(false);
       }
       try {
-        return await fn();
+        return await fn(true);
       } finally {
         await release();
       }
