@@ -65,6 +65,16 @@ export function stillAt(point: CommitPoint, st: BigIntStats): boolean {
   return st.isFile() && point.dev === st.dev && point.ino === st.ino && point.size === st.size && point.ctimeNs === st.ctimeNs;
 }
 
+/**
+ * Whether this process saw `file` committed: it exists (chats are never deleted).
+ *
+ * @example
+ * if (!hasCommit(file) && !(await exists(file))) throw missingChat(chatId);
+ */
+export function hasCommit(file: string): boolean {
+  return points.has(file);
+}
+
 /** Forgets `file`'s commit point: it was found replaced or cut. */
 export function forgetCommit(file: string): void {
   points.delete(file);

@@ -33,7 +33,7 @@ import { markAfter, markOf, markedStart } from "./marks.js";
 import { waitingReads, type ReadGroup, type Scan } from "./read-queue.js";
 import { NEWLINE, READ_ONLY, syncDir, syncDirSync, writeAll } from "./durable.js";
 import { announce, fileSignature, folderFeed, type CountedLength } from "./watch.js";
-import { APPENDED_BYTES, committedAt, forgetCommit, recordCommit, stillAt, type CommitPoint } from "./commits.js";
+import { APPENDED_BYTES, committedAt, forgetCommit, hasCommit, recordCommit, stillAt, type CommitPoint } from "./commits.js";
 /**
  * Options of a {@link JsonlStore}.
  *
@@ -328,8 +328,8 @@ export class JsonlStore implements Store {
   }
 
   async #append(chatId: string, file: string, texts: string[], data: Buffer, expectedLength: number | undefined): Promise<number> {
-    // Chats are never deleted: a chat missing now needs no lock to say so.
-    if (!(await exists(file))) throw await this.#absent(chatId, missingChat(chatId));
+    // Chats are never deleted: a chat missing now needs no lock to say so (one with a commit point exists).
+    if (!hasCommit(file) && !(await exists(file))) throw await this.#absent(chatId, missingChat(chatId));
     return this.#locked(chatId, "write", async () => {
       const opened = await openChat(chatId, file, "append");
       if (opened === null) throw await this.#absent(chatId, missingChat(chatId));
@@ -461,6 +461,12 @@ export class JsonlStore implements Store {
   async #scan(chatId: string, opened: Opened, file: string, keepFrom: number, how: ScanFrom): Promise<Scan> {
     const { fh, st } = opened;
     const { marked, held, upTo } = how;
+    // Still at its commit point and no entry wanted (an append's count): nothing to read.
+    const point = marked === undefined ? committedAt(file, st) : undefined;
+    if (point !== undefined && keepFrom >= point.count && (upTo === undefined || upTo === point.size)) {
+      const at = { offset: Number(point.size), count: point.count };
+      return { entries: [], texts: [], count: point.count, openLine: false, end: at.offset, checkpoint: at };
+    }
     let start = marked ?? { offset: 0, count: 0 };
     const known = marked === undefined ? latestBefore(file, keepFrom) : undefined;
     if (
