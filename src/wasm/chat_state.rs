@@ -226,7 +226,15 @@ impl ChatStateCore {
     #[wasm_bindgen(js_name = todoWrite)]
     pub fn todo_write(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
         let p = params("todoWrite", super::params::todo_write(params_text))?;
-        todo_write_answer::<Text>(true, &p)
+        todo_write_answer(true, &p, None)
+    }
+
+    /// `todoWrite`, and on success the card its entry makes when appended now,
+    /// decided in one call: `[answer JSON, entry text, card JSON]` or `[answer JSON]`.
+    #[wasm_bindgen(js_name = todoWriteCard)]
+    pub fn todo_write_card(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
+        let p = params("todoWrite", super::params::todo_write(params_text))?;
+        todo_write_answer(true, &p, Some(&self.chat))
     }
 
     /// `[answer JSON, entry text?]`.
@@ -445,14 +453,18 @@ impl ChatStateCore {
     }
 }
 
-/// `todo_write` with or without an owning session (the free export has none to hold).
-pub(super) fn todo_write_answer<C: Channel>(has_session: bool, p: &TodoWriteCall) -> Result<Vec<C::Out>, JsValue> {
+/// `todo_write` with or without an owning session (the free export has none
+/// to hold); with `card_of`, the card the entry makes on that chat comes last.
+pub(super) fn todo_write_answer(has_session: bool, p: &TodoWriteCall, card_of: Option<&Chat>) -> Result<Vec<String>, JsValue> {
     let options = TodoOptions {
         one_active: p.one_active.unwrap_or(true),
     };
-    tool_answer::<C>(
-        todo::todo_write(has_session, &p.input.read(), options)
-            .map(|d| (Entry::TodoUpdate(d.entry), d.output))
-            .map_err(|e| e.to_string()),
-    )
+    let decided = todo::todo_write(has_session, &p.input.read(), options);
+    let card = match (&decided, card_of) {
+        (Ok(d), Some(chat)) => Some(answer(&chat.next_card(d.entry.todos.clone()))),
+        _ => None,
+    };
+    let mut parts = tool_answer::<Text>(decided.map(|d| (Entry::TodoUpdate(d.entry), d.output)).map_err(|e| e.to_string()))?;
+    parts.extend(card);
+    Ok(parts)
 }

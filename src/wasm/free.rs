@@ -21,7 +21,7 @@ use crate::{settle, suggest_call};
 #[wasm_bindgen(js_name = todoWriteCall)]
 pub fn todo_write_call(has_session: bool, params_text: &str) -> Result<Vec<String>, JsValue> {
     let p = params("todoWrite", super::params::todo_write(params_text))?;
-    todo_write_answer::<Text>(has_session, &p)
+    todo_write_answer(has_session, &p, None)
 }
 
 /// `suggest_task` for a call with no owning session: the first refusal.

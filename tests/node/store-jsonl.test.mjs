@@ -414,18 +414,24 @@ test("JsonlStore: a process killed mid-append leaves a log that others keep usin
   }),
 );
 
+/** Records the size of every read buffer the store allocates (`Buffer.allocUnsafe`) until `restore()`. */
+function countReadBuffers() {
+  const sizes = [];
+  const allocUnsafe = Buffer.allocUnsafe;
+  Buffer.allocUnsafe = (size) => {
+    sizes.push(size);
+    return allocUnsafe(size);
+  };
+  return { sizes, restore: () => (Buffer.allocUnsafe = allocUnsafe) };
+}
+
 test("JsonlStore reads a chat in buffers sized to its file: a small chat, one small buffer; a large one, chunks of readChunkBytes", async () =>
   inTempDir("oda-jsonl-chunks-", async (dir) => {
     const store = new JsonlStore(dir);
     await store.create("small", [{ type: "session", v: 1, chatId: "small", workspace: "/w" }]);
     const big = Array.from({ length: 400 }, (_, i) => ({ type: "message", role: "user", text: `${i} ${"x".repeat(8000)}` }));
     await store.create("big", big);
-    const sizes = [];
-    const allocUnsafe = Buffer.allocUnsafe;
-    Buffer.allocUnsafe = (size) => {
-      sizes.push(size);
-      return allocUnsafe(size);
-    };
+    const { sizes, restore } = countReadBuffers();
     try {
       const small = fs.statSync(path.join(dir, "small.jsonl")).size;
       assert.equal((await new JsonlStore(dir).read("small")).length, 1);
@@ -436,7 +442,7 @@ test("JsonlStore reads a chat in buffers sized to its file: a small chat, one sm
       assert.deepEqual(await new JsonlStore(dir, { readChunkBytes: 1 << 20 }).read("big"), big);
       assert.deepEqual(sizes, [1 << 20, 1 << 20, 1 << 20, size - 3 * (1 << 20) + 1]);
     } finally {
-      Buffer.allocUnsafe = allocUnsafe;
+      restore();
     }
   }));
 
@@ -523,4 +529,23 @@ test("JsonlStore: a reader at the state before this process's append gets its te
         at = warm;
       }
     }
+  }));
+
+test("JsonlStore: an append to a chat at the state this process committed reads nothing of the file before writing", () =>
+  inTempDir("oda-jsonl-append-", async (dir) => {
+    const store = new JsonlStore(dir);
+    await store.create("c", [{ type: "session" }]);
+    await store.append("c", [{ type: "a" }], 1);
+    const { sizes, restore } = countReadBuffers();
+    try {
+      assert.equal(await store.append("c", [{ type: "b" }], 2), 3);
+      assert.deepEqual(sizes, [], "no scan: the length is the one it committed");
+      // Another program's line moves the file past that state: the next append scans it and counts it.
+      fs.appendFileSync(store.file("c"), '{"type":"other"}\n');
+      assert.equal(await store.append("c", [{ type: "c" }], 4), 5);
+      assert.equal(sizes.length, 1);
+    } finally {
+      restore();
+    }
+    assert.deepEqual((await store.read("c")).map((e) => e.type), ["session", "a", "b", "other", "c"]);
   }));

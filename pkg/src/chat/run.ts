@@ -6,7 +6,7 @@ import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
 import { ANY, BOOLEAN, readOptions, wholeNumber, type OptionRules } from "../core/options.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
-import type { ChatState } from "../core/chat-state.js";
+import { todoWriteWithCard, type ChatState } from "../core/chat-state.js";
 import type { Suggestion, SuggestionOfferedEntry, SuggestTaskResult, TodoCard, TodoUpdateEntry, TodoWriteResult } from "../core/types.js";
 
 export { isConflict } from "../stores/store.js";
@@ -127,32 +127,29 @@ async function recordCall(
   ui: boolean,
 ): Promise<Recorded> {
   const opts = readOptions("runTool", options, RUN_OPTION_RULES);
-  const decide = decider(call, opts);
+  const decide = decider(call, opts, ui);
   const cache = opts.cache ?? sharedCache(store);
   if (cache.store !== store) throw new TypeError("oda-tasks: invalid arguments of runTool: the cache belongs to another store");
   const name = String(ownValue(call, "name"));
   return decideAndAppend<Recorded>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
-    const result = decide(state);
+    const { result, card } = decide(state);
     if (!result.ok) return { done: { ok: false, error: result.error, ui: {} } };
     // Decided on the state the entry is appended to: the card is the one replay will make.
-    const shown = ui && state !== null ? uiParts(state, result.entry) : {};
+    const shown = !ui || state === null ? {} : card !== null ? { card } : uiParts(result.entry);
     // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append: [result.entry], then: { ok: true, output: result.output, ui: shown } };
   });
 }
 
-/** The card of a `todo_update` about to be appended, or the offer of a `suggestion_offered`. */
-function uiParts(state: ChatState, entry: TodoUpdateEntry | SuggestionOfferedEntry): { card?: TodoCard; offer?: Suggestion } {
-  if (entry.type === "suggestion_offered") {
-    return { offer: { id: entry.id, title: entry.title, tldr: entry.tldr, brief: entry.brief } };
-  }
-  const card = state.nextCard(entry);
-  return card === null ? {} : { card };
+/** The offer of a `suggestion_offered` about to be appended (a `todo_update`'s card comes with its decision). */
+function uiParts(entry: TodoUpdateEntry | SuggestionOfferedEntry): { offer?: Suggestion } {
+  return entry.type === "suggestion_offered" ? { offer: { id: entry.id, title: entry.title, tldr: entry.tldr, brief: entry.brief } } : {};
 }
 
-type Decide = (state: ChatState | null) => TodoWriteResult | SuggestTaskResult;
+/** A decision, and the card of an accepted `todo_write` when the caller shows one. */
+type Decide = (state: ChatState | null) => { result: TodoWriteResult | SuggestTaskResult; card: TodoCard | null };
 
-function decider(call: ToolCall, options: RunToolOptions): Decide {
+function decider(call: ToolCall, options: RunToolOptions, ui: boolean): Decide {
   // Own properties only, as of every option: a polluted Object.prototype supplies no part of a call.
   const name = ownValue(call, "name");
   const input = ownValue(call, "input");
@@ -160,10 +157,11 @@ function decider(call: ToolCall, options: RunToolOptions): Decide {
   switch (name) {
     case "todo_write": {
       const opts = options.oneActive === undefined ? limit : { ...limit, oneActive: options.oneActive };
-      return (state) => (state === null ? todoWrite(null, input, opts) : state.todoWrite(input, opts));
+      if (ui) return (state) => (state === null ? { result: todoWrite(null, input, opts), card: null } : todoWriteWithCard(state, input, opts));
+      return (state) => ({ result: state === null ? todoWrite(null, input, opts) : state.todoWrite(input, opts), card: null });
     }
     case "suggest_task":
-      return (state) => (state === null ? suggestTask(null, input, limit) : state.suggestTask(input, limit));
+      return (state) => ({ result: state === null ? suggestTask(null, input, limit) : state.suggestTask(input, limit), card: null });
     default:
       throw new TypeError(`oda-tasks: runTool knows the tools "todo_write" and "suggest_task" (got ${JSON.stringify(String(name))})`);
   }

@@ -110,6 +110,15 @@ function detached(buffer: ArrayBufferLike): boolean {
 }
 
 /**
+ * Internal (a tool's UI result): `state.todoWrite(input, options)` and, when
+ * accepted, the card its entry makes when appended now, decided in one call of the core.
+ *
+ * @example
+ * const { result, card } = todoWriteWithCard(state, { todos: [{ content: "Ship", status: "pending" }] });
+ */
+export let todoWriteWithCard: (state: ChatState, input: unknown, options?: TodoWriteOptions) => { result: TodoWriteResult; card: TodoCard | null };
+
+/**
  * A chat's state in the WASM core: the fold of its log, kept between calls.
  * Its answers equal the pure functions' on the same log.
  *
@@ -123,6 +132,15 @@ function detached(buffer: ArrayBufferLike): boolean {
  */
 export class ChatState {
   #core: ChatStateCore | undefined;
+
+  static {
+    todoWriteWithCard = (state, input, options) => {
+      const params = todoParams(input, options);
+      const parts = ChatState.#live(state, "todoWrite").todoWriteCard(params);
+      const card = parts.length === 3 ? (parseJson(parts.pop() as string) as TodoCard) : null;
+      return { result: withEntryTexts<TodoWriteResult>(parts, toolEntries), card };
+    };
+  }
 
   private constructor(options: ChatStateOptions | undefined) {
     assertReady();

@@ -30,8 +30,11 @@ const points = new Map<string, CommitPoint>();
  * `count` whole entries and nothing after them.
  *
  * @example
+ * import { open } from "node:fs/promises";
+ * const fh = await open("/chats/c.jsonl");
  * recordCommit("/chats/c.jsonl", await fh.stat({ bigint: true }), 12);
  * // After an append of its own: what a reader at the state before it reads next.
+ * declare const mark: string, since: string;
  * recordCommit("/chats/c.jsonl", await fh.stat({ bigint: true }), 13, { mark, appended: { since, texts: ['{"type":"turn_started"}'] } });
  */
 export function recordCommit(file: string, st: BigIntStats, count: number, made?: Pick<CommitPoint, "mark" | "appended">): void {
@@ -48,6 +51,7 @@ export function recordCommit(file: string, st: BigIntStats, count: number, made?
  * cut or renamed onto it since), else undefined.
  *
  * @example
+ * import { stat } from "node:fs/promises";
  * const point = committedAt("/chats/c.jsonl", await stat("/chats/c.jsonl", { bigint: true }));
  */
 export function committedAt(file: string, st: BigIntStats): CommitPoint | undefined {
@@ -59,7 +63,10 @@ export function committedAt(file: string, st: BigIntStats): CommitPoint | undefi
  * Whether a file stat'ed as `st` is still exactly at `point`.
  *
  * @example
- * if (!stillAt(point, await fh.stat({ bigint: true }))) return undefined; // moved on: take the lock
+ * import { open } from "node:fs/promises";
+ * declare const point: CommitPoint;
+ * const fh = await open("/chats/c.jsonl");
+ * const unlocked = stillAt(point, await fh.stat({ bigint: true })); // false: moved on, take the lock
  */
 export function stillAt(point: CommitPoint, st: BigIntStats): boolean {
   return st.isFile() && point.dev === st.dev && point.ino === st.ino && point.size === st.size && point.ctimeNs === st.ctimeNs;
@@ -69,7 +76,7 @@ export function stillAt(point: CommitPoint, st: BigIntStats): boolean {
  * Whether this process saw `file` committed: it exists (chats are never deleted).
  *
  * @example
- * if (!hasCommit(file) && !(await exists(file))) throw missingChat(chatId);
+ * const known = hasCommit("/chats/c.jsonl"); // true: no need to look whether it exists
  */
 export function hasCommit(file: string): boolean {
   return points.has(file);

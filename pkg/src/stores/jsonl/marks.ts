@@ -21,6 +21,7 @@ export async function markOf(opened: Opened, at: { offset: number; count: number
  * HEAD_BYTES (else undefined: read it). `probe` is the bytes just before `at`.
  *
  * @example
+ * declare const previous: string, probe: Buffer;
  * const next = markAfter(previous, { offset: 9000, count: 41 }, probe);
  */
 export function markAfter(previous: string, at: { offset: number; count: number }, probe: Buffer): string | undefined {

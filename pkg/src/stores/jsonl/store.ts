@@ -62,6 +62,12 @@ export interface JsonlStoreOptions {
 
 const DEFAULT_LOCK_WAIT = 10_000;
 
+/** A scan of a file opened at commit point `point` that wants no entries: what it would find. */
+function atCommit(point: CommitPoint): Scan {
+  const at = { offset: Number(point.size), count: point.count };
+  return { entries: [], texts: [], count: point.count, openLine: false, end: at.offset, checkpoint: at };
+}
+
 /** Where a scan starts (a reader's mark), whether it holds the chat's lock, and the offset it must not read past. */
 interface ScanFrom {
   marked?: { offset: number; count: number };
@@ -335,7 +341,9 @@ export class JsonlStore implements Store {
       if (opened === null) throw await this.#absent(chatId, missingChat(chatId));
       const { fh } = opened;
       try {
-        const scan = await this.#scan(chatId, opened, file, Infinity, { held: true });
+        // Opened (under the lock) at its commit point: its length is known, nothing to read.
+        const known = committedAt(file, opened.st);
+        const scan = known === undefined ? await this.#scan(chatId, opened, file, Infinity, { held: true }) : atCommit(known);
         const length = scan.count;
         const before = committedAt(file, opened.st); // the state this append starts from, when whole
         if (expectedLength !== undefined && expectedLength !== length) {
@@ -461,12 +469,6 @@ export class JsonlStore implements Store {
   async #scan(chatId: string, opened: Opened, file: string, keepFrom: number, how: ScanFrom): Promise<Scan> {
     const { fh, st } = opened;
     const { marked, held, upTo } = how;
-    // Still at its commit point and no entry wanted (an append's count): nothing to read.
-    const point = marked === undefined ? committedAt(file, st) : undefined;
-    if (point !== undefined && keepFrom >= point.count && (upTo === undefined || upTo === point.size)) {
-      const at = { offset: Number(point.size), count: point.count };
-      return { entries: [], texts: [], count: point.count, openLine: false, end: at.offset, checkpoint: at };
-    }
     let start = marked ?? { offset: 0, count: 0 };
     const known = marked === undefined ? latestBefore(file, keepFrom) : undefined;
     if (
