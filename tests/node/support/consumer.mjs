@@ -42,6 +42,9 @@ export function sh(cwd, cmd, args, options = {}) {
 /**
  * Runs the node:test suite `file` of the project in `cwd` with the Node binary `node` (Node 22's
  * type stripping runs .ts recipes as printed); checks that `passes` tests passed and none failed.
+ *
+ * @example
+ * runSuite(runtimes()("node-22/bin/node"), dir, "agents-suite.mjs", 2);
  */
 export function runSuite(node, cwd, file, passes) {
   // Without the parent runner's NODE_TEST_CONTEXT, the child reports to its own stdout.

@@ -48,6 +48,9 @@ function listening(child, output) {
  * beside PATH and HOME), in a process group of its own; resolves to `{ url, output(), stop() }`
  * once it listens. `stop()` sends SIGTERM to the whole group, as a service manager does
  * (`npx` passes no signal on), and resolves once every process of it has exited.
+ *
+ * @example
+ * const a = await startCommand('npx oda-tasks serve --store "$DATABASE_URL"', { cwd: dir, env: { DATABASE_URL, ODA_TASKS_TOKEN: TOKEN }, t });
  */
 export async function startCommand(command, { cwd, env, t }) {
   const child = spawn("bash", ["-c", command], {

@@ -13,7 +13,12 @@ export function freePort() {
   });
 }
 
-/** Whether a process of the process group `pid` leads (a child spawned `detached`) is still running. */
+/**
+ * Whether a process of the process group `pid` leads (a child spawned `detached`) is still running.
+ *
+ * @example
+ * await until("the server's processes to exit", () => !groupAlive(child.pid));
+ */
 export function groupAlive(pid) {
   try {
     process.kill(-pid, 0);
