@@ -17,8 +17,6 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ChatStateCache, createChat, MemoryStore } from "oda-tasks";
 import { mcpHandler } from "oda-tasks/mcp";
 import { JsonlStore } from "oda-tasks/node";
-import { root } from "./support/browser.mjs";
-import { recipes } from "./support/recipes.mjs";
 import { secondOfferRefused } from "./support/tool-fixtures.mjs";
 
 const cli = fileURLToPath(new URL("../../pkg/dist/entrypoints/cli.js", import.meta.url));
@@ -110,31 +108,6 @@ test("stdio: --no-suggest-task lists todo_write only; --chat pins the chat", asy
   );
   await client.callTool({ name: "todo_write", arguments: todo("Pinned") });
   assert.equal((await store.read("pinned")).at(-1).todos[0].content, "Pinned");
-});
-
-test("the Claude Desktop and VS Code configurations of docs/integration.md start the server as printed (npx oda-tasks mcp)", async (t) => {
-  const printed = recipes("claude_desktop_config.json", ".vscode/mcp.json");
-  const desktop = JSON.parse(printed["claude_desktop_config.json"]).mcpServers["oda-tasks"];
-  const vscode = JSON.parse(printed[".vscode/mcp.json"]).servers["oda-tasks"];
-  assert.equal(vscode.type, "stdio");
-  for (const [host, server] of [
-    ["Claude Desktop", desktop],
-    ["VS Code", vscode],
-  ]) {
-    const dir = tempDir(t);
-    // The host's own paths: the store in a temp folder, VS Code's ${workspaceFolder} as it substitutes it.
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's own variable, as the configuration prints it
-    const args = server.args.map((arg, i) => (server.args[i - 1] === "--store" ? dir : arg.replaceAll("${workspaceFolder}", dir)));
-    const client = new Client({ name: host, version: "1.0.0" });
-    // From the repository, where npx finds the workspace's oda-tasks: nothing is downloaded.
-    await client.connect(new StdioClientTransport({ command: server.command, args, cwd: root, stderr: "pipe" }));
-    t.after(() => client.close());
-    const listed = (await client.listTools()).tools.map((tool) => tool.name);
-    assert.deepEqual(listed, server.args.includes("--no-suggest-task") ? ["todo_write"] : ["todo_write", "suggest_task"], host);
-    const r = await client.callTool({ name: "todo_write", arguments: todo(`From ${host}`) });
-    assert.deepEqual(r.content, [{ type: "text", text: "Updated todo list: 0 pending, 1 in progress, 0 completed" }], host);
-    assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length, 1, host);
-  }
 });
 
 test("a bad --store is one line and exit 2, no stack; the replay CLI loads no MCP SDK", (t) => {

@@ -1,14 +1,24 @@
 // Two `oda-tasks serve` processes on one PostgreSQL database, as two machines
-// behind a load balancer: a tool call through A's MCP endpoint appears on B's
-// event stream, and a Start raced through both creates one chat.
+// behind a load balancer, each installed and started as docs/serve.md prints it
+// (in a fresh project from the packed package): a tool call through A's MCP
+// endpoint appears on B's event stream, a browser signed in on A reads on B, and
+// a Start raced through both creates one chat.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { root } from "./support/browser.mjs";
+import { consumer, packTarball } from "./support/consumer.mjs";
+import { startCommand, TOKEN, withToken } from "./support/oda-serve.mjs";
 import { sharedPostgres } from "./support/postgres.mjs";
-import { startServe, TOKEN, withToken } from "./support/oda-serve.mjs";
+import { printed } from "./support/recipes.mjs";
 
 const server = await sharedPostgres();
+
+/** The exact version the repository tests with (root package.json), installed in the project too. */
+const pinned = (name) => JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies[name];
 
 /** An MCP client of `url`'s /mcp with the token. */
 async function mcpClient(t, url) {
@@ -43,9 +53,16 @@ async function readEvents(response, done) {
   return events;
 }
 
-test("two serve processes on one PostgreSQL: a tool call through A appears on B's event stream; Start through both makes one chat", async (t) => {
-  const a = await startServe(["--store", server.url], { t });
-  const b = await startServe(["--store", server.url], { t });
+test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a tool call through A appears on B's event stream; Start through both makes one chat", async (t) => {
+  const install = printed("npm install oda-tasks pg @modelcontextprotocol/sdk zod").split(" ");
+  const packages = install.slice(2).filter((name) => name !== "oda-tasks");
+  const { tarball } = packTarball(t);
+  const dir = consumer(t, tarball, { deps: Object.fromEntries(packages.map((name) => [name, pinned(name)])) });
+  const command = printed('npx oda-tasks serve --store "$DATABASE_URL" --host 0.0.0.0 --port "$PORT"');
+  // Both machines at once (their migrations take turns), one token; offline, so npx runs the project's bin and downloads nothing.
+  const env = { DATABASE_URL: server.url, ODA_TASKS_TOKEN: TOKEN, PORT: "0", npm_config_offline: "true" };
+  const [a, b] = await Promise.all([startCommand(command, { cwd: dir, env, t }), startCommand(command, { cwd: dir, env, t })]);
+  for (const s of [a, b]) assert.deepEqual(await (await fetch(`${s.url}/health`)).json(), { ok: true });
   const json = (body, method = "POST") => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   assert.equal((await withToken(`${a.url}/api/sessions/c1`, json({ workspace: "/repos/app" }, "PUT"))).status, 201);
   // B's viewer: the screen first.
@@ -79,6 +96,18 @@ test("two serve processes on one PostgreSQL: a tool call through A appears on B'
   assert.deepEqual(new Set(starts.map((s) => s.chatId)), new Set(["c1.s1"]));
   const started = await (await withToken(`${b.url}/api/oda/chats/c1.s1`)).json();
   assert.equal(started.length, 2, "the session and the brief, once");
-  assert.equal(await a.stop(), 0);
-  assert.equal(await b.stop(), 0);
+  // A browser signed in on A reads the chat on B.
+  const signIn = await fetch(`${a.url}/sign-in`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token: TOKEN, next: "/chats/c1" }).toString(),
+    redirect: "manual",
+  });
+  assert.equal(signIn.status, 303);
+  const cookie = signIn.headers.get("set-cookie").split(";")[0];
+  const read = await fetch(`${b.url}/api/oda/chats/c1.s1`, { headers: { cookie } });
+  assert.equal(read.status, 200);
+  assert.equal((await read.json()).length, 2);
+  await Promise.all([a.stop(), b.stop()]);
+  assert.equal(a.output() + b.output(), "", "nothing on stderr, from start to stop");
 });

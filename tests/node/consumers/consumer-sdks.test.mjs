@@ -5,12 +5,10 @@
 // @openai/agents, LangChain (its tools, and a v1 createAgent with odaTasksMiddleware), Mastra and
 // @google/genai (tests/node/support/frameworks-suite.mjs).
 import { test } from "node:test";
-import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "../support/browser.mjs";
-import { consumer, fileCleanup, packTarball, runtimes, sh } from "../support/consumer.mjs";
+import { consumer, fileCleanup, packTarball, runSuite, runtimes, sh } from "../support/consumer.mjs";
 import { recipes } from "../support/recipes.mjs";
 
 const once = fileCleanup();
@@ -65,28 +63,14 @@ const dir = consumer(once, tarball, {
   },
 });
 
-// Without the parent runner's NODE_TEST_CONTEXT, the child reports to its own stdout.
-const childEnv = Object.fromEntries(Object.entries({ ...process.env, NO_COLOR: "1" }).filter(([k]) => k !== "NODE_TEST_CONTEXT"));
-
-/** Runs a node:test suite under Node 22 (type stripping runs the .ts recipes as printed). */
-function suite(file) {
-  const r = spawnSync(node22, ["--test", "--test-reporter=spec", file], { cwd: dir, encoding: "utf8", env: childEnv });
-  assert.equal(r.status, 0, `${file} under Node 22:\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-3000)}`);
-  return r.stdout;
-}
-
 test("the framework recipes type-check against the real packages' types (with the strict literals @openai/agents wants)", () => {
   sh(dir, process.execPath, ["node_modules/typescript/bin/tsc", "-p", "."]);
 });
 
 test("Vercel AI SDK: aiTools and aiTurn with generateText and streamText over MemoryStore and JsonlStore", () => {
-  const out = suite("ai-suite.mjs");
-  assert.match(out, /ℹ pass 12\b/);
-  assert.match(out, /ℹ fail 0\b/);
+  runSuite(node22, dir, "ai-suite.mjs", 12);
 });
 
 test("@openai/agents, LangChain (tools, and createAgent with odaTasksMiddleware), Mastra and @google/genai with scripted models", () => {
-  const out = suite("frameworks-suite.mjs");
-  assert.match(out, /ℹ pass 5\b/);
-  assert.match(out, /ℹ fail 0\b/);
+  runSuite(node22, dir, "frameworks-suite.mjs", 5);
 });

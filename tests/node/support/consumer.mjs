@@ -2,7 +2,8 @@
 // new user of the package would: installed from the npm registry with exact
 // versions, into a temp dir, through npm's shared cache.
 import { test } from "node:test";
-import { execFileSync, spawn } from "node:child_process";
+import assert from "node:assert/strict";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -36,6 +37,22 @@ export function sh(cwd, cmd, args, options = {}) {
     const tail = (text) => String(text ?? "").slice(-4000);
     throw new Error(`${cmd} ${args.join(" ")} failed in ${cwd}:\n${tail(e.stdout)}\n${tail(e.stderr)}`, { cause: e });
   }
+}
+
+/**
+ * Runs the node:test suite `file` of the project in `cwd` with the Node binary `node` (Node 22's
+ * type stripping runs .ts recipes as printed); checks that `passes` tests passed and none failed.
+ *
+ * @example
+ * runSuite(runtimes()("node-22/bin/node"), dir, "agents-suite.mjs", 2);
+ */
+export function runSuite(node, cwd, file, passes) {
+  // Without the parent runner's NODE_TEST_CONTEXT, the child reports to its own stdout.
+  const env = Object.fromEntries(Object.entries({ ...process.env, NO_COLOR: "1" }).filter(([k]) => k !== "NODE_TEST_CONTEXT"));
+  const r = spawnSync(node, ["--test", "--test-reporter=spec", file], { cwd, encoding: "utf8", env });
+  assert.equal(r.status, 0, `${file} under ${node}:\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-3000)}`);
+  assert.match(r.stdout, new RegExp(`ℹ pass ${passes}\\b`));
+  assert.match(r.stdout, /ℹ fail 0\b/);
 }
 
 /**

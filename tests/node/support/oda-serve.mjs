@@ -1,7 +1,9 @@
-// `oda-tasks serve` from the built package, as a child process: started on a
-// free port, its URL read from its first line, stopped by SIGTERM.
+// `oda-tasks serve` as a child process: from the built package on a free port,
+// or a printed command line in a project; its URL read from its first line, stopped by SIGTERM.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { groupAlive } from "./serve.mjs";
+import { until } from "./until.mjs";
 
 export const CLI = fileURLToPath(new URL("../../../pkg/dist/entrypoints/cli.js", import.meta.url));
 export const TOKEN = "test-token-0123456789abcdef";
@@ -18,15 +20,7 @@ export async function startServe(args, { env = { ODA_TASKS_TOKEN: TOKEN }, t } =
   });
   let output = "";
   child.stderr.on("data", (c) => (output += c));
-  const url = await new Promise((resolve, reject) => {
-    let line = "";
-    child.stdout.on("data", (c) => {
-      line += c;
-      const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m) resolve(m[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
+  const url = await listening(child, () => output);
   const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
   const stop = async () => {
     if (child.exitCode === null) child.kill("SIGTERM");
@@ -34,6 +28,50 @@ export async function startServe(args, { env = { ODA_TASKS_TOKEN: TOKEN }, t } =
   };
   t?.after(stop);
   return { url, child, output: () => output, stop, exited };
+}
+
+/** Resolves to the URL on the first line `child` (a `serve`) prints on stdout; rejects if it exits before. */
+function listening(child, output) {
+  return new Promise((resolve, reject) => {
+    let line = "";
+    child.stdout.on("data", (c) => {
+      line += c;
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${output()}`)));
+  });
+}
+
+/**
+ * Runs a printed `serve` command line as a shell does (`bash -c`, in `cwd`, with `env`
+ * beside PATH and HOME), in a process group of its own; resolves to `{ url, output(), stop() }`
+ * once it listens. `stop()` sends SIGTERM to the whole group, as a service manager does
+ * (`npx` passes no signal on), and resolves once every process of it has exited.
+ *
+ * @example
+ * const a = await startCommand('npx oda-tasks serve --store "$DATABASE_URL"', { cwd: dir, env: { DATABASE_URL, ODA_TASKS_TOKEN: TOKEN }, t });
+ */
+export async function startCommand(command, { cwd, env, t }) {
+  const child = spawn("bash", ["-c", command], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stderr.on("data", (c) => (output += c));
+  const url = await listening(child, () => output);
+  const stop = async () => {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // the group has already exited
+    }
+    await until(`${command} to exit`, () => !groupAlive(child.pid), 15_000);
+  };
+  t?.after(stop);
+  return { url, output: () => output, stop };
 }
 
 /** Runs `oda-tasks serve` with `args` until it exits; resolves to `{ code, stdout, stderr }`. */

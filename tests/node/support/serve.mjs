@@ -14,6 +14,21 @@ export function freePort() {
 }
 
 /**
+ * Whether a process of the process group `pid` leads (a child spawned `detached`) is still running.
+ *
+ * @example
+ * await until("the server's processes to exit", () => !groupAlive(child.pid));
+ */
+export function groupAlive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Starts `command` in `cwd` with `env`; once `url` answers as `ready` says (by
  * default a 200), resolves to `{ value: answer(response), output }`, its
  * output so far; polls every `every` ms, `tries` times; stops it when `t` ends, and waits until it exited.
@@ -29,14 +44,7 @@ export async function serveUntil(
   // Stopped, and waited for until no process of its group is left (a dev server's workers write
   // their cache as they exit, which would race the folder's removal); killed after 30 s.
   t.after(async () => {
-    const alive = () => {
-      try {
-        process.kill(-child.pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const alive = () => groupAlive(child.pid);
     try {
       process.kill(-child.pid, "SIGTERM");
     } catch {}
