@@ -58,9 +58,9 @@ test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a too
   const packages = install.slice(2).filter((name) => name !== "oda-tasks");
   const { tarball } = packTarball(t);
   const dir = consumer(t, tarball, { deps: Object.fromEntries(packages.map((name) => [name, pinned(name)])) });
-  const command = printed('npx oda-tasks serve --store "$DATABASE_URL" --host 0.0.0.0 --port "$PORT"');
+  const command = printed('npx oda-tasks serve --store "$DATABASE_URL" --host 0.0.0.0 --port "$PORT" --public-url "$PUBLIC_URL"');
   // Both machines at once (their migrations take turns), one token; offline, so npx runs the project's bin and downloads nothing.
-  const env = { DATABASE_URL: server.url, ODA_TASKS_TOKEN: TOKEN, PORT: "0", npm_config_offline: "true" };
+  const env = { DATABASE_URL: server.url, ODA_TASKS_TOKEN: TOKEN, PORT: "0", PUBLIC_URL: "https://tasks.example", npm_config_offline: "true" };
   const [a, b] = await Promise.all([startCommand(command, { cwd: dir, env, t }), startCommand(command, { cwd: dir, env, t })]);
   for (const s of [a, b]) assert.deepEqual(await (await fetch(`${s.url}/health`)).json(), { ok: true });
   const json = (body, method = "POST") => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -96,6 +96,9 @@ test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a too
   assert.deepEqual(new Set(starts.map((s) => s.chatId)), new Set(["c1.s1"]));
   const started = await (await withToken(`${b.url}/api/oda/chats/c1.s1`)).json();
   assert.equal(started.length, 2, "the session and the brief, once");
+  // The MCP Apps view links the started chat's page where people reach it, not where an instance is bound.
+  const view = await agent.callTool({ name: "oda_screen", arguments: { chat: "c1" } });
+  assert.deepEqual(view.structuredContent.links, { "c1.s1": "https://tasks.example/chats/c1.s1" });
   // A browser signed in on A reads the chat on B.
   const signIn = await fetch(`${a.url}/sign-in`, {
     method: "POST",

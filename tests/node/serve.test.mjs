@@ -28,6 +28,11 @@ test("serve refuses to start without a token, with a short one, or --no-auth off
     [["--no-auth", "--host", "0.0.0.0"], {}, "--no-auth is only taken with a loopback --host (127.0.0.1, ::1, localhost), not 0.0.0.0"],
     [["--port", "99999"], { ODA_TASKS_TOKEN: TOKEN }, '--port must be a whole number from 0 to 65535 (got "99999")'],
     [["--bogus"], { ODA_TASKS_TOKEN: TOKEN }, 'unknown argument "--bogus"'],
+    ...["ftp://tasks.example", "https://tasks.example/?a=1", "https://user:pw@tasks.example", "tasks.example"].map((base) => [
+      ["--public-url", base],
+      { ODA_TASKS_TOKEN: TOKEN },
+      `--public-url must be an http(s) URL with no query, fragment or credentials (got ${JSON.stringify(base)})`,
+    ]),
   ];
   for (const [args, env, message] of cases) {
     const { code, stdout, stderr } = await runServe(["--store", dir, ...args], env);
@@ -141,6 +146,23 @@ test("serve: a browser signs in once with the form; the cookie reads the chat bu
     assert.equal(r.status, 401, path);
     await r.body?.cancel();
   }
+});
+
+test("serve --public-url: the MCP Apps view links a started chat's page at the public address, not the bound one", async (t) => {
+  const { url } = await startServe(["--store", tempStore(t), "--host", "127.0.0.1", "--public-url", "https://tasks.example/oda/"], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({ workspace: "/w" }), method: "PUT" });
+  const call = async (name, args, meta) => {
+    const r = await withToken(`${url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } }),
+    });
+    return (await r.json()).result;
+  };
+  const offered = await call("suggest_task", { title: "Add retries", tldr: "Flaky uploads.", brief: "Retry." }, { "oda-tasks/chat": "c1", "oda-tasks/turn": "t1" });
+  const id = offered._meta["oda-tasks/offer"].id;
+  const started = await call("oda_start", { chat: "c1", id });
+  assert.deepEqual(started.structuredContent.links, { "c1.s1": "https://tasks.example/oda/chats/c1.s1" });
 });
 
 test("serve --no-auth on loopback needs no token and says so", async (t) => {

@@ -23,6 +23,8 @@ programs send "Authorization: Bearer <token>", a browser signs in once on the pa
   --store S           a folder (JSONL files), a postgres:// URL, or a .db/.sqlite file
   --port N            the port (default 8765; 0 picks a free one)
   --host H            the address to bind (default 127.0.0.1)
+  --public-url U      where people reach this server (behind a proxy or load balancer),
+                      for the links to a started chat's page; default the bound address
   --no-auth           no token: only with a loopback --host
   --no-suggest-task   list only todo_write (for hosts that never send turns)
   -h, --help          print this help
@@ -33,6 +35,8 @@ interface ServeArgs {
   store: string;
   port: number;
   host: string;
+  /** The pages' base address without a trailing slash, or undefined: the bound address. */
+  publicUrl: string | undefined;
   auth: boolean;
   suggestTask: boolean;
 }
@@ -46,7 +50,7 @@ function usageError(message: string): never {
 }
 
 function parseArgs(args: string[]): ServeArgs {
-  const out: Partial<ServeArgs> = { port: 8765, host: "127.0.0.1", auth: true, suggestTask: true };
+  const out: Partial<ServeArgs> = { port: 8765, host: "127.0.0.1", publicUrl: undefined, auth: true, suggestTask: true };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = () => {
@@ -56,6 +60,7 @@ function parseArgs(args: string[]): ServeArgs {
     };
     if (arg === "--store") out.store = value();
     else if (arg === "--host") out.host = value();
+    else if (arg === "--public-url") out.publicUrl = publicBase(value());
     else if (arg === "--port") {
       const text = value();
       if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
@@ -67,6 +72,20 @@ function parseArgs(args: string[]): ServeArgs {
   }
   if (out.store === undefined) usageError("--store is required");
   return out as ServeArgs;
+}
+
+/** `--public-url`'s value as a base for page links: an http(s) URL with no query, fragment or credentials, its trailing slashes dropped. */
+function publicBase(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !/^https?:$/.test(url.protocol) || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "" || /[?#]/.test(text)) {
+    usageError(`--public-url must be an http(s) URL with no query, fragment or credentials (got ${JSON.stringify(text.slice(0, 200))})`);
+  }
+  return url.href.replace(/\/+$/, "");
 }
 
 /**
@@ -105,7 +124,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       authorize: () => true,
       suggestTask: options.suggestTask,
       onError,
-      chatUrl: (id) => `${where}/chats/${encodeURIComponent(id)}`,
+      chatUrl: (id) => `${options.publicUrl ?? where}/chats/${encodeURIComponent(id)}`,
     }),
     // dist/ (the build rewrites the inner URL for where this code lands, and maps folders of src/ only)
     assets: new URL("../", new URL("../entrypoints/", import.meta.url)),
