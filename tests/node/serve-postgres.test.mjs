@@ -58,8 +58,8 @@ test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a too
   const packages = install.slice(2).filter((name) => name !== "oda-tasks");
   const { tarball } = packTarball(t);
   const dir = consumer(t, tarball, { deps: Object.fromEntries(packages.map((name) => [name, pinned(name)])) });
-  const command = printed('npx oda-tasks serve --store "$DATABASE_URL" --host 0.0.0.0 --port "$PORT" --public-url "$PUBLIC_URL"');
-  // Both machines at once (their migrations take turns), one token; offline, so npx runs the project's bin and downloads nothing.
+  const command = printed('node_modules/.bin/oda-tasks serve --store "$DATABASE_URL" --host 0.0.0.0 --port "$PORT" --public-url "$PUBLIC_URL"');
+  // Both machines at once (their migrations take turns), one token; offline, so nothing is downloaded.
   const env = { DATABASE_URL: server.url, ODA_TASKS_TOKEN: TOKEN, PORT: "0", PUBLIC_URL: "https://tasks.example", npm_config_offline: "true" };
   const [a, b] = await Promise.all([startCommand(command, { cwd: dir, env, t }), startCommand(command, { cwd: dir, env, t })]);
   for (const s of [a, b]) assert.deepEqual(await (await fetch(`${s.url}/health`)).json(), { ok: true });
@@ -111,6 +111,12 @@ test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a too
   const read = await fetch(`${b.url}/api/oda/chats/c1.s1`, { headers: { cookie } });
   assert.equal(read.status, 200);
   assert.equal((await read.json()).length, 2);
+  // A supervisor signals the process it started, and that is serve itself: it stops gracefully.
+  for (const s of [a, b]) s.child.kill("SIGTERM");
+  assert.deepEqual(await Promise.all([a.exited, b.exited]), [
+    { code: 0, signal: null },
+    { code: 0, signal: null },
+  ]);
   await Promise.all([a.stop(), b.stop()]);
   assert.equal(a.output() + b.output(), "", "nothing on stderr, from start to stop");
 });

@@ -71,7 +71,8 @@ export async function startCommand(command, { cwd, env, t }) {
     await until(`${command} to exit`, () => !groupAlive(child.pid), 15_000);
   };
   t?.after(stop);
-  return { url, output: () => output, stop };
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return { url, output: () => output, stop, child, exited };
 }
 
 /** Runs `oda-tasks serve` with `args` until it exits; resolves to `{ code, stdout, stderr }`. */
