@@ -224,6 +224,51 @@ test("streams of one chat share one store.watch and one build: the same bytes at
   assert.equal(watching, 1, "a chat stays watched a little after its last stream, for a resume");
 });
 
+test("keep-alives: a stream gets one after 15 s without a write, whatever order the streams were opened and written in; a chat is let go 10 s after its last stream", async (t) => {
+  t.mock.timers.enable({ apis: ["setInterval", "Date"], now: 1_000_000 });
+  const inner = new MemoryStore();
+  const tools = await chatWith(inner, "a");
+  await chatWith(inner, "b");
+  const watching = new Set();
+  const store = {
+    read: (id) => inner.read(id),
+    readTextFrom: (id, from) => inner.readTextFrom(id, from),
+    append: (...a) => inner.append(...a),
+    create: (...a) => inner.create(...a),
+    watch: (id, onChange) => {
+      watching.add(id);
+      const stop = inner.watch(id, onChange);
+      return () => {
+        watching.delete(id);
+        stop();
+      };
+    },
+  };
+  const handler = chatHandler({ store, authorize: allow });
+  const a = sse(await get(handler, "chats/a/events"));
+  const b = sse(await get(handler, "chats/b/events"));
+  assert.equal((await a.next()).event, "screen");
+  assert.equal((await b.next()).event, "screen");
+  const last = (s) => new TextDecoder().decode(s.chunks.at(-1));
+  t.mock.timers.tick(10_000);
+  await step(tools, 1);
+  assert.equal((await a.next()).event, "change"); // a, opened first, written last
+  t.mock.timers.tick(6_000);
+  assert.ok(await b.quietFor(50));
+  assert.equal(last(b), ": keep-alive\n\n", "16 s after b's last write");
+  assert.ok(await a.quietFor(50));
+  assert.match(last(a), /^id: \d+\nevent: change\n/, "6 s after a's: nothing yet");
+  t.mock.timers.tick(10_000);
+  assert.ok(await a.quietFor(50));
+  assert.equal(last(a), ": keep-alive\n\n", "16 s after a's last write");
+  await a.reader.cancel();
+  await b.reader.cancel();
+  t.mock.timers.tick(9_000);
+  assert.deepEqual([...watching].sort(), ["a", "b"], "watched a while for a resume");
+  t.mock.timers.tick(2_000);
+  assert.deepEqual([...watching], [], "let go 10 s after the last stream");
+});
+
 test("resume by Last-Event-ID: a small gap gets a change; the length it has gets nothing; a big gap or an id that is none gets the screen", async () => {
   const store = new MemoryStore();
   const tools = await chatWith(store);

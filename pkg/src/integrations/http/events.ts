@@ -99,7 +99,7 @@ export class EventStreams {
               this.#streams.delete(s);
               feed.streams.delete(s);
               // Watched a little longer, so its client resumes by id when it reconnects.
-              if (feed.streams.size === 0) feed.idleSince = Date.now();
+              if (feed.streams.size === 0) this.feeds.idle(feed);
               try {
                 controller.close();
               } catch {
@@ -162,6 +162,8 @@ export class EventStreams {
       return;
     }
     s.lastWrite = Date.now();
+    // To the end of the order the tick reads (a closed stream is not put back).
+    if (this.#streams.delete(s)) this.#streams.add(s);
     // Not taken by a waiting read: it sits unread until the client reads.
     if ((s.controller.desiredSize ?? 0) <= 0) s.waitingSince = s.lastWrite;
   }
@@ -182,7 +184,11 @@ export class EventStreams {
       this.#lastPass = now;
       void this.feeds.pass();
     }
+    // The streams are in the order of their last write (a waiting one's too: nothing is written
+    // to it while it waits), so the look stops at the first one not due for either.
+    const due = Math.min(this.limits.heartbeatMs, this.limits.staleMs);
     for (const s of this.#streams) {
+      if (now - s.lastWrite < due) break;
       if (s.waitingSince !== 0) {
         if (now - s.waitingSince >= this.limits.staleMs) s.close();
       } else if (now - s.lastWrite >= this.limits.heartbeatMs) {

@@ -67,6 +67,10 @@ export class ChatFeed {
  */
 export class ChatFeeds {
   readonly #feeds = new Map<string, ChatFeed>();
+  /** Feeds with no stream, longest idle first: the sweep looks at these only. */
+  readonly #idle = new Set<ChatFeed>();
+  /** Feeds the pass must look at (polled, failed, or with a polled child): a watched, healthy chat costs the pass nothing. */
+  readonly #polled = new Set<ChatFeed>();
   #passing = false;
   /** Reads under way, and the builds waiting for one to end (oldest first). */
   #reading = 0;
@@ -96,6 +100,7 @@ export class ChatFeeds {
     const found = this.#feeds.get(chatId);
     if (found !== undefined) {
       found.idleSince = 0;
+      this.#idle.delete(found);
       return found;
     }
     const feed = new ChatFeed(chatId);
@@ -110,8 +115,16 @@ export class ChatFeeds {
         feed.stop = null; // a watch that cannot start: this chat is polled
       }
     }
+    if (feed.stop === null) this.#polled.add(feed);
     this.refresh(feed);
     return feed;
+  }
+
+  /** `feed`'s last stream closed: it stays watched `LINGER_MS` for its client to resume by id. */
+  idle(feed: ChatFeed): void {
+    feed.idleSince = Date.now();
+    this.#idle.delete(feed);
+    this.#idle.add(feed);
   }
 
   /**
@@ -119,15 +132,10 @@ export class ChatFeeds {
    * of the longest idle ones beyond `most` chats watched.
    */
   sweep(now: number, most: number): void {
-    const idle: ChatFeed[] = [];
-    for (const feed of this.#feeds.values()) {
-      if (feed.streams.size > 0 || feed.idleSince === 0) continue;
-      if (now - feed.idleSince >= LINGER_MS) this.close(feed);
-      else idle.push(feed);
+    for (const feed of this.#idle) {
+      if (now - feed.idleSince < LINGER_MS && this.#feeds.size <= most) break;
+      this.close(feed);
     }
-    if (this.#feeds.size <= most) return;
-    idle.sort((a, b) => a.idleSince - b.idleSince);
-    for (const feed of idle.slice(0, this.#feeds.size - most)) this.close(feed);
   }
 
   /** Stops watching `feed`'s chat. */
@@ -135,6 +143,8 @@ export class ChatFeeds {
     if (feed.closed) return;
     feed.closed = true;
     if (this.#feeds.get(feed.chatId) === feed) this.#feeds.delete(feed.chatId);
+    this.#idle.delete(feed);
+    this.#polled.delete(feed);
     try {
       feed.stop?.();
     } catch {
@@ -179,11 +189,12 @@ export class ChatFeeds {
     if (this.#passing) return;
     this.#passing = true;
     try {
-      for (const feed of [...this.#feeds.values()]) {
+      for (const feed of [...this.#polled]) {
         if (feed.closed || feed.building) continue;
         if (feed.failure !== null) this.refresh(feed);
         else if (feed.stop === null && feed.version !== null && (await this.#moved(feed))) this.refresh(feed);
         else if (feed.children.size > 0 && (await this.#childMoved(feed))) this.refresh(feed);
+        if (!needsPass(feed)) this.#polled.delete(feed);
       }
     } finally {
       this.#passing = false;
@@ -232,6 +243,7 @@ export class ChatFeeds {
       if (feed.children.has(chatId)) continue;
       const child: Child = { stop: null, polled: null };
       feed.children.set(chatId, child);
+      this.#polled.add(feed); // until its watch starts
       if (typeof this.store.watch !== "function") continue;
       try {
         const stop = this.store.watch(chatId, () => {
@@ -280,12 +292,14 @@ export class ChatFeeds {
       const data = await this.failureData(e);
       if (feed.closed) return;
       feed.failure = eventBytes("error", data, null);
+      this.#polled.add(feed);
       this.changed(feed);
       return;
     }
     if (feed.closed) return;
     if (read === null) {
       feed.failure = MISSING;
+      this.#polled.add(feed);
       if (feed.version !== null) {
         // The chat is gone: whatever comes next starts from a screen.
         feed.version = null;
@@ -316,6 +330,13 @@ export class ChatFeeds {
     if (feed.polled === null || feed.polled.length < length) feed.polled = { length, mark: null };
     this.changed(feed);
   }
+}
+
+/** Whether the pass must look at `feed`: it is polled, its last read failed, or a child of it is polled. */
+function needsPass(feed: ChatFeed): boolean {
+  if (feed.stop === null || feed.failure !== null) return true;
+  for (const child of feed.children.values()) if (child.stop === null) return true;
+  return false;
 }
 
 const MISSING = eventBytes("error", JSON.stringify({ code: "store/missing-chat", message: "no such chat" }), null);
