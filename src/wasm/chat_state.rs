@@ -455,7 +455,11 @@ impl ChatStateCore {
 
 /// `todo_write` with or without an owning session (the free export has none
 /// to hold); with `card_of`, the card the entry makes on that chat comes last.
-pub(super) fn todo_write_answer(has_session: bool, p: &TodoWriteCall, card_of: Option<&Chat>) -> Result<Vec<String>, JsValue> {
+pub(super) fn todo_write_answer(
+    has_session: bool,
+    p: &TodoWriteCall,
+    card_of: Option<&Chat>,
+) -> Result<Vec<String>, JsValue> {
     let options = TodoOptions {
         one_active: p.one_active.unwrap_or(true),
     };
@@ -464,7 +468,11 @@ pub(super) fn todo_write_answer(has_session: bool, p: &TodoWriteCall, card_of: O
         (Ok(d), Some(chat)) => Some(answer(&chat.next_card(d.entry.todos.clone()))),
         _ => None,
     };
-    let mut parts = tool_answer::<Text>(decided.map(|d| (Entry::TodoUpdate(d.entry), d.output)).map_err(|e| e.to_string()))?;
+    let mut parts = tool_answer::<Text>(
+        decided
+            .map(|d| (Entry::TodoUpdate(d.entry), d.output))
+            .map_err(|e| e.to_string()),
+    )?;
     parts.extend(card);
     Ok(parts)
 }

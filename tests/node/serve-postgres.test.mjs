@@ -58,9 +58,17 @@ test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a too
   const packages = install.slice(2).filter((name) => name !== "oda-tasks");
   const { tarball } = packTarball(t);
   const dir = consumer(t, tarball, { deps: Object.fromEntries(packages.map((name) => [name, pinned(name)])) });
-  const command = printed('node_modules/.bin/oda-tasks serve --store "$DATABASE_URL" --host 0.0.0.0 --port "$PORT" --public-url "$PUBLIC_URL"');
+  const command = printed(
+    'node_modules/.bin/oda-tasks serve --store "$DATABASE_URL" --host 0.0.0.0 --port "$PORT" --public-url "$PUBLIC_URL"',
+  );
   // Both machines at once (their migrations take turns), one token; offline, so nothing is downloaded.
-  const env = { DATABASE_URL: server.url, ODA_TASKS_TOKEN: TOKEN, PORT: "0", PUBLIC_URL: "https://tasks.example", npm_config_offline: "true" };
+  const env = {
+    DATABASE_URL: server.url,
+    ODA_TASKS_TOKEN: TOKEN,
+    PORT: "0",
+    PUBLIC_URL: "https://tasks.example",
+    npm_config_offline: "true",
+  };
   const [a, b] = await Promise.all([startCommand(command, { cwd: dir, env, t }), startCommand(command, { cwd: dir, env, t })]);
   for (const s of [a, b]) assert.deepEqual(await (await fetch(`${s.url}/health`)).json(), { ok: true });
   const json = (body, method = "POST") => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -155,11 +155,20 @@ test("serve --public-url: the MCP Apps view links a started chat's page at the p
     const r = await withToken(`${url}/mcp`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+      }),
     });
     return (await r.json()).result;
   };
-  const offered = await call("suggest_task", { title: "Add retries", tldr: "Flaky uploads.", brief: "Retry." }, { "oda-tasks/chat": "c1", "oda-tasks/turn": "t1" });
+  const offered = await call(
+    "suggest_task",
+    { title: "Add retries", tldr: "Flaky uploads.", brief: "Retry." },
+    { "oda-tasks/chat": "c1", "oda-tasks/turn": "t1" },
+  );
   const id = offered._meta["oda-tasks/offer"].id;
   const started = await call("oda_start", { chat: "c1", id });
   assert.deepEqual(started.structuredContent.links, { "c1.s1": "https://tasks.example/oda/chats/c1.s1" });

@@ -492,7 +492,10 @@ test("JsonlStore: a warm read takes the log this process committed without the c
       await once(holder, "exit");
       assert.deepEqual((await read).texts, [], "the taken-back line was never read");
       await new Promise((r) => setTimeout(r, 100));
-      assert.ok(told.every((length) => length === 2), `the watch told only the committed length: ${told}`);
+      assert.ok(
+        told.every((length) => length === 2),
+        `the watch told only the committed length: ${told}`,
+      );
       assert.equal(await store.append("c", [{ type: "b" }], 2), 3);
       assert.equal(told.at(-1), 3);
       stop();
@@ -510,7 +513,10 @@ test("JsonlStore: a reader at the state before this process's append gets its te
     for (const chat of ["long", "short"]) {
       let at = await store.readSince(chat, 0, null);
       let length = 1;
-      for (const entry of [{ type: "a", n: 1.5e300 }, { type: "b", text: "é\u2028" }]) {
+      for (const entry of [
+        { type: "a", n: 1.5e300 },
+        { type: "b", text: "é\u2028" },
+      ]) {
         length = await store.append(chat, [entry], length);
         const warm = await store.readSince(chat, length - 1, at.mark);
         // The same read in another process, which has nothing remembered: from the file.
@@ -547,5 +553,8 @@ test("JsonlStore: an append to a chat at the state this process committed reads 
     } finally {
       restore();
     }
-    assert.deepEqual((await store.read("c")).map((e) => e.type), ["session", "a", "b", "other", "c"]);
+    assert.deepEqual(
+      (await store.read("c")).map((e) => e.type),
+      ["session", "a", "b", "other", "c"],
+    );
   }));

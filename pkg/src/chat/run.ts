@@ -157,7 +157,8 @@ function decider(call: ToolCall, options: RunToolOptions, ui: boolean): Decide {
   switch (name) {
     case "todo_write": {
       const opts = options.oneActive === undefined ? limit : { ...limit, oneActive: options.oneActive };
-      if (ui) return (state) => (state === null ? { result: todoWrite(null, input, opts), card: null } : todoWriteWithCard(state, input, opts));
+      if (ui)
+        return (state) => (state === null ? { result: todoWrite(null, input, opts), card: null } : todoWriteWithCard(state, input, opts));
       return (state) => ({ result: state === null ? todoWrite(null, input, opts) : state.todoWrite(input, opts), card: null });
     }
     case "suggest_task":

@@ -82,7 +82,15 @@ function publicBase(text: string): string {
   } catch {
     url = undefined;
   }
-  if (url === undefined || !/^https?:$/.test(url.protocol) || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "" || /[?#]/.test(text)) {
+  if (
+    url === undefined ||
+    !/^https?:$/.test(url.protocol) ||
+    url.search !== "" ||
+    url.hash !== "" ||
+    url.username !== "" ||
+    url.password !== "" ||
+    /[?#]/.test(text)
+  ) {
     usageError(`--public-url must be an http(s) URL with no query, fragment or credentials (got ${JSON.stringify(text.slice(0, 200))})`);
   }
   return url.href.replace(/\/+$/, "");

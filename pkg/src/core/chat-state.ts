@@ -116,7 +116,11 @@ function detached(buffer: ArrayBufferLike): boolean {
  * @example
  * const { result, card } = todoWriteWithCard(state, { todos: [{ content: "Ship", status: "pending" }] });
  */
-export let todoWriteWithCard: (state: ChatState, input: unknown, options?: TodoWriteOptions) => { result: TodoWriteResult; card: TodoCard | null };
+export let todoWriteWithCard: (
+  state: ChatState,
+  input: unknown,
+  options?: TodoWriteOptions,
+) => { result: TodoWriteResult; card: TodoCard | null };
 
 /**
  * A chat's state in the WASM core: the fold of its log, kept between calls.

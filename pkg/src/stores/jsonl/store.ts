@@ -249,7 +249,13 @@ export class JsonlStore implements Store {
    * `readSince` on the opened file: under the lock (`held`), or up to the
    * commit point `at` without it (undefined when the file moved on since).
    */
-  async #readSinceOpened(chatId: string, file: string, from: number, mark: string | null, at: boolean | CommitPoint): Promise<LogRead | null | undefined> {
+  async #readSinceOpened(
+    chatId: string,
+    file: string,
+    from: number,
+    mark: string | null,
+    at: boolean | CommitPoint,
+  ): Promise<LogRead | null | undefined> {
     const opened = await openChat(chatId, file, "read");
     if (opened === null) return typeof at === "boolean" ? this.#absent(chatId, null) : undefined;
     try {
