@@ -1799,6 +1799,14 @@ test("entryLine: a RAW_TEXT is stored exactly; one that is not one line of a typ
     await assert.rejects(store.append("c", [bad]), (e) => e instanceof TypeError && e.message === message, message);
   }
   assert.deepEqual(await store.read("c"), [session], "nothing written");
+  // An entry the core made is taken as the core wrote it; given another text, it is checked again.
+  const made = ChatState.fromLog([session]).todoWrite({ todos: [{ content: "Ship", status: "pending" }] }).entry;
+  Object.defineProperty(made, RAW_TEXT, { value: '{"type":\n"todo_update"}' });
+  await assert.rejects(store.append("c", [made]), {
+    name: "TypeError",
+    message: "oda-tasks: entry 0's JSON text is not one line (is JSON.stringify wrapped?); nothing was written",
+  });
+  assert.deepEqual(await store.read("c"), [session], "nothing written");
   // A copy of the package's code loaded after the app wrapped JSON.stringify takes the
   // wrapper: its check refuses what the wrapper makes, rather than write it. (The module
   // is bundled: a fresh copy of the shared chunk it re-exports is a fresh copy of its code.)

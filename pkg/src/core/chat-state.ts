@@ -30,7 +30,7 @@ import type {
 } from "./types.js";
 
 // The key under which an entry the core wrote carries its exact stored text: the stores' `entryLine` reads it.
-import { entryLine, RAW_TEXT, parseJson } from "./entry-text.js";
+import { entryLine, RAW_TEXT, parseJson, withCoreText } from "./entry-text.js";
 export { RAW_TEXT };
 
 /** An answer from the core: `[answer JSON, entry texts…]`; each entry gets its exact text under {@link RAW_TEXT}. */
@@ -39,9 +39,7 @@ export function withEntryTexts<T>(parts: string[], entries: (answer: T) => unkno
   const answer = parseJson(json as string) as T;
   entries(answer).forEach((entry, i) => {
     const text = texts[i];
-    if (entry !== null && typeof entry === "object" && text !== undefined) {
-      Object.defineProperty(entry, RAW_TEXT, { value: text, enumerable: false, writable: false, configurable: true });
-    }
+    if (entry !== null && typeof entry === "object" && text !== undefined) withCoreText(entry, text);
   });
   return answer;
 }

@@ -62,6 +62,21 @@ function nonFiniteMarked(value: unknown, text: string): string | undefined {
   return marked?.includes(NON_FINITE_TEXT) ? marked : undefined;
 }
 
+/** Entries the core made, with the text it gave each: checked once, by the core. */
+const coreTexts = new WeakMap<object, string>();
+
+/**
+ * Gives `entry`, made by the core, its exact stored `text` under {@link RAW_TEXT}.
+ *
+ * @example
+ * const entry = { type: "turn_started" };
+ * withCoreText(entry, '{"type":"turn_started"}');
+ */
+export function withCoreText(entry: object, text: string): void {
+  Object.defineProperty(entry, RAW_TEXT, { value: text, enumerable: false, writable: false, configurable: true });
+  coreTexts.set(entry, text);
+}
+
 /**
  * The stored text of `entry`: its own `RAW_TEXT` string when it has one,
  * else its JSON text. Throws a `TypeError` (and so nothing is written) unless
@@ -76,6 +91,8 @@ export function entryLine(entry: unknown): string {
     const raw = ownDescriptor(entry, RAW_TEXT);
     text = raw !== undefined && "value" in raw ? raw.value : undefined;
     if (typeof text !== "string") throw new TypeError("oda-tasks: the entry has a RAW_TEXT that is not a string");
+    // The core's own text, as the core gave it: already one line of an entry's JSON.
+    if (coreTexts.get(entry) === text) return text;
   } else {
     try {
       // `undefined`, a function or a symbol has no JSON form: it stands as null, as in an array.
