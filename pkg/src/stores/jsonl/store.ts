@@ -61,6 +61,8 @@ export interface JsonlStoreOptions {
 }
 
 const DEFAULT_LOCK_WAIT = 10_000;
+const DEFAULT_READ_CHUNK = 1 << 20;
+const DEFAULT_WATCH_POLL = 1_000;
 
 /** A scan of a file opened at commit point `point` that wants no entries: what it would find. */
 function atCommit(point: CommitPoint): Scan {
@@ -74,8 +76,6 @@ interface ScanFrom {
   held: boolean;
   upTo?: bigint;
 }
-const DEFAULT_READ_CHUNK = 1 << 20;
-const DEFAULT_WATCH_POLL = 1_000;
 
 /**
  * A {@link Store} that keeps each chat in one file of `dir`, one JSON entry
