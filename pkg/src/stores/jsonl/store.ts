@@ -173,9 +173,10 @@ export class JsonlStore implements Store {
   /** The chat's length, counted on from this process's checkpoint under the chat's lock; null with no file. */
   async #lengthNow(chatId: string): Promise<CountedLength | null> {
     const file = this.file(chatId);
-    if (!(await exists(file))) return null;
+    // A file at a commit point exists: only a chat that is not needs the look for its file.
     const point = await this.#unchanged(chatId, file);
     if (point !== undefined) return { length: point.count, file: fileSignature(point) };
+    if (!(await exists(file))) return null;
     return this.#locked(chatId, "read", async (held) => {
       const opened = await openChat(chatId, file, "read");
       if (opened === null) return null;
@@ -351,7 +352,7 @@ export class JsonlStore implements Store {
         const known = committedAt(file, opened.st);
         const scan = known === undefined ? await this.#scan(chatId, opened, file, Infinity, { held: true }) : atCommit(known);
         const length = scan.count;
-        const before = committedAt(file, opened.st); // the state this append starts from, when whole
+        const before = known ?? committedAt(file, opened.st); // the state this append starts from, when whole (the scan may have recorded it)
         if (expectedLength !== undefined && expectedLength !== length) {
           throw new ConflictError(chatId, expectedLength, length);
         }
