@@ -189,6 +189,55 @@ test("live elements: the screen from src, the plan following the event stream, t
   assert.deepEqual(errors, []);
 });
 
+test("live elements: once the stream gave a screen, a property set later (a chat UI's late snapshot) is checked but not drawn; before it, the property draws", async (t) => {
+  const { store, tools, tab, errors } = await app(t);
+  const plan = tab.locator("oda-plan").first();
+  await beginTurn(store, "c");
+  await tools.todo_write(todos(["Write tests", "completed"], ["Ship", "in_progress"]));
+  await endTurn(store, "c");
+  await plan.locator("[part=state]").filter({ hasText: "Finished · turn 4" }).waitFor({ timeout: 10_000 });
+  await tab.locator("oda-suggestions [part=chip]").nth(2).waitFor({ timeout: 10_000 });
+  // What a renderer hands over late: the run's plan while it ran, and an empty list.
+  const running = {
+    state: "running",
+    turn: 4,
+    todos: [
+      { content: "Write tests", status: "in_progress" },
+      { content: "Ship", status: "pending" },
+    ],
+  };
+  const refused = await tab.evaluate((running) => {
+    const [el, suggestions] = [document.querySelector("oda-plan"), document.querySelector("oda-suggestions")];
+    el.plan = running;
+    el.cardCount = 0;
+    suggestions.list = { open: [], settled: [] };
+    try {
+      el.plan = { state: "sideways" };
+      return null;
+    } catch (e) {
+      return e.constructor.name;
+    }
+  }, running);
+  assert.equal(refused, "TypeError", "a wrong plan is still refused");
+  assert.equal(await plan.locator("[part=state]").textContent(), "Finished · turn 4");
+  assert.equal(await plan.locator("[part=counts]").textContent(), "1 of 2 completed");
+  assert.equal(await tab.locator("oda-suggestions").first().locator("[part=chip]").count(), 3);
+  // The next change is drawn.
+  await beginTurn(store, "c");
+  await plan.locator("[part=state]").filter({ hasText: "Cleared: a new turn started" }).waitFor({ timeout: 10_000 });
+  // An element whose stream never speaks (a chat it may not read) draws its property.
+  const drawn = await tab.evaluate(async (running) => {
+    const el = Object.assign(document.createElement("oda-plan"), { id: "unread", plan: running });
+    el.setAttribute("src", "/api/oda/chats/other");
+    document.querySelector("main").append(el);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    el.plan = { ...running, state: "finished" };
+    return el.shadowRoot.querySelector("[part=state]").textContent;
+  }, running);
+  assert.equal(drawn, "Finished · turn 4");
+  assert.deepEqual(errors, []);
+});
+
 test("live elements: a refusal is announced with the service's message; preventDefault leaves the action to the app", async (t) => {
   // No push comes in this test (a store without watch, polled once a minute): what the element shows is what it fetched or was answered.
   const { store, tab, errors } = await app(t, { pollMs: 60_000, watch: false });

@@ -1,6 +1,8 @@
 // The base of the elements that take `src`: while connected with a `src`
 // they follow that chat's screen (live.ts) and hand each one to `screen()`;
-// without one they draw what their properties are set to, as before.
+// without one they draw what their properties are set to, as before. Once the
+// chat's stream gave a screen, it alone is drawn: a property set later (a chat
+// UI's snapshot rendered late) would show an older state that no event fixes.
 import type { ChatScreen } from "../integrations/http/screen.js";
 import { AnswerElement } from "./dom.js";
 import { follow } from "./live.js";
@@ -14,6 +16,7 @@ import { follow } from "./live.js";
  */
 export abstract class FollowingElement extends AnswerElement {
   #stop: (() => void) | null = null;
+  #streamed = false;
 
   /** The attributes watched: `src`. */
   static get observedAttributes(): string[] {
@@ -49,8 +52,24 @@ export abstract class FollowingElement extends AnswerElement {
   #restart(): void {
     this.#stop?.();
     this.#stop = null;
+    this.#streamed = false;
     const src = this.src;
-    if (src !== null && src !== "") this.#stop = follow(src, (screen) => this.screen(screen));
+    if (src !== null && src !== "")
+      this.#stop = follow(src, (screen) => {
+        this.#streamed = true;
+        this.screen(screen);
+      });
+  }
+
+  /**
+   * Whether the followed chat's stream gave a screen: the properties are then
+   * checked but not drawn (the stream is newer than any snapshot).
+   *
+   * @example
+   * // in a subclass's setter: if (this.streamed) return;
+   */
+  protected get streamed(): boolean {
+    return this.#streamed;
   }
 
   /** Takes a screen the chat's stream pushed. */

@@ -46,7 +46,9 @@ export class OdaPlanElement extends FollowingElement {
     return this.#plan;
   }
   set plan(value: TodoPlan | null) {
-    this.#plan = accepted<TodoPlan>("oda-plan", "plan", "a plan of view().plan", value, todoPlanProblem);
+    const plan = accepted<TodoPlan>("oda-plan", "plan", "a plan of view().plan", value, todoPlanProblem);
+    if (this.streamed) return; // following `src`: the chat's stream draws
+    this.#plan = plan;
     this.redraw();
   }
 
@@ -55,6 +57,7 @@ export class OdaPlanElement extends FollowingElement {
     return this.#cardCount;
   }
   set cardCount(value: number) {
+    if (this.streamed) return;
     this.#cardCount = typeof value === "number" ? value : 0;
     this.redraw();
   }

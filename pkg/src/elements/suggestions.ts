@@ -105,13 +105,19 @@ export class OdaSuggestionsElement extends FollowingElement {
     return this.#list;
   }
   set list(value: SuggestionList | null) {
-    this.#list = accepted<SuggestionList>(
+    const list = accepted<SuggestionList>(
       "oda-suggestions",
       "list",
       "a list of service.list() ({ open, settled })",
       value,
       suggestionListProblem,
     );
+    if (!this.streamed) this.#show(list); // following `src`: the chat's stream draws
+  }
+
+  /** Draws `list`, the keyboard's focus kept on the button it was on (or the next one of that offer). */
+  #show(list: SuggestionList | null): void {
+    this.#list = list;
     keepFocus(
       this.root,
       () => this.redraw(),
@@ -131,7 +137,7 @@ export class OdaSuggestionsElement extends FollowingElement {
 
   /** A pushed screen: its open and settled suggestions (with progress). */
   protected screen(screen: ChatScreen): void {
-    this.list = { open: screen.open, settled: screen.settled };
+    this.#show({ open: screen.open, settled: screen.settled });
   }
 
   /** Dispatches an event; `false` when a listener called preventDefault. */
