@@ -279,6 +279,47 @@ for (const driver of DRIVERS) {
     }
   });
 
+  test(`watch (${driver}): stop() and then the client's end() while the feed's read of the lengths is in flight: end() resolves once the read is done`, async () => {
+    const db = await fresh();
+    const other = db.client("pg");
+    // Not one of db's clients: db.done() must not wait on an end() this test found stuck.
+    const name = `oda-watch-end-${process.pid}-${++apps}`;
+    const client =
+      driver === "postgres.js"
+        ? postgres(server.url, { connection: { search_path: db.schema.name, application_name: name }, onnotice: () => undefined })
+        : db.schema.pool({ application_name: name });
+    const store = new PostgresStore(client, { onError: () => undefined });
+    const lock = await other.connect();
+    try {
+      await createChat(store, "a", { workspace: "/w" });
+      const heard = [];
+      const stop = store.watch("a", (n) => heard.push(n));
+      await until("the feed's first read once it listens", () => heard.length === 1);
+      // The table locked by another session, then a notice: the feed's read of the lengths waits on the lock.
+      const oid = (await other.query("SELECT 'oda_tasks_chats'::regclass::oid::text AS oid")).rows[0].oid;
+      await lock.query("BEGIN");
+      await lock.query("LOCK TABLE oda_tasks_chats IN ACCESS EXCLUSIVE MODE");
+      await other.query("SELECT pg_notify('oda_tasks', $1)", [`${oid} 2 a`]);
+      await until("the feed's read waiting on the lock", async () => {
+        const { rows } = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND query LIKE 'SELECT chat_id, length%'",
+          [name],
+        );
+        return rows.length === 1;
+      });
+      stop();
+      const ended = client.end().then(() => "ended");
+      await lock.query("ROLLBACK");
+      const outcome = await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 10_000, "still waiting after 10 s"))]);
+      assert.equal(outcome, "ended");
+    } finally {
+      lock.release();
+      // A client that never ends is let go by the server, so the file can end.
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
+      await db.done();
+    }
+  });
+
   test(`watch (${driver}): after the last stop nothing keeps the process alive (it exits once its client is ended)`, async () => {
     const db = await fresh();
     try {

@@ -22,7 +22,7 @@ test("Drizzle + postgres.js: the recipe as printed, from the tarball, over the a
   const { tarball } = packTarball(t);
   const dir = consumer(t, tarball, { deps: { "drizzle-orm": pinned("drizzle-orm"), postgres: pinned("postgres") }, files });
   const [, script] = command.split(" node ");
-  const output = sh(dir, process.execPath, [script], { env: { ...process.env, DATABASE_URL: server.url } });
+  const output = sh(dir, process.execPath, [script], { env: { ...process.env, DATABASE_URL: server.url }, timeout: 60_000 });
   assert.equal(
     output,
     "chat-1 has 1 entries\nchat-1 has 2 entries\nchat-1 has 3 entries\nUpdated todo list: 1 pending, 0 in progress, 0 completed\nchat-1 has 4 entries\n",

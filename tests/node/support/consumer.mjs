@@ -29,13 +29,26 @@ export function runtimes() {
   return (path) => join(dir, "node_modules", path);
 }
 
-/** Runs a command in `cwd`; resolves to its output, throws with both streams on a non-zero exit. */
+/**
+ * Runs a command in `cwd`; resolves to its output, throws with both streams on a non-zero exit
+ * or after `timeout` ms (default 10 minutes: a synchronous child that hangs would block the
+ * file's own timeouts, and so the whole run).
+ */
 export function sh(cwd, cmd, args, options = {}) {
+  const timeout = options.timeout ?? 600_000;
   try {
-    return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
+    return execFileSync(cmd, args, {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      killSignal: "SIGKILL",
+      ...options,
+      timeout,
+    });
   } catch (e) {
     const tail = (text) => String(text ?? "").slice(-4000);
-    throw new Error(`${cmd} ${args.join(" ")} failed in ${cwd}:\n${tail(e.stdout)}\n${tail(e.stderr)}`, { cause: e });
+    const why = e.code === "ETIMEDOUT" ? `timed out after ${timeout / 1000} s` : "failed";
+    throw new Error(`${cmd} ${args.join(" ")} ${why} in ${cwd}:\n${tail(e.stdout)}\n${tail(e.stderr)}`, { cause: e });
   }
 }
 
@@ -49,7 +62,14 @@ export function sh(cwd, cmd, args, options = {}) {
 export function runSuite(node, cwd, file, passes) {
   // Without the parent runner's NODE_TEST_CONTEXT, the child reports to its own stdout.
   const env = Object.fromEntries(Object.entries({ ...process.env, NO_COLOR: "1" }).filter(([k]) => k !== "NODE_TEST_CONTEXT"));
-  const r = spawnSync(node, ["--test", "--test-reporter=spec", file], { cwd, encoding: "utf8", env });
+  const r = spawnSync(node, ["--test", "--test-reporter=spec", file], {
+    cwd,
+    encoding: "utf8",
+    env,
+    timeout: 600_000,
+    killSignal: "SIGKILL",
+  });
+  assert.equal(r.error, undefined, `${file} under ${node}: ${r.error}`);
   assert.equal(r.status, 0, `${file} under ${node}:\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-3000)}`);
   assert.match(r.stdout, new RegExp(`ℹ pass ${passes}\\b`));
   assert.match(r.stdout, /ℹ fail 0\b/);

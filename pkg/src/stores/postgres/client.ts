@@ -56,6 +56,26 @@ export function giveBack(client: PgPoolClient, error?: Error): void {
 
 function ignore(): void {}
 
+/**
+ * One statement outside any transaction on a client leased for it, handed
+ * back after (closed on a failure); resolves to its rows.
+ *
+ * @example
+ * import pg from "pg";
+ * const rows = await leasedQuery(new pg.Pool(), "SELECT pg_notify($1, $2)", ["oda_tasks", "hello"]);
+ */
+export async function leasedQuery(pool: PgPool, text: string, values?: unknown[]): Promise<unknown[]> {
+  const client = await lease(pool);
+  try {
+    const { rows } = await client.query(text, values);
+    giveBack(client);
+    return rows;
+  } catch (e) {
+    giveBack(client, asError(e));
+    throw e;
+  }
+}
+
 /** The chat's length, or `null` when it does not exist. */
 export async function currentLength(client: PgPoolClient, chatId: string): Promise<number | null> {
   const { rows } = await client.query({ name: "oda-tasks-length", text: LENGTH, values: [chatId] });

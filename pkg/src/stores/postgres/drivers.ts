@@ -3,7 +3,7 @@
 // postgres.js `Sql`, each seen as pooled sessions that run SQL text, plus a
 // LISTEN. The drivers are the app's; the package imports neither on this
 // path (`pg` is loaded only for a connection string).
-import type { PgPool, PgPoolClient } from "./client.js";
+import { leasedQuery, type PgPool, type PgPoolClient } from "./client.js";
 import { asError, isBug, isFatal, isServerError, withCause } from "./errors.js";
 
 /**
@@ -70,9 +70,11 @@ export type Listen = (
   onListen: () => void,
 ) => Promise<Listening>;
 
-/** A client as the store uses it: pooled sessions, and a LISTEN. */
+/** A client as the store uses it: pooled sessions, one statement outside them, and a LISTEN. */
 export interface Database {
   pool: PgPool;
+  /** One statement outside any transaction (the change feed's reads and notices); its rows. */
+  query(text: string, values?: unknown[]): Promise<unknown[]>;
   listen: Listen;
 }
 
@@ -124,6 +126,7 @@ function isPool(client: unknown): client is PgPool {
 export function nodePostgres(pool: PgPool): Database {
   return {
     pool,
+    query: (text, values) => leasedQuery(pool, text, values),
     async listen(channel, onNotice, onLost) {
       const { Client, options } = pool as { Client?: new (config: object) => PgOwnClient; options?: object };
       let client: PgListenClient;
@@ -200,7 +203,10 @@ function ignore(): void {}
  * values as they are; `SET LOCAL` is sent as literals), its SQLSTATE already
  * in `error.code` and `error.severity`; LISTEN through `sql.listen`. A
  * server it cannot reach makes postgres.js try again forever: a lease waits
- * `connectWait` ms at most, and fails as a lost connection does.
+ * `connectWait` ms at most, and fails as a lost connection does. A statement
+ * outside a transaction reserves nothing: an `sql.end()` that overlaps a
+ * reserved connection never resolves (postgres.js 3.4), and the app's
+ * `stop(); await sql.end()` may overlap the feed's last read.
  */
 export function postgresJs(sql: PostgresJsSql, connectWait: number): Database {
   const prepare = sql.options?.prepare !== false;
@@ -232,6 +238,9 @@ export function postgresJs(sql: PostgresJsSql, connectWait: number): Database {
   };
   return {
     pool,
+    async query(text, values = []) {
+      return [...(await sql.unsafe(text, values, values.length > 0 ? { prepare } : {}))];
+    },
     async listen(channel, onNotice, _onLost, onListen) {
       let first = true;
       let over = false;

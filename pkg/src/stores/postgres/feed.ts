@@ -7,7 +7,6 @@
 import { backoffDelay, type Backoff } from "../backoff.js";
 import { StoreError } from "../store.js";
 import { ChangeListeners, type ChangeListener } from "../watchers.js";
-import { giveBack, lease, type PgPool } from "./client.js";
 import type { Database, Listening } from "./drivers.js";
 import { asError, withCause } from "./errors.js";
 import { CHANNEL, LENGTHS, TABLE_OID } from "./sql.js";
@@ -119,7 +118,7 @@ export class ChangeFeed {
     let step = "could not open the LISTEN connection";
     try {
       const db = await this.#db;
-      this.#oid ??= await this.#tableOid(db.pool);
+      this.#oid ??= await this.#tableOid(db);
       if (generation !== this.#generation) return;
       let listening: Listening | null = null;
       listening = await db.listen(
@@ -136,7 +135,7 @@ export class ChangeFeed {
       }
       this.#listening = listening;
       step = `did not hear its probe notice within ${this.#options.probeMs} ms (LISTEN does not work through a PgBouncer in transaction mode; a role may not be allowed to run pg_notify)`;
-      await this.#probeOnce(db.pool);
+      await this.#probeOnce(db);
       if (generation !== this.#generation || this.#listening !== listening) return;
       this.#state = "listening";
       this.#failures = 0;
@@ -215,16 +214,8 @@ export class ChangeFeed {
   async #readBack(generation: number, chats: string[]): Promise<void> {
     if (chats.length === 0) return;
     const versions = chats.map((chatId) => this.#known.get(chatId)?.version);
-    let rows: { chat_id: string; length: string }[];
     const db = await this.#db;
-    const client = await lease(db.pool);
-    try {
-      rows = (await client.query(LENGTHS, [chats])).rows as { chat_id: string; length: string }[];
-      giveBack(client);
-    } catch (e) {
-      giveBack(client, asError(e));
-      throw e;
-    }
+    const rows = (await db.query(LENGTHS, [chats])) as { chat_id: string; length: string }[];
     if (generation !== this.#generation) return;
     const lengths = new Map(rows.map((row) => [row.chat_id, Number(row.length)]));
     chats.forEach((chatId, i) => {
@@ -309,7 +300,7 @@ export class ChangeFeed {
   }
 
   /** Sends a notice through the pool and waits for the LISTEN to hear it. */
-  async #probeOnce(pool: PgPool): Promise<void> {
+  async #probeOnce(db: Database): Promise<void> {
     const token = `${Date.now().toString(36)}.${++probes}`;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
@@ -319,14 +310,7 @@ export class ChangeFeed {
       this.#probe = { token, heard: resolve };
     });
     const send = async () => {
-      const client = await lease(pool);
-      try {
-        await client.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.#oid} probe ${token}`]);
-        giveBack(client);
-      } catch (e) {
-        giveBack(client, asError(e));
-        throw e;
-      }
+      await db.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.#oid} probe ${token}`]);
       await heard;
     };
     try {
@@ -337,16 +321,9 @@ export class ChangeFeed {
     }
   }
 
-  async #tableOid(pool: PgPool): Promise<string> {
-    const client = await lease(pool);
-    try {
-      const { rows } = await client.query(TABLE_OID);
-      giveBack(client);
-      return (rows[0] as { oid: string }).oid;
-    } catch (e) {
-      giveBack(client, asError(e));
-      throw e;
-    }
+  async #tableOid(db: Database): Promise<string> {
+    const rows = await db.query(TABLE_OID);
+    return (rows[0] as { oid: string }).oid;
   }
 
   #report(error: Error): void {
