@@ -12,9 +12,10 @@
 // keys take the worst store of each target; asserts no timing.
 // A store without `watch` is served by the handler's batched poll (pollMs
 // 1000), and its figures say so. Options: --chats=N (default 10000),
-// --only=memory,jsonl,sqlite,postgres,bytes,heap,slowdown, --idle-ms=N (default 16000).
+// --only=memory,jsonl,sqlite,postgres,bytes,heap,slowdown, --idle-ms=N (default 16000),
+// --profile-idle=DIR (a V8 CPU profile of each store's idle window, <store>.cpuprofile in DIR).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -90,6 +91,22 @@ async function openStreams(handler, ids) {
   };
 }
 
+/** The V8 profiler of this process, started; `save(file)` stops it and writes the profile there. */
+async function profiler() {
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return {
+    save: async (file) => {
+      const { profile } = await session.post("Profiler.stop");
+      session.disconnect();
+      writeFileSync(file, JSON.stringify(profile));
+    },
+  };
+}
+
 /** A child process writing through its own store of the same place; `write(chatId, n)` resolves to the time it wrote. */
 async function writer(kind, where, driver = "") {
   const proc = spawn(process.execPath, [WRITER, kind, where, driver], { stdio: ["pipe", "pipe", "inherit"] });
@@ -154,10 +171,12 @@ async function storeRun(name, store, otherProcess) {
   gc();
   const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / CHATS;
   const watch = typeof store.watch === "function" ? "store.watch" : "batched poll, pollMs 1000";
+  const profiling = args["profile-idle"] === undefined ? null : await profiler();
   const cpu0 = process.cpuUsage();
   t = performance.now();
   await sleep(IDLE_MS);
   const used = process.cpuUsage(cpu0);
+  await profiling?.save(join(args["profile-idle"], `${name.split(" ")[0]}.cpuprofile`));
   const idle = (used.user + used.system) / 1000 / (performance.now() - t);
   rows.push([name, `CPU while nothing changes, ${CHATS} streams (${watch}), fraction of a core`, round(idle, 4)]);
   rows.push([name, "RSS per stream", `${round(rssKb)} KB`]);
