@@ -12,7 +12,8 @@
 // keys take the worst store of each target; asserts no timing.
 // A store without `watch` is served by the handler's batched poll (pollMs
 // 1000), and its figures say so. Options: --chats=N (default 10000),
-// --only=memory,jsonl,sqlite,postgres,bytes,heap,slowdown, --idle-ms=N (default 16000),
+// --only=memory,jsonl,sqlite,postgres,bytes,heap,slowdown, --idle-ms=N (default 50000: two keep-alive periods,
+// so the window holds each stream's keep-alives and the collections they bring),
 // --profile-idle=DIR (a V8 CPU profile of each store's idle window, <store>.cpuprofile in DIR).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +26,7 @@ import { JsonlStore } from "oda-tasks/node";
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=")));
 const CHATS = Number(args.chats ?? 10_000);
-const IDLE_MS = Number(args["idle-ms"] ?? 16_000);
+const IDLE_MS = Number(args["idle-ms"] ?? 50_000);
 const ONLY = new Set((args.only ?? "memory,jsonl,sqlite,bytes,heap,slowdown").split(","));
 if ("postgres" in args) ONLY.add("postgres"); // `--postgres` alone: its value is undefined
 const WRITER = fileURLToPath(new URL("./bench/live-writer.mjs", import.meta.url));

@@ -224,7 +224,7 @@ test("streams of one chat share one store.watch and one build: the same bytes at
   assert.equal(watching, 1, "a chat stays watched a little after its last stream, for a resume");
 });
 
-test("keep-alives: a stream gets one after 15 s without a write, whatever order the streams were opened and written in; a chat is let go 10 s after its last stream", async (t) => {
+test("keep-alives: a stream gets one after 25 s without a write (keepAliveMs), whatever order the streams were opened and written in; a chat is let go 10 s after its last stream", async (t) => {
   t.mock.timers.enable({ apis: ["setInterval", "Date"], now: 1_000_000 });
   const inner = new MemoryStore();
   const tools = await chatWith(inner, "a");
@@ -253,20 +253,45 @@ test("keep-alives: a stream gets one after 15 s without a write, whatever order 
   t.mock.timers.tick(10_000);
   await step(tools, 1);
   assert.equal((await a.next()).event, "change"); // a, opened first, written last
-  t.mock.timers.tick(6_000);
+  t.mock.timers.tick(14_000);
   assert.ok(await b.quietFor(50));
-  assert.equal(last(b), ": keep-alive\n\n", "16 s after b's last write");
+  assert.match(last(b), /^id: \d+\nevent: screen\n/, "24 s after b's last write: nothing yet");
+  t.mock.timers.tick(2_000);
+  assert.ok(await b.quietFor(50));
+  assert.equal(last(b), ": keep-alive\n\n", "26 s after b's last write");
   assert.ok(await a.quietFor(50));
-  assert.match(last(a), /^id: \d+\nevent: change\n/, "6 s after a's: nothing yet");
+  assert.match(last(a), /^id: \d+\nevent: change\n/, "16 s after a's: nothing yet");
   t.mock.timers.tick(10_000);
   assert.ok(await a.quietFor(50));
-  assert.equal(last(a), ": keep-alive\n\n", "16 s after a's last write");
+  assert.equal(last(a), ": keep-alive\n\n", "26 s after a's last write");
   await a.reader.cancel();
   await b.reader.cancel();
   t.mock.timers.tick(9_000);
   assert.deepEqual([...watching].sort(), ["a", "b"], "watched a while for a resume");
   t.mock.timers.tick(2_000);
   assert.deepEqual([...watching], [], "let go 10 s after the last stream");
+});
+
+test("keepAliveMs: a stream gets its keep-alive that long after its last write; the option is checked when the handler is built", async (t) => {
+  const store = new MemoryStore();
+  await chatWith(store, "a");
+  for (const bad of [999, 300_001, 2.5, "25s"]) {
+    assert.throws(
+      () => chatHandler({ store, authorize: allow, keepAliveMs: bad }),
+      new RegExp(`\`keepAliveMs\` must be a whole number from 1000 to 300000 \\(got ${typeof bad === "string" ? `"${bad}"` : bad}\\)`),
+    );
+  }
+  t.mock.timers.enable({ apis: ["setInterval", "Date"], now: 1_000_000 });
+  const a = sse(await get(chatHandler({ store, authorize: allow, keepAliveMs: 5_000 }), "chats/a/events"));
+  assert.equal((await a.next()).event, "screen");
+  const last = () => new TextDecoder().decode(a.chunks.at(-1));
+  t.mock.timers.tick(4_000);
+  assert.ok(await a.quietFor(50));
+  assert.match(last(), /^id: \d+\nevent: screen\n/, "4 s: nothing yet");
+  t.mock.timers.tick(2_000);
+  assert.ok(await a.quietFor(50));
+  assert.equal(last(), ": keep-alive\n\n", "6 s after the screen");
+  await a.reader.cancel();
 });
 
 test("resume by Last-Event-ID: a small gap gets a change; the length it has gets nothing; a big gap or an id that is none gets the screen", async () => {

@@ -3,7 +3,7 @@
 // holds at most one event its client has not read: later changes wait as a
 // mark, and the next read gets one change covering everything since the last
 // event the client was given (or the screen). One timer per handler sends the
-// heartbeats and closes a stream left unread for `staleMs`; the open streams
+// keep-alives and closes a stream left unread for `staleMs`; the open streams
 // are bounded per chat and in all.
 import { type Mark, changeBytes, screenBytes } from "./changes.js";
 import type { ChatFeed, ChatFeeds } from "./feeds.js";
@@ -12,7 +12,7 @@ import { failure } from "./replies.js";
 /** Limits and timing of the event streams. */
 export interface EventStreamLimits {
   pollMs: number;
-  heartbeatMs: number;
+  keepAliveMs: number;
   staleMs: number;
   perChat: number;
   total: number;
@@ -168,7 +168,7 @@ export class EventStreams {
     if ((s.controller.desiredSize ?? 0) <= 0) s.waitingSince = s.lastWrite;
   }
 
-  /** The one timer: the batched poll, heartbeats, and closing streams left unread for `staleMs`. */
+  /** The one timer: the batched poll, keep-alives, and closing streams left unread for `staleMs`. */
   #tick(): void {
     const now = Date.now();
     this.feeds.sweep(now, this.limits.total);
@@ -186,12 +186,12 @@ export class EventStreams {
     }
     // The streams are in the order of their last write (a waiting one's too: nothing is written
     // to it while it waits), so the look stops at the first one not due for either.
-    const due = Math.min(this.limits.heartbeatMs, this.limits.staleMs);
+    const due = Math.min(this.limits.keepAliveMs, this.limits.staleMs);
     for (const s of this.#streams) {
       if (now - s.lastWrite < due) break;
       if (s.waitingSince !== 0) {
         if (now - s.waitingSince >= this.limits.staleMs) s.close();
-      } else if (now - s.lastWrite >= this.limits.heartbeatMs) {
+      } else if (now - s.lastWrite >= this.limits.keepAliveMs) {
         this.#write(s, KEEP_ALIVE);
       }
     }

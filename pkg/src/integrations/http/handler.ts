@@ -59,6 +59,12 @@ export interface ChatHandlerOptions {
   pollMs?: number;
   /** An event stream whose client has not read its event for this long is closed; it reconnects and resumes by id (ms, default 30000). */
   staleMs?: number;
+  /**
+   * A stream written nothing for this long gets a `: keep-alive` comment, so
+   * proxies keep it open (ms, default 25000, 1000 to 300000): below the 30 s
+   * idle timeout of the strictest common proxies; lower it behind a stricter one.
+   */
+  keepAliveMs?: number;
   /** The suggestion service's permission order, lowest first. */
   permissions?: readonly string[];
   /** The warm states to read and write through (`cards: true`); by default one of the handler's own. */
@@ -88,6 +94,7 @@ const RULES: OptionRules<ChatHandlerOptions> = {
   maxStreams: wholeBetween(1, 1_000_000),
   pollMs: wholeBetween(100, 60_000),
   staleMs: wholeBetween(1000, 600_000),
+  keepAliveMs: wholeBetween(1000, 300_000),
   permissions: ANY,
   cache: ANY,
   onError: ANY,
@@ -126,7 +133,7 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
   if (typeof basePath !== "string" || (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))) {
     throw new TypeError('oda-tasks: invalid arguments of chatHandler: `basePath` must be "" or a path like "/api/oda" (no trailing slash)');
   }
-  const { cards = 50, maxPageCards = 200, maxBodyBytes = 4096, pollMs = 1000, staleMs = 30_000 } = o;
+  const { cards = 50, maxPageCards = 200, maxBodyBytes = 4096, pollMs = 1000, staleMs = 30_000, keepAliveMs = 25_000 } = o;
   const { maxStreamsPerChat: perChat = 100, maxStreams: total = 10_000 } = o;
   const cache = o.cache ?? new ChatStateCache(store, { cards: true });
   if (!(cache instanceof ChatStateCache) || cache.store !== store || !cache.cards) {
@@ -152,7 +159,7 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
     failureData,
     (feed) => streams.changed(feed),
   );
-  const streams = new EventStreams(feeds, { pollMs, heartbeatMs: 15_000, staleMs, perChat, total });
+  const streams = new EventStreams(feeds, { pollMs, keepAliveMs, staleMs, perChat, total });
 
   return async function handle(request: Request): Promise<Response> {
     try {
