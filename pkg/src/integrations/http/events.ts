@@ -18,19 +18,6 @@ export interface EventStreamLimits {
   total: number;
 }
 
-interface Stream {
-  readonly feed: ChatFeed;
-  readonly controller: ReadableStreamDefaultController<Uint8Array>;
-  /** What the client was given: the mark of the last screen or change (`null`: nothing yet, so a screen). */
-  sent: Mark | null;
-  /** The failure event last given, so each is given once. */
-  sentFailure: Uint8Array | null;
-  /** When the event now queued was queued (0: the client has read everything). */
-  waitingSince: number;
-  lastWrite: number;
-  close(): void;
-}
-
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 
@@ -50,14 +37,18 @@ function lastEventId(request: Request): number | null {
 
 /** The event streams of one handler, fed by its `feeds`. */
 export class EventStreams {
-  readonly #streams = new Set<Stream>();
+  readonly #streams = new Set<EventStream>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #lastPass = 0;
+  /** The retry hint every stream starts with. */
+  readonly #retry: Uint8Array;
 
   constructor(
     private readonly feeds: ChatFeeds,
     private readonly limits: EventStreamLimits,
-  ) {}
+  ) {
+    this.#retry = encoder.encode(`retry: ${Math.max(1000, limits.pollMs)}\n\n`);
+  }
 
   /** Streams open now. */
   get open(): number {
@@ -66,67 +57,20 @@ export class EventStreams {
 
   /** Hands `feed`'s new version or failure to each of its streams whose client has read what it was given. */
   changed(feed: ChatFeed): void {
-    for (const s of feed.streams) this.#deliver(s as Stream);
+    for (const s of feed.streams) (s as EventStream).deliver();
   }
 
   /** A stream of chat `chatId`, resumed from `Last-Event-ID` where it can be, or a 429 past the limits. */
   stream(chatId: string, request: Request): Response {
-    const signal = request.signal;
     const known = this.feeds.get(chatId);
     if (this.#streams.size >= this.limits.total || (known !== undefined && known.streams.size >= this.limits.perChat)) {
       return failure(429, "http/too-many-streams", "too many open event streams for this chat; close one first", { "retry-after": "5" });
     }
     const feed = this.feeds.open(chatId);
     const resumeAt = lastEventId(request);
-    let stream: Stream | undefined;
-    const body = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          let closed = false;
-          const onAbort = () => s.close();
-          const s: Stream = {
-            feed,
-            controller,
-            // A client at a length this feed still has the mark of gets only what is new since.
-            sent: resumeAt === null ? null : (feed.markAt(resumeAt) ?? null),
-            sentFailure: null,
-            waitingSince: 0,
-            lastWrite: 0,
-            close: () => {
-              if (closed) return;
-              closed = true;
-              signal?.removeEventListener("abort", onAbort);
-              this.#streams.delete(s);
-              feed.streams.delete(s);
-              // Watched a little longer, so its client resumes by id when it reconnects.
-              if (feed.streams.size === 0) this.feeds.idle(feed);
-              try {
-                controller.close();
-              } catch {
-                // already closed or errored
-              }
-            },
-          };
-          stream = s;
-          this.#streams.add(s);
-          feed.streams.add(s);
-          if (this.#timer === undefined) this.#timer = setInterval(() => this.#tick(), Math.min(this.limits.pollMs, 1000));
-          keepAlive(this.#timer, true);
-          // The retry hint first; what the client lacks follows when it reads it.
-          this.#write(s, encoder.encode(`retry: ${Math.max(1000, this.limits.pollMs)}\n\n`));
-          if (signal?.aborted) return s.close();
-          signal?.addEventListener("abort", onAbort, { once: true });
-        },
-        // The client read what it was given: give it what it lacks now.
-        pull: () => {
-          if (stream === undefined) return;
-          stream.waitingSince = 0;
-          this.#deliver(stream);
-        },
-        cancel: () => stream?.close(),
-      },
-      { highWaterMark: 1 },
-    );
+    // A client at a length this feed still has the mark of gets only what is new since.
+    const sent = resumeAt === null ? null : (feed.markAt(resumeAt) ?? null);
+    const body = new ReadableStream<Uint8Array>(new EventStream(this, feed, sent, request.signal ?? null), { highWaterMark: 1 });
     return new Response(body, {
       status: 200,
       headers: {
@@ -138,34 +82,26 @@ export class EventStreams {
     });
   }
 
-  /** Gives `s` what its client lacks, if its client has read everything it was given. */
-  #deliver(s: Stream): void {
-    if (s.waitingSince !== 0) return; // one unread event at most: the next read comes back here
-    const feed = s.feed;
-    if (feed.failure !== null && s.sentFailure !== feed.failure) {
-      s.sentFailure = feed.failure;
-      this.#write(s, feed.failure); // what else it lacks follows its next read
-      return;
-    }
-    const version = feed.version;
-    if (version === null || s.sent === version.mark) return;
-    const bytes = (s.sent === null ? null : changeBytes(s.sent, version)) ?? screenBytes(version);
-    s.sent = version.mark;
-    this.#write(s, bytes);
+  /** `s` started: it is open, and the timer runs. */
+  opened(s: EventStream): void {
+    this.#streams.add(s);
+    s.feed.streams.add(s);
+    if (this.#timer === undefined) this.#timer = setInterval(() => this.#tick(), Math.min(this.limits.pollMs, 1000));
+    keepAlive(this.#timer, true);
+    // The retry hint first; what the client lacks follows when it reads it.
+    s.write(this.#retry);
   }
 
-  #write(s: Stream, bytes: Uint8Array): void {
-    try {
-      s.controller.enqueue(bytes);
-    } catch {
-      s.close();
-      return;
-    }
-    s.lastWrite = Date.now();
-    // To the end of the order the tick reads (a closed stream is not put back).
+  /** `s` was written to: to the end of the order the tick reads (a closed stream is not put back). */
+  wrote(s: EventStream): void {
     if (this.#streams.delete(s)) this.#streams.add(s);
-    // Not taken by a waiting read: it sits unread until the client reads.
-    if ((s.controller.desiredSize ?? 0) <= 0) s.waitingSince = s.lastWrite;
+  }
+
+  /** `s` closed: its chat is watched a little longer once it has no stream, so its client resumes by id. */
+  closed(s: EventStream): void {
+    this.#streams.delete(s);
+    s.feed.streams.delete(s);
+    if (s.feed.streams.size === 0) this.feeds.idle(s.feed);
   }
 
   /** The one timer: the batched poll, keep-alives, and closing streams left unread for `staleMs`. */
@@ -192,8 +128,96 @@ export class EventStreams {
       if (s.waitingSince !== 0) {
         if (now - s.waitingSince >= this.limits.staleMs) s.close();
       } else if (now - s.lastWrite >= this.limits.keepAliveMs) {
-        this.#write(s, KEEP_ALIVE);
+        s.write(KEEP_ALIVE);
       }
     }
+  }
+}
+
+/**
+ * One event stream, its own body's source (a class, so ten thousand open
+ * streams share its methods rather than hold closures of their own).
+ */
+class EventStream implements UnderlyingDefaultSource<Uint8Array> {
+  #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  #closed = false;
+  /** The failure event last given, so each is given once. */
+  #sentFailure: Uint8Array | null = null;
+  /** When the event now queued was queued (0: the client has read everything). */
+  waitingSince = 0;
+  lastWrite = 0;
+
+  constructor(
+    readonly owner: EventStreams,
+    readonly feed: ChatFeed,
+    /** What the client was given: the mark of the last screen or change (`null`: nothing yet, so a screen). */
+    private sent: Mark | null,
+    private readonly signal: AbortSignal | null,
+  ) {}
+
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#controller = controller;
+    this.owner.opened(this);
+    if (this.signal?.aborted) this.close();
+    else this.signal?.addEventListener("abort", this, { once: true });
+  }
+
+  /** The client read what it was given: give it what it lacks now. */
+  pull(): void {
+    if (this.#controller === null) return;
+    this.waitingSince = 0;
+    this.deliver();
+  }
+
+  cancel(): void {
+    this.close();
+  }
+
+  /** The request's `abort` (this stream is its own listener). */
+  handleEvent(): void {
+    this.close();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.signal?.removeEventListener("abort", this);
+    this.owner.closed(this);
+    try {
+      this.#controller?.close();
+    } catch {
+      // already closed or errored
+    }
+  }
+
+  /** Gives the client what it lacks, if it has read everything it was given. */
+  deliver(): void {
+    if (this.waitingSince !== 0) return; // one unread event at most: the next read comes back here
+    const feed = this.feed;
+    if (feed.failure !== null && this.#sentFailure !== feed.failure) {
+      this.#sentFailure = feed.failure;
+      this.write(feed.failure); // what else it lacks follows its next read
+      return;
+    }
+    const version = feed.version;
+    if (version === null || this.sent === version.mark) return;
+    const bytes = (this.sent === null ? null : changeBytes(this.sent, version)) ?? screenBytes(version);
+    this.sent = version.mark;
+    this.write(bytes);
+  }
+
+  write(bytes: Uint8Array): void {
+    const controller = this.#controller;
+    if (controller === null) return;
+    try {
+      controller.enqueue(bytes);
+    } catch {
+      this.close();
+      return;
+    }
+    this.lastWrite = Date.now();
+    this.owner.wrote(this);
+    // Not taken by a waiting read: it sits unread until the client reads.
+    if ((controller.desiredSize ?? 0) <= 0) this.waitingSince = this.lastWrite;
   }
 }
