@@ -37,8 +37,8 @@ export interface Version {
   state: object;
   /** The screen event, made when a client first needs it. */
   screen: Uint8Array | null;
-  /** Change bytes built to this version, by the mark they start from (`null`: none can be, send the screen). */
-  readonly changes: Map<Mark, Uint8Array | null>;
+  /** Change bytes built to this version, by the mark they start from (`null`: none can be, send the screen); made at the first. */
+  changes: Map<Mark, Uint8Array | null> | null;
 }
 
 /** The parts a change carries when they differ, in this order. */
@@ -98,7 +98,7 @@ export function versionOf(read: ChatRead, window: number, before: Version | null
     window,
     state: read.state,
     screen: null,
-    changes: new Map(),
+    changes: null,
   };
 }
 
@@ -147,7 +147,7 @@ export function screenBytes(version: Version): Uint8Array {
  * new cards than `to`'s window holds (`cards` of the handler).
  */
 export function changeBytes(from: Mark, to: Version): Uint8Array | null {
-  const built = to.changes.get(from);
+  const built = to.changes?.get(from);
   if (built !== undefined) return built;
   const m = to.mark;
   const fresh = m.cardCount - from.cardCount;
@@ -159,6 +159,7 @@ export function changeBytes(from: Mark, to: Version): Uint8Array | null {
     bytes = eventBytes("change", `${data}}`, m.length);
   }
   // Bounded: one entry per distinct mark a stream of this chat stands at.
+  to.changes ??= new Map();
   to.changes.set(from, bytes);
   return bytes;
 }

@@ -50,8 +50,8 @@ export class ChatFeed {
   closed = false;
   /** When its last stream closed (0: it has streams); it is let go `LINGER_MS` later. */
   idleSince = 0;
-  /** The chats its started suggestions run in: their progress is on this chat's screen. */
-  readonly children = new Map<string, Child>();
+  /** The chats its started suggestions run in: their progress is on this chat's screen (`null`: none, the most chats). */
+  children: Map<string, Child> | null = null;
 
   constructor(readonly chatId: string) {}
 
@@ -151,14 +151,14 @@ export class ChatFeeds {
       // the store's own failure to stop: nothing more is read for this feed
     }
     feed.stop = null;
-    for (const child of feed.children.values()) {
+    for (const child of feed.children?.values() ?? []) {
       try {
         child.stop?.();
       } catch {
         // as above
       }
     }
-    feed.children.clear();
+    feed.children = null;
   }
 
   /** Reads `feed`'s chat again (after any read under way, once however often asked meanwhile). */
@@ -193,7 +193,7 @@ export class ChatFeeds {
         if (feed.closed || feed.building) continue;
         if (feed.failure !== null) this.refresh(feed);
         else if (feed.stop === null && feed.version !== null && (await this.#moved(feed))) this.refresh(feed);
-        else if (feed.children.size > 0 && (await this.#childMoved(feed))) this.refresh(feed);
+        else if (feed.children !== null && (await this.#childMoved(feed))) this.refresh(feed);
         if (!needsPass(feed)) this.#polled.delete(feed);
       }
     } finally {
@@ -234,15 +234,17 @@ export class ChatFeeds {
   /** Follows the chats of `parts`' started suggestions (and no others), so their progress moves this chat's screen. */
   #follow(feed: ChatFeed, parts: ScreenParts): void {
     const started = new Set(parts.settled.flatMap((s) => (s.outcome === "started" && typeof s.chatId === "string" ? [s.chatId] : [])));
-    for (const [chatId, child] of feed.children) {
+    if (feed.children === null && started.size === 0) return;
+    const children = feed.children ?? new Map<string, Child>();
+    for (const [chatId, child] of children) {
       if (started.has(chatId)) continue;
       child.stop?.();
-      feed.children.delete(chatId);
+      children.delete(chatId);
     }
     for (const chatId of started) {
-      if (feed.children.has(chatId)) continue;
+      if (children.has(chatId)) continue;
       const child: Child = { stop: null, polled: null };
-      feed.children.set(chatId, child);
+      children.set(chatId, child);
       this.#polled.add(feed); // until its watch starts
       if (typeof this.store.watch !== "function") continue;
       try {
@@ -254,12 +256,13 @@ export class ChatFeeds {
         child.stop = null; // polled instead
       }
     }
+    feed.children = children.size === 0 ? null : children;
   }
 
   /** Whether a polled child of `feed` moved (each read from its length; the first read finds its length). */
   async #childMoved(feed: ChatFeed): Promise<boolean> {
     let moved = false;
-    for (const [chatId, child] of feed.children) {
+    for (const [chatId, child] of feed.children ?? []) {
       if (child.stop !== null) continue;
       const first = child.polled === null;
       const read = await this.#readOn(chatId, child.polled ?? { length: 0, mark: null });
@@ -335,7 +338,7 @@ export class ChatFeeds {
 /** Whether the pass must look at `feed`: it is polled, its last read failed, or a child of it is polled. */
 function needsPass(feed: ChatFeed): boolean {
   if (feed.stop === null || feed.failure !== null) return true;
-  for (const child of feed.children.values()) if (child.stop === null) return true;
+  for (const child of feed.children?.values() ?? []) if (child.stop === null) return true;
   return false;
 }
 
