@@ -220,7 +220,7 @@ async function storeRun(name, store, otherProcess) {
     rows.push([name, `CPU of the change feed alone, ${CHATS} chats watched, no stream, fraction of a core`, round(feedIdle, 4)]);
   }
   gc();
-  const rssBefore = process.memoryUsage().rss;
+  const { rss: rssBefore, heapUsed: heapBefore } = process.memoryUsage();
   const handler = chatHandler({ store, authorize: () => true, maxStreams: CHATS, maxStreamsPerChat: 1 });
   t = performance.now();
   const streams = await openStreams(handler, ids);
@@ -228,6 +228,7 @@ async function storeRun(name, store, otherProcess) {
   await sleep(2000);
   gc();
   const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / CHATS;
+  const heapKb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / CHATS;
   const watch = typeof store.watch === "function" ? "store.watch" : "batched poll, pollMs 1000";
   const settle = await reducerSettled();
   rows.push([
@@ -249,7 +250,7 @@ async function storeRun(name, store, otherProcess) {
     `CPU while nothing changes, ${CHATS} streams (${watch}; ${seen.full} full collections, ${seen.reducer} the reducer's), fraction of a core`,
     round(idle, 4),
   ]);
-  rows.push([name, "RSS per stream", `${round(rssKb)} KB`]);
+  rows.push([name, "RSS per stream, and of it V8's heap", `${round(rssKb)} KB, ${round(heapKb, 2)} KB`]);
   const write = (chatId, n) => {
     const at = now();
     return toolHandlers({ store, chatId })

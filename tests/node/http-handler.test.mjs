@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { beginTurn, ChatState, ChatStateCache, createChat, endTurn, MemoryStore, StoreError, suggestTask, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { JsonlStore } from "oda-tasks/node";
+import { getEventListeners } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -498,6 +499,36 @@ test("GET chats/:chatId/events: the screen at once, then the new screen when the
     }),
     200,
   );
+});
+
+test("an event stream listens once to its request's abort, stops listening when cancelled, and an abort closes it", async () => {
+  const store = new MemoryStore();
+  for (let i = 0; i < 5; i++) await createChat(store, `c${i}`, { workspace: "/w" });
+  const handler = chatHandler({ store, authorize: allow });
+  const controller = new AbortController();
+  const requests = Array.from({ length: 5 }, (_, i) => new Request(`${BASE}/chats/c${i}/events`, { signal: controller.signal }));
+  const streams = [];
+  for (const request of requests) streams.push(await handler(request));
+  assert.deepEqual(
+    streams.map((r) => r.status),
+    [200, 200, 200, 200, 200],
+  );
+  const listening = () => requests.map((r) => getEventListeners(r.signal, "abort").length);
+  assert.deepEqual(listening(), [1, 1, 1, 1, 1]);
+  for (const r of streams.slice(0, 3)) await r.body.cancel();
+  assert.deepEqual(listening(), [0, 0, 0, 1, 1]);
+  const readers = streams.slice(3).map((r) => r.body.getReader());
+  controller.abort();
+  for (const reader of readers) {
+    let r = await reader.read();
+    while (!r.done) r = await reader.read();
+    assert.equal(r.done, true);
+  }
+  assert.deepEqual(listening(), [0, 0, 0, 0, 0]);
+  // Their places are free again.
+  const again = await get(handler, "chats/c3/events");
+  assert.equal(again.status, 200);
+  await again.body.cancel();
 });
 
 test("1,000 event streams: at most maxStreamsPerChat per chat and maxStreams in all; the rest are 429s, and aborting frees them", async () => {
