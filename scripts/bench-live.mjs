@@ -101,6 +101,19 @@ async function openStreams(handler, ids) {
   };
 }
 
+/** A clock of this process's CPU: `fraction()` is the share of a core it used since it started. */
+function cpuClock() {
+  const cpu = process.cpuUsage();
+  const since = performance.now();
+  return {
+    fraction: () => {
+      const used = process.cpuUsage(cpu);
+      return (used.user + used.system) / 1000 / (performance.now() - since);
+    },
+    seconds: () => (performance.now() - since) / 1000,
+  };
+}
+
 /** The V8 profiler of this process, started; `save(file)` stops it and writes the profile there. */
 async function profiler() {
   const { Session } = await import("node:inspector/promises");
@@ -144,12 +157,10 @@ function collections() {
  */
 async function reducerSettled(quietMs = 30_000, mostMs = 180_000) {
   const seen = collections();
-  const cpu0 = process.cpuUsage();
-  const t = now();
-  while (now() - seen.lastReducer < quietMs && now() - t < mostMs) await sleep(1000);
+  const clock = cpuClock();
+  while (now() - seen.lastReducer < quietMs && clock.seconds() * 1000 < mostMs) await sleep(1000);
   seen.stop();
-  const used = process.cpuUsage(cpu0);
-  return { seconds: (now() - t) / 1000, cpu: (used.user + used.system) / 1000 / (now() - t), reducer: seen.reducer };
+  return { seconds: clock.seconds(), cpu: clock.fraction(), reducer: seen.reducer };
 }
 
 /** A child process writing through its own store of the same place; `write(chatId, n)` resolves to the time it wrote. */
@@ -211,11 +222,9 @@ async function storeRun(name, store, otherProcess) {
     // The store's change feed alone: every chat watched, no stream, no handler.
     const stops = ids.map((id) => store.watch(id, () => undefined));
     await sleep(2000);
-    const cpu = process.cpuUsage();
-    t = performance.now();
+    const clock = cpuClock();
     await sleep(20_000);
-    const used = process.cpuUsage(cpu);
-    feedIdle = (used.user + used.system) / 1000 / (performance.now() - t);
+    feedIdle = clock.fraction();
     for (const stop of stops) stop();
     rows.push([name, `CPU of the change feed alone, ${CHATS} chats watched, no stream, fraction of a core`, round(feedIdle, 4)]);
   }
@@ -238,13 +247,11 @@ async function storeRun(name, store, otherProcess) {
   ]);
   const seen = collections();
   const profiling = args["profile-idle"] === undefined ? null : await profiler();
-  const cpu0 = process.cpuUsage();
-  t = performance.now();
+  const clock = cpuClock();
   await sleep(IDLE_MS);
-  const used = process.cpuUsage(cpu0);
+  const idle = clock.fraction();
   seen.stop();
   await profiling?.save(join(args["profile-idle"], `${name.split(" ")[0]}.cpuprofile`));
-  const idle = (used.user + used.system) / 1000 / (performance.now() - t);
   rows.push([
     name,
     `CPU while nothing changes, ${CHATS} streams (${watch}; ${seen.full} full collections, ${seen.reducer} the reducer's), fraction of a core`,

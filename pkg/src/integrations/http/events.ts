@@ -148,7 +148,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   lastWrite = 0;
 
   constructor(
-    readonly owner: EventStreams,
+    private readonly owner: EventStreams,
     readonly feed: ChatFeed,
     /** What the client was given: the mark of the last screen or change (`null`: nothing yet, so a screen). */
     private sent: Mark | null,
