@@ -224,7 +224,17 @@ test("streams of one chat share one store.watch and one build: the same bytes at
   assert.equal(watching, 1, "a chat stays watched a little after its last stream, for a resume");
 });
 
-test("keep-alives: a stream gets one after 25 s without a write (keepAliveMs), whatever order the streams were opened and written in; a chat is let go 10 s after its last stream", async (t) => {
+const KEEP_ALIVE_TEXT = ": keep-alive\n\n";
+const isKeepAlive = (chunk) => new TextDecoder().decode(chunk) === KEEP_ALIVE_TEXT;
+/** Moves the mocked clock (and the handler's 1 s tick) to `second` seconds after `from`, a second at a time. */
+async function tickTo(t, from, second, each = async () => {}) {
+  while (Date.now() - from < second * 1000) {
+    t.mock.timers.tick(1_000);
+    await each((Date.now() - from) / 1000);
+  }
+}
+
+test("keep-alives: a stream's first comes between half a period and a period after it opened, each later one 25 s (keepAliveMs) after its last write, whatever order the streams were opened and written in; a chat is let go 10 s after its last stream", async (t) => {
   t.mock.timers.enable({ apis: ["setInterval", "Date"], now: 1_000_000 });
   const inner = new MemoryStore();
   const tools = await chatWith(inner, "a");
@@ -249,21 +259,35 @@ test("keep-alives: a stream gets one after 25 s without a write (keepAliveMs), w
   const b = sse(await get(handler, "chats/b/events"));
   assert.equal((await a.next()).event, "screen");
   assert.equal((await b.next()).event, "screen");
+  const keepAlives = (s) => s.chunks.filter(isKeepAlive).length;
   const last = (s) => new TextDecoder().decode(s.chunks.at(-1));
-  t.mock.timers.tick(10_000);
+  const opened = Date.now();
+  const first = {};
+  await tickTo(t, opened, 25, async (second) => {
+    for (const [name, s] of Object.entries({ a, b })) {
+      assert.ok(await s.quietFor(20));
+      if (keepAlives(s) === 1) first[name] ??= second;
+    }
+  });
+  assert.deepEqual([keepAlives(a), keepAlives(b)], [1, 1], "one each within a period of the opening");
+  for (const [name, second] of Object.entries(first))
+    assert.ok(second > 12.5 && second <= 25, `${name}'s first keep-alive came ${second} s after it opened`);
+  assert.notEqual(first.a, first.b, "two streams opened together get their first keep-alives in different ticks");
+  await tickTo(t, opened, 35);
   await step(tools, 1);
   assert.equal((await a.next()).event, "change"); // a, opened first, written last
-  t.mock.timers.tick(14_000);
+  await tickTo(t, opened, first.b + 24);
   assert.ok(await b.quietFor(50));
-  assert.match(last(b), /^id: \d+\nevent: screen\n/, "24 s after b's last write: nothing yet");
-  t.mock.timers.tick(2_000);
+  assert.equal(keepAlives(b), 1, "24 s after b's last write: nothing yet");
+  await tickTo(t, opened, first.b + 26);
   assert.ok(await b.quietFor(50));
-  assert.equal(last(b), ": keep-alive\n\n", "26 s after b's last write");
+  assert.equal(keepAlives(b), 2, "26 s after b's last write");
+  await tickTo(t, opened, 35 + 24);
   assert.ok(await a.quietFor(50));
-  assert.match(last(a), /^id: \d+\nevent: change\n/, "16 s after a's: nothing yet");
-  t.mock.timers.tick(10_000);
+  assert.match(last(a), /^id: \d+\nevent: change\n/, "24 s after a's last write: nothing yet");
+  await tickTo(t, opened, 35 + 26);
   assert.ok(await a.quietFor(50));
-  assert.equal(last(a), ": keep-alive\n\n", "26 s after a's last write");
+  assert.equal(last(a), KEEP_ALIVE_TEXT, "26 s after a's last write");
   await a.reader.cancel();
   await b.reader.cancel();
   t.mock.timers.tick(9_000);
@@ -272,7 +296,50 @@ test("keep-alives: a stream gets one after 25 s without a write (keepAliveMs), w
   assert.deepEqual([...watching], [], "let go 10 s after the last stream");
 });
 
-test("keepAliveMs: a stream gets its keep-alive that long after its last write; the option is checked when the handler is built", async (t) => {
+test("keep-alives of streams opened together (a restart's reconnects): the first ones spread over the second half of the period, a share per tick, and stay spread", async (t) => {
+  t.mock.timers.enable({ apis: ["setInterval", "Date"], now: 1_000_000 });
+  const store = new MemoryStore();
+  const N = 60;
+  for (let i = 0; i < N; i++) await chatWith(store, `c${i}`);
+  const handler = chatHandler({ store, authorize: allow });
+  const opened = Date.now();
+  const seen = Array.from({ length: N }, () => []); // the seconds of each stream's keep-alives
+  const readers = [];
+  for (let i = 0; i < N; i++) {
+    const reader = (await get(handler, `chats/c${i}/events`)).body.getReader();
+    readers.push(reader);
+    void (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        if (isKeepAlive(value)) seen[i].push((Date.now() - opened) / 1000);
+      }
+    })();
+  }
+  const settle = async () => {
+    for (let k = 0; k < 3; k++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  await settle();
+  await tickTo(t, opened, 50, settle);
+  const firsts = seen.map((s) => s[0]);
+  assert.ok(
+    seen.every((s) => s.length === 2),
+    `two keep-alives each in two periods: ${JSON.stringify(seen.map((s) => s.length))}`,
+  );
+  assert.ok(Math.min(...firsts) > 12.5, "none in the first half of the period");
+  const perTick = new Map();
+  for (const second of firsts) perTick.set(second, (perTick.get(second) ?? 0) + 1);
+  const evenShare = N / 12.5;
+  assert.ok(perTick.size >= 12, `the first ones came in ${perTick.size} ticks`);
+  assert.ok(Math.max(...perTick.values()) <= 2 * evenShare, `at most twice the even share in one tick: ${JSON.stringify([...perTick])}`);
+  assert.ok(
+    seen.every(([x, y]) => y - x === 25),
+    "each later keep-alive a period after the last write: the spread stays",
+  );
+  for (const reader of readers) await reader.cancel();
+});
+
+test("keepAliveMs: a stream gets its keep-alive that long after its last write (its first up to half of it sooner); the option is checked when the handler is built", async (t) => {
   const store = new MemoryStore();
   await chatWith(store, "a");
   for (const bad of [999, 300_001, 2.5, "25s"]) {
@@ -284,13 +351,23 @@ test("keepAliveMs: a stream gets its keep-alive that long after its last write; 
   t.mock.timers.enable({ apis: ["setInterval", "Date"], now: 1_000_000 });
   const a = sse(await get(chatHandler({ store, authorize: allow, keepAliveMs: 5_000 }), "chats/a/events"));
   assert.equal((await a.next()).event, "screen");
-  const last = () => new TextDecoder().decode(a.chunks.at(-1));
-  t.mock.timers.tick(4_000);
+  const keepAlives = () => a.chunks.filter(isKeepAlive).length;
+  const opened = Date.now();
+  await tickTo(t, opened, 2);
   assert.ok(await a.quietFor(50));
-  assert.match(last(), /^id: \d+\nevent: screen\n/, "4 s: nothing yet");
-  t.mock.timers.tick(2_000);
+  assert.equal(keepAlives(), 0, "2 s: nothing yet");
+  let first = null;
+  await tickTo(t, opened, 5, async (second) => {
+    assert.ok(await a.quietFor(20));
+    if (keepAlives() === 1) first ??= second;
+  });
+  assert.ok(first !== null && first > 2.5, `the first between 2.5 and 5 s after the screen (${first})`);
+  await tickTo(t, opened, first + 4);
   assert.ok(await a.quietFor(50));
-  assert.equal(last(), ": keep-alive\n\n", "6 s after the screen");
+  assert.equal(keepAlives(), 1, "4 s after the first: nothing yet");
+  await tickTo(t, opened, first + 6);
+  assert.ok(await a.quietFor(50));
+  assert.equal(keepAlives(), 2, "6 s after the first");
   await a.reader.cancel();
 });
 

@@ -4,7 +4,9 @@
 // mark, and the next read gets one change covering everything since the last
 // event the client was given (or the screen). One timer per handler sends the
 // keep-alives and closes a stream left unread for `staleMs`; the open streams
-// are bounded per chat and in all.
+// are bounded per chat and in all. Streams opened together (a restart's
+// reconnects) get their first keep-alive at phases spread over the second half
+// of the period, so each tick writes a share of them rather than all at once.
 import { type Mark, changeBytes, screenBytes } from "./changes.js";
 import type { ChatFeed, ChatFeeds } from "./feeds.js";
 import { failure } from "./replies.js";
@@ -20,6 +22,8 @@ export interface EventStreamLimits {
 
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
+/** The golden ratio's fraction: the phases of streams opened one after another fill [0, 1) evenly, however many. */
+const PHASE_STEP = 0.6180339887498949;
 
 /** Whether a timer keeps the process alive (Node's and Bun's have `ref`/`unref`; elsewhere nothing to do). */
 function keepAlive(timer: unknown, on: boolean): void {
@@ -40,6 +44,10 @@ export class EventStreams {
   readonly #streams = new Set<EventStream>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #lastPass = 0;
+  /** The phase of the last stream opened, in [0, 1). */
+  #phase = 0;
+  /** Open streams whose first keep-alive is still ahead of the period (the tick looks further back while any is). */
+  #early = 0;
   /** The retry hint every stream starts with. */
   readonly #retry: Uint8Array;
 
@@ -88,6 +96,10 @@ export class EventStreams {
     s.feed.streams.add(s);
     if (this.#timer === undefined) this.#timer = setInterval(() => this.#tick(), Math.min(this.limits.pollMs, 1000));
     keepAlive(this.#timer, true);
+    // Its first keep-alive comes up to half a period early, at this stream's phase.
+    this.#phase = (this.#phase + PHASE_STEP) % 1;
+    s.early = Math.floor((this.#phase * this.limits.keepAliveMs) / 2);
+    if (s.early > 0) this.#early++;
     // The retry hint first; what the client lacks follows when it reads it.
     s.write(this.#retry);
   }
@@ -99,9 +111,17 @@ export class EventStreams {
 
   /** `s` closed: its chat is watched a little longer once it has no stream, so its client resumes by id. */
   closed(s: EventStream): void {
+    this.#unearly(s);
     this.#streams.delete(s);
     s.feed.streams.delete(s);
     if (s.feed.streams.size === 0) this.feeds.idle(s.feed);
+  }
+
+  /** `s`'s keep-alives are due a whole period after its last write from now on. */
+  #unearly(s: EventStream): void {
+    if (s.early === 0) return;
+    s.early = 0;
+    this.#early--;
   }
 
   /** The one timer: the batched poll, keep-alives, and closing streams left unread for `staleMs`. */
@@ -121,13 +141,16 @@ export class EventStreams {
       void this.feeds.pass();
     }
     // The streams are in the order of their last write (a waiting one's too: nothing is written
-    // to it while it waits), so the look stops at the first one not due for either.
-    const due = Math.min(this.limits.keepAliveMs, this.limits.staleMs);
+    // to it while it waits), so the look stops at the first one not due for either (half a
+    // period sooner while a first keep-alive may be early).
+    const keepAliveMs = this.limits.keepAliveMs;
+    const due = Math.min(this.#early > 0 ? keepAliveMs / 2 : keepAliveMs, this.limits.staleMs);
     for (const s of this.#streams) {
       if (now - s.lastWrite < due) break;
       if (s.waitingSince !== 0) {
         if (now - s.waitingSince >= this.limits.staleMs) s.close();
-      } else if (now - s.lastWrite >= this.limits.keepAliveMs) {
+      } else if (now - s.lastWrite >= keepAliveMs - s.early) {
+        this.#unearly(s);
         s.write(KEEP_ALIVE);
       }
     }
@@ -146,6 +169,8 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   /** When the event now queued was queued (0: the client has read everything). */
   waitingSince = 0;
   lastWrite = 0;
+  /** How much sooner than a period after its last write its first keep-alive comes (ms; 0 once it came). */
+  early = 0;
 
   constructor(
     private readonly owner: EventStreams,
