@@ -3,17 +3,20 @@
 // reader that is always waiting for the next chunk). Per store (MemoryStore,
 // JsonlStore, SqliteStore; PostgresStore with --postgres): 10,000 streams over
 // 10,000 chats, the process's CPU while nothing changes (once V8's memory
-// reducer has settled after the opening: the steady state), its RSS per stream,
+// reducer has settled after the opening: the steady state) and the longest
+// event-loop block over the keep-alive period after it, its RSS per stream,
 // the delay from a todo_write to its event (same process, and from a second
 // process); then the bytes of one update's event on a 50-card chat and the
 // heap growth behind one unread stream over 300 changes of a 200-card chat;
 // then the slowdown of 150 writes of 40-item lists on a JsonlStore chat
-// (`cards: 200`) with 20 reading streams against none.
+// (`cards: 200`) with 20 reading streams against none. First, the floor under
+// every store: Node's web streams alone, 10,000 Responses that only keep alive
+// (no handler, no store), measured the same way.
 // Prints a table, each target met or not, and, last, one JSON line whose flat
 // keys take the worst store of each target; asserts no timing.
 // A store without `watch` is served by the handler's batched poll (pollMs
 // 1000), and its figures say so. Options: --chats=N (default 10000),
-// --only=memory,jsonl,sqlite,postgres,bytes,heap,slowdown, --idle-ms=N (default 150000: six keep-alive
+// --only=floor,memory,jsonl,sqlite,postgres,bytes,heap,slowdown, --idle-ms=N (default 150000: six keep-alive
 // periods, so the window holds the keep-alives, the collections they bring and the memory reducer's
 // returns, about every two minutes here),
 // --profile-idle=DIR (a V8 CPU profile of each store's idle window, <store>.cpuprofile in DIR).
@@ -22,7 +25,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { constants, PerformanceObserver } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { createChat, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { JsonlStore } from "oda-tasks/node";
@@ -30,7 +33,7 @@ import { JsonlStore } from "oda-tasks/node";
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=")));
 const CHATS = Number(args.chats ?? 10_000);
 const IDLE_MS = Number(args["idle-ms"] ?? 150_000);
-const ONLY = new Set((args.only ?? "memory,jsonl,sqlite,bytes,heap,slowdown").split(","));
+const ONLY = new Set((args.only ?? "floor,memory,jsonl,sqlite,bytes,heap,slowdown").split(","));
 if ("postgres" in args) ONLY.add("postgres"); // `--postgres` alone: its value is undefined
 const WRITER = fileURLToPath(new URL("./bench/live-writer.mjs", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "oda-bench-live-"));
@@ -211,6 +214,115 @@ async function delays(streams, ids, count, write) {
   return out;
 }
 
+/**
+ * The steady-state CPU of the streams open now: waits out the memory reducer,
+ * then takes the idle window; adds both rows under `name` (`how`: what feeds them).
+ */
+async function steadyIdle(name, how) {
+  const settle = await reducerSettled();
+  rows.push([
+    name,
+    `CPU while V8's memory reducer settles after the opening (${settle.reducer} of its collections, ${round(settle.seconds)} s)`,
+    round(settle.cpu, 4),
+  ]);
+  const seen = collections();
+  const profiling = args["profile-idle"] === undefined ? null : await profiler();
+  const clock = cpuClock();
+  await sleep(IDLE_MS);
+  const idle = clock.fraction();
+  seen.stop();
+  await profiling?.save(join(args["profile-idle"], `${name.split(" ")[0]}.cpuprofile`));
+  rows.push([
+    name,
+    `CPU while nothing changes, ${CHATS} streams (${how}; ${seen.full} full collections, ${seen.reducer} the reducer's), fraction of a core`,
+    round(idle, 4),
+  ]);
+  // Measured after the window: the monitor's own timer would be in its CPU.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  await sleep(25_000);
+  loop.disable();
+  const blockMs = loop.max / 1e6;
+  rows.push([name, "longest event-loop block over the next keep-alive period (25 s)", `${round(blockMs)} ms`]);
+  return { idle, settling: settle.cpu, blockMs };
+}
+
+const KEEP_ALIVE = new TextEncoder().encode(": keep-alive\n\n");
+
+/**
+ * One event stream of the floor: a screen, then a keep-alive each 25 s at the
+ * handler's phases, closed by its request's abort; nothing else.
+ */
+class FloorStream {
+  constructor(signal, early) {
+    this.signal = signal;
+    this.early = early;
+    this.controller = null;
+    this.lastWrite = 0;
+  }
+  start(controller) {
+    this.controller = controller;
+    this.signal.addEventListener("abort", this, { once: true });
+    this.write(new TextEncoder().encode("id: 0\nevent: screen\ndata: {}\n\n"));
+  }
+  pull() {}
+  cancel() {
+    this.signal.removeEventListener("abort", this);
+    this.controller = null;
+  }
+  handleEvent() {
+    this.controller?.close();
+    this.cancel();
+  }
+  write(bytes) {
+    this.controller?.enqueue(bytes);
+    this.lastWrite = Date.now();
+  }
+}
+
+/**
+ * The floor under every store: what Node's web streams cost a process holding
+ * 10,000 event streams that only keep alive (each request held with its abort
+ * listener, a Response body of highWaterMark 1, a keep-alive each 25 s at the
+ * handler's phases, one 1 s timer), read as the stores' streams are read.
+ */
+async function floorRun() {
+  const name = "Node's web streams alone";
+  const ids = Array.from({ length: CHATS }, (_, i) => `chat-${i}`);
+  const open = [];
+  let phase = 0;
+  const respond = async (request) => {
+    phase = (phase + 0.6180339887498949) % 1;
+    const stream = new FloorStream(request.signal, Math.floor(phase * 12_500));
+    open.push(stream);
+    return new Response(new ReadableStream(stream, { highWaterMark: 1 }), {
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" },
+    });
+  };
+  const timer = setInterval(() => {
+    const at = Date.now();
+    for (const s of open) {
+      if (at - s.lastWrite < 25_000 - s.early) continue;
+      s.early = 0;
+      s.write(KEEP_ALIVE);
+    }
+  }, 1000);
+  gc();
+  const { rss: rssBefore, heapUsed: heapBefore } = process.memoryUsage();
+  const streams = await openStreams(respond, ids);
+  await sleep(2000);
+  gc();
+  const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / CHATS;
+  const heapKb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / CHATS;
+  const { idle, blockMs } = await steadyIdle(name, "no handler, no store");
+  rows.push([name, "RSS per stream, and of it V8's heap", `${round(rssKb)} KB, ${round(heapKb, 2)} KB`]);
+  await streams.close();
+  clearInterval(timer);
+  await sleep(2000);
+  gc();
+  return { idle_cpu: round(idle, 4), loop_block_max_ms: round(blockMs), rss_kb_per_stream: round(rssKb) };
+}
+
 /** One store: 10,000 idle streams (CPU, RSS), then the delays. */
 async function storeRun(name, store, otherProcess) {
   const ids = Array.from({ length: CHATS }, (_, i) => `chat-${i}`);
@@ -239,24 +351,7 @@ async function storeRun(name, store, otherProcess) {
   const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / CHATS;
   const heapKb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / CHATS;
   const watch = typeof store.watch === "function" ? "store.watch" : "batched poll, pollMs 1000";
-  const settle = await reducerSettled();
-  rows.push([
-    name,
-    `CPU while V8's memory reducer settles after the opening (${settle.reducer} of its collections, ${round(settle.seconds)} s)`,
-    round(settle.cpu, 4),
-  ]);
-  const seen = collections();
-  const profiling = args["profile-idle"] === undefined ? null : await profiler();
-  const clock = cpuClock();
-  await sleep(IDLE_MS);
-  const idle = clock.fraction();
-  seen.stop();
-  await profiling?.save(join(args["profile-idle"], `${name.split(" ")[0]}.cpuprofile`));
-  rows.push([
-    name,
-    `CPU while nothing changes, ${CHATS} streams (${watch}; ${seen.full} full collections, ${seen.reducer} the reducer's), fraction of a core`,
-    round(idle, 4),
-  ]);
+  const { idle, settling, blockMs } = await steadyIdle(name, watch);
   rows.push([name, "RSS per stream, and of it V8's heap", `${round(rssKb)} KB, ${round(heapKb, 2)} KB`]);
   const write = (chatId, n) => {
     const at = now();
@@ -266,9 +361,18 @@ async function storeRun(name, store, otherProcess) {
   };
   const same = await delays(streams, ids, typeof store.watch === "function" ? 200 : 40, write);
   rows.push([name, `delay todo_write → event, same process, p50 / p95 (${watch})`, `${round(p(same, 0.5))} / ${round(p(same, 0.95))} ms`]);
+  if (out.floor !== undefined) {
+    rows.push([
+      name,
+      "CPU while nothing changes above the floor (the handler's and the store's share)",
+      round(idle - out.floor.idle_cpu, 4),
+    ]);
+  }
   const result = {
     idle_cpu: round(idle, 4),
-    idle_cpu_settling: round(settle.cpu, 4),
+    idle_cpu_above_floor: out.floor === undefined ? undefined : round(idle - out.floor.idle_cpu, 4),
+    idle_cpu_settling: round(settling, 4),
+    loop_block_max_ms: round(blockMs),
     feed_idle_cpu: feedIdle === null ? undefined : round(feedIdle, 4),
     rss_kb_per_stream: round(rssKb),
     delay_p95_ms_same_process: round(p(same, 0.95)),
@@ -385,6 +489,7 @@ async function writeSlowdown() {
 }
 
 try {
+  if (ONLY.has("floor")) out.floor = await floorRun();
   if (ONLY.has("memory")) out.memory = await storeRun("MemoryStore", new MemoryStore(), null);
   if (ONLY.has("jsonl")) {
     const dir = join(tmp, "jsonl");
@@ -450,7 +555,9 @@ const worst = (key, from = stores) => {
 out.live_idle_cpu_10k = worst("idle_cpu");
 out.live_rss_kb_per_stream = worst("rss_kb_per_stream");
 out.live_idle_cpu_10k_sqlite = out.sqlite?.idle_cpu;
+out.live_idle_cpu_10k_floor = out.floor?.idle_cpu;
 out.live_delay_p95_ms_same_process = worst("delay_p95_ms_same_process");
+out.live_idle_loop_block_max_ms = worst("loop_block_max_ms");
 out.live_delay_p95_ms_other_process = worst("delay_p95_ms_other_process");
 const others = stores.filter((s) => out[s].delay_p95_ms_other_process !== undefined);
 out.date = new Date().toISOString();
