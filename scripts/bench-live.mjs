@@ -214,11 +214,25 @@ async function delays(streams, ids, count, write) {
   return out;
 }
 
+/** chatHandler's keep-alive period, which the floor's streams keep too. */
+const KEEP_ALIVE_MS = 25_000;
+
 /**
- * The steady-state CPU of the streams open now: waits out the memory reducer,
- * then takes the idle window; adds both rows under `name` (`how`: what feeds them).
+ * Opens a stream per id through `respond` and measures them idle: RSS and heap
+ * per stream, then, once the memory reducer settled, the CPU of the idle
+ * window and the longest loop block after it; adds the rows under `name`
+ * (`how`: what feeds the streams).
  */
-async function steadyIdle(name, how) {
+async function idleStreams(name, respond, ids, how) {
+  gc();
+  const { rss: rssBefore, heapUsed: heapBefore } = process.memoryUsage();
+  const t = performance.now();
+  const streams = await openStreams(respond, ids);
+  rows.push([name, `open ${ids.length} streams, each to its screen`, `${round((performance.now() - t) / 1000)} s`]);
+  await sleep(2000);
+  gc();
+  const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / ids.length;
+  const heapKb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / ids.length;
   const settle = await reducerSettled();
   rows.push([
     name,
@@ -240,14 +254,16 @@ async function steadyIdle(name, how) {
   // Measured after the window: the monitor's own timer would be in its CPU.
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  await sleep(25_000);
+  await sleep(KEEP_ALIVE_MS);
   loop.disable();
   const blockMs = loop.max / 1e6;
   rows.push([name, "longest event-loop block over the next keep-alive period (25 s)", `${round(blockMs)} ms`]);
-  return { idle, settling: settle.cpu, blockMs };
+  rows.push([name, "RSS per stream, and of it V8's heap", `${round(rssKb)} KB, ${round(heapKb, 2)} KB`]);
+  return { streams, idle, settling: settle.cpu, blockMs, rssKb };
 }
 
 const KEEP_ALIVE = new TextEncoder().encode(": keep-alive\n\n");
+const FLOOR_SCREEN = new TextEncoder().encode("id: 0\nevent: screen\ndata: {}\n\n");
 
 /**
  * One event stream of the floor: a screen, then a keep-alive each 25 s at the
@@ -263,7 +279,7 @@ class FloorStream {
   start(controller) {
     this.controller = controller;
     this.signal.addEventListener("abort", this, { once: true });
-    this.write(new TextEncoder().encode("id: 0\nevent: screen\ndata: {}\n\n"));
+    this.write(FLOOR_SCREEN);
   }
   pull() {}
   cancel() {
@@ -292,8 +308,8 @@ async function floorRun() {
   const open = [];
   let phase = 0;
   const respond = async (request) => {
-    phase = (phase + 0.6180339887498949) % 1;
-    const stream = new FloorStream(request.signal, Math.floor(phase * 12_500));
+    phase = (phase + 0.6180339887498949) % 1; // the handler's phase step
+    const stream = new FloorStream(request.signal, Math.floor((phase * KEEP_ALIVE_MS) / 2));
     open.push(stream);
     return new Response(new ReadableStream(stream, { highWaterMark: 1 }), {
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" },
@@ -302,20 +318,12 @@ async function floorRun() {
   const timer = setInterval(() => {
     const at = Date.now();
     for (const s of open) {
-      if (at - s.lastWrite < 25_000 - s.early) continue;
+      if (at - s.lastWrite < KEEP_ALIVE_MS - s.early) continue;
       s.early = 0;
       s.write(KEEP_ALIVE);
     }
   }, 1000);
-  gc();
-  const { rss: rssBefore, heapUsed: heapBefore } = process.memoryUsage();
-  const streams = await openStreams(respond, ids);
-  await sleep(2000);
-  gc();
-  const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / CHATS;
-  const heapKb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / CHATS;
-  const { idle, blockMs } = await steadyIdle(name, "no handler, no store");
-  rows.push([name, "RSS per stream, and of it V8's heap", `${round(rssKb)} KB, ${round(heapKb, 2)} KB`]);
+  const { streams, idle, blockMs, rssKb } = await idleStreams(name, respond, ids, "no handler, no store");
   await streams.close();
   clearInterval(timer);
   await sleep(2000);
@@ -326,7 +334,7 @@ async function floorRun() {
 /** One store: 10,000 idle streams (CPU, RSS), then the delays. */
 async function storeRun(name, store, otherProcess) {
   const ids = Array.from({ length: CHATS }, (_, i) => `chat-${i}`);
-  let t = performance.now();
+  const t = performance.now();
   for (const id of ids) await createChat(store, id, { workspace: "/w" });
   rows.push([name, `create ${CHATS} chats`, `${round((performance.now() - t) / 1000)} s`]);
   let feedIdle = null;
@@ -340,19 +348,9 @@ async function storeRun(name, store, otherProcess) {
     for (const stop of stops) stop();
     rows.push([name, `CPU of the change feed alone, ${CHATS} chats watched, no stream, fraction of a core`, round(feedIdle, 4)]);
   }
-  gc();
-  const { rss: rssBefore, heapUsed: heapBefore } = process.memoryUsage();
   const handler = chatHandler({ store, authorize: () => true, maxStreams: CHATS, maxStreamsPerChat: 1 });
-  t = performance.now();
-  const streams = await openStreams(handler, ids);
-  rows.push([name, `open ${CHATS} streams, each to its screen`, `${round((performance.now() - t) / 1000)} s`]);
-  await sleep(2000);
-  gc();
-  const rssKb = (process.memoryUsage().rss - rssBefore) / 1024 / CHATS;
-  const heapKb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / CHATS;
   const watch = typeof store.watch === "function" ? "store.watch" : "batched poll, pollMs 1000";
-  const { idle, settling, blockMs } = await steadyIdle(name, watch);
-  rows.push([name, "RSS per stream, and of it V8's heap", `${round(rssKb)} KB, ${round(heapKb, 2)} KB`]);
+  const { streams, idle, settling, blockMs, rssKb } = await idleStreams(name, handler, ids, watch);
   const write = (chatId, n) => {
     const at = now();
     return toolHandlers({ store, chatId })
@@ -361,16 +359,12 @@ async function storeRun(name, store, otherProcess) {
   };
   const same = await delays(streams, ids, typeof store.watch === "function" ? 200 : 40, write);
   rows.push([name, `delay todo_write → event, same process, p50 / p95 (${watch})`, `${round(p(same, 0.5))} / ${round(p(same, 0.95))} ms`]);
-  if (out.floor !== undefined) {
-    rows.push([
-      name,
-      "CPU while nothing changes above the floor (the handler's and the store's share)",
-      round(idle - out.floor.idle_cpu, 4),
-    ]);
-  }
+  const aboveFloor = out.floor === undefined ? undefined : round(idle - out.floor.idle_cpu, 4);
+  if (aboveFloor !== undefined)
+    rows.push([name, "CPU while nothing changes above the floor (the handler's and the store's share)", aboveFloor]);
   const result = {
     idle_cpu: round(idle, 4),
-    idle_cpu_above_floor: out.floor === undefined ? undefined : round(idle - out.floor.idle_cpu, 4),
+    idle_cpu_above_floor: aboveFloor,
     idle_cpu_settling: round(settling, 4),
     loop_block_max_ms: round(blockMs),
     feed_idle_cpu: feedIdle === null ? undefined : round(feedIdle, 4),
