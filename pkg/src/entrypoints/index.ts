@@ -18,6 +18,9 @@ export {
   type LogRead,
   type Store,
   type StoreErrorCode,
+  type StoreListOptions,
+  type StoredChat,
+  type StoredChatPage,
 } from "../stores/store.js";
 export { MemoryStore } from "../stores/memory.js";
 export { ChatStateCache, DEFAULT_CACHE_SIZE, sharedCache } from "../chat/state-cache.js";

@@ -56,6 +56,62 @@ export interface Store {
    * no write. A store without it is polled.
    */
   watch?(chatId: string, onChange: (length: number) => void): () => void;
+  /**
+   * Optional, a chat's end: removes the chat and every entry of it, and
+   * resolves to whether it existed. Its watchers hear `onChange(0)`. An append
+   * racing it lands before it (and goes with the chat) or is refused; it never
+   * brings back part of the chat. A chat created later under the same id is a
+   * new chat: a mark taken of the old one answers `store/replaced`.
+   */
+  delete?(chatId: string): Promise<boolean>;
+  /**
+   * Optional: the chats whose ids start with `prefix`, newest first (by when
+   * each was created), `limit` (default 50, at most 1000) a page; `cursor` is
+   * the page before's `next`, which is `null` after the last page.
+   */
+  list?(options?: StoreListOptions): Promise<StoredChatPage>;
+}
+
+/**
+ * What {@link Store.list} takes.
+ *
+ * @example
+ * const page = await store.list({ prefix: "team-", limit: 20 });
+ * const more = page.next === null ? null : await store.list({ prefix: "team-", limit: 20, cursor: page.next });
+ */
+export interface StoreListOptions {
+  /** Only chats whose ids start with it (default `""`: every chat). */
+  prefix?: string;
+  /** Chats in a page, 1 to 1000 (default 50). */
+  limit?: number;
+  /** The `next` of the page before; `null` or absent: the first page. */
+  cursor?: string | null;
+}
+
+/**
+ * One chat of a {@link StoredChatPage}: its id and its first entry (the
+ * `session` entry `createChat` writes), `null` for a chat of no entries.
+ *
+ * @example
+ * const { chats } = await store.list();
+ * for (const { chatId, first } of chats) console.log(chatId, first?.type); // "chat-1" "session"
+ */
+export interface StoredChat {
+  chatId: string;
+  first: LogEntry | null;
+}
+
+/**
+ * A page of {@link Store.list}: the chats, newest first, and the cursor of
+ * the next page (`null` after the last).
+ *
+ * @example
+ * let page: StoredChatPage = await store.list({ limit: 100 });
+ * while (page.next !== null) page = await store.list({ limit: 100, cursor: page.next });
+ */
+export interface StoredChatPage {
+  chats: StoredChat[];
+  next: string | null;
 }
 
 /**
@@ -123,7 +179,9 @@ export type StoreErrorCode =
   /** A database of the store's name is not the store's (another app's, or a newer version's): the message says what was found. */
   | "store/incompatible"
   /** Other writers appended to the chat first on every one of a write's attempts: nothing was written; try again. */
-  | "store/contended";
+  | "store/contended"
+  /** A `list` cursor the store did not make (or made for another prefix). */
+  | "store/bad-cursor";
 
 /**
  * A store operation refused; `code` says why.

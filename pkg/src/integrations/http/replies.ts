@@ -57,6 +57,7 @@ const SERVICE_STATUS: Record<string, number> = {
 /** HTTP statuses of the stores' failures, and the fixed text each is answered with. */
 const STORE_STATUS: Record<string, [number, string]> = {
   "store/bad-chat-id": [400, "invalid chat id"],
+  "store/bad-cursor": [400, "invalid cursor"],
   "store/missing-chat": [404, "no such chat"],
   "store/conflict": [409, "another writer changed the chat; try again"],
   "store/unavailable": [503, "the store is unavailable; try again"],
