@@ -73,8 +73,40 @@ const SESSION_VERSION = 1;
  * await createChat(store, "chat-1", { workspace: "/repos/app" }); // true
  */
 export async function createChat(store: Store, chatId: string, session?: ChatSession | null): Promise<boolean> {
+  return createChatAt(store, chatId, chatId, session);
+}
+
+/**
+ * Internal: {@link createChat} of an owner's chat `chatId`, stored under
+ * `key` (stores/owners.ts): its session entry names `chatId`, the id its
+ * owner uses.
+ *
+ * @internal
+ */
+export async function createChatAt(store: Store, key: string, chatId: string, session?: ChatSession | null): Promise<boolean> {
   const entry = sessionEntry(chatId, session);
-  return store.create(chatId, [entry]);
+  return store.create(key, [entry]);
+}
+
+/**
+ * Deletes chat `chatId` and every entry of it (`store.delete`), and resolves
+ * to whether it existed. Its open event streams get a last `deleted` event
+ * and end; a tool call on it afterwards is answered as for a chat that never
+ * existed; a chat created later under the id is a new chat. Chats started
+ * from its suggestions are chats of their own and stay.
+ *
+ * @example
+ * import { createChat, deleteChat, MemoryStore } from "oda-tasks";
+ * const store = new MemoryStore();
+ * await createChat(store, "chat-1", { workspace: "/repos/app" });
+ * await deleteChat(store, "chat-1"); // true
+ * await deleteChat(store, "chat-1"); // false: already gone
+ */
+export async function deleteChat(store: Store, chatId: string): Promise<boolean> {
+  if (store === null || typeof store !== "object" || typeof store.delete !== "function") {
+    throw new TypeError("oda-tasks: deleteChat needs a store with delete(chatId) (every store of the package has it)");
+  }
+  return store.delete(chatId);
 }
 
 /**

@@ -138,6 +138,9 @@ export interface StartResult {
  */
 export const MAX_SERVICE_ATTEMPTS = MAX_ATTEMPTS;
 
+/** The service an owner's view is made of, handed to the constructor by `owned()` alone. */
+let owning: { of: SuggestionService; prefix: string } | undefined;
+
 /**
  * The suggestion service over a store. Every rule is the core's; the service
  * orders the writes of a Start (create the chat, record `started`, then the
@@ -157,9 +160,25 @@ export class SuggestionService {
   readonly #store: Store;
   readonly #cache: ChatStateCache;
   readonly #permissions: readonly string[] | undefined;
-  readonly #starting = new Map<string, Promise<StartResult>>();
+  readonly #starting: Map<string, Promise<StartResult>>;
+  /** The store key prefix of this service's owner (`""`: the chat ids are the keys). */
+  readonly #prefix: string;
 
   constructor(options: SuggestionServiceOptions) {
+    const owned = owning;
+    owning = undefined;
+    if (owned !== undefined) {
+      // An owner's view (see `owned`): the same store, cache and Starts in flight.
+      const of = owned.of;
+      this.#store = of.#store;
+      this.#cache = of.#cache;
+      this.#permissions = of.#permissions;
+      this.#starting = of.#starting;
+      this.#prefix = owned.prefix;
+      return;
+    }
+    this.#starting = new Map();
+    this.#prefix = "";
     if (options === null || typeof options !== "object") {
       throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
     }
@@ -183,6 +202,20 @@ export class SuggestionService {
   }
 
   /**
+   * Internal: this service for one owner's chats, whose store keys are
+   * `prefix` and the chat id (stores/owners.ts): every id it takes and
+   * answers is the owner's own, and a started chat is the same owner's.
+   * Shares the store, the cache and the Starts in flight.
+   *
+   * @internal
+   */
+  owned(prefix: string): SuggestionService {
+    if (prefix === this.#prefix) return this;
+    owning = { of: this, prefix };
+    return new SuggestionService(null as never);
+  }
+
+  /**
    * Starts offer `id` of chat `chatId` in a new chat and resolves to it. A
    * repeated or concurrent Start resolves to the same chat; concurrent calls
    * in this process share one attempt (the first caller's `request` counts).
@@ -193,7 +226,7 @@ export class SuggestionService {
    * const { chatId } = await service.start("chat-1", "s1", { model: "small", permission: "full-access" });
    */
   start(chatId: string, id: string, request?: StartRequest): Promise<StartResult> {
-    const key = JSON.stringify([chatId, id]);
+    const key = JSON.stringify([this.#prefix + chatId, id]);
     let flight = this.#starting.get(key);
     if (flight === undefined) {
       flight = this.#start(chatId, id, request).finally(() => this.#starting.delete(key));
@@ -247,7 +280,7 @@ export class SuggestionService {
    */
   async list(chatId: string, options?: ListOptions): Promise<SuggestionList> {
     const progress = listProgressOption(options);
-    const lease = await this.#cache.lease(chatId);
+    const lease = await this.#cache.lease(this.#prefix + chatId);
     let answer: SuggestionList;
     try {
       if (lease.state === null) return { open: [], settled: [] };
@@ -270,7 +303,7 @@ export class SuggestionService {
 
   /** The started chat's current list as counts; `null` when it does not exist (yet). */
   async #progress(chatId: string): Promise<StartedProgress | null> {
-    const lease = await this.#cache.lease(chatId);
+    const lease = await this.#cache.lease(this.#prefix + chatId);
     try {
       if (lease.state === null) return null;
       const { todos } = lease.state.listState();
@@ -281,7 +314,7 @@ export class SuggestionService {
   }
 
   #settle(chatId: string, id: string, action: SettleAction): Promise<void> {
-    return decideAndAppend(this.#cache, chatId, `${action} of suggestion "${id}" in chat "${chatId}"`, (state) => {
+    return decideAndAppend(this.#cache, this.#prefix + chatId, `${action} of suggestion "${id}" in chat "${chatId}"`, (state) => {
       // A missing chat offers nothing: the core answers not-found for the id.
       const decision = (state ?? emptyState()).settleSuggestion(id, action);
       if (!decision.ok) throw new SuggestionError(decision);
@@ -294,14 +327,14 @@ export class SuggestionService {
     const store = this.#store;
     type Started = { chatId: string; brief: MessageEntry };
     const what = `start of suggestion "${id}" in chat "${chatId}"`;
-    const started = await decideAndAppend<Started>(this.#cache, chatId, what, async (state) => {
+    const started = await decideAndAppend<Started>(this.#cache, this.#prefix + chatId, what, async (state) => {
       const decision = (state ?? emptyState()).planStart(chatId, id, request, this.#permissions);
       if (!decision.ok) throw new SuggestionError(decision);
       if (decision.kind === "started") return { done: { chatId: decision.chatId, brief: decision.brief } };
       // The new chat's id is the core's, derived from (chat, offer), so every
       // racing starter creates the same chat and at most one wins; the
       // losers find it and carry on with it.
-      if (!(await store.create(decision.chatId, [decision.session]))) {
+      if (!(await store.create(this.#prefix + decision.chatId, [decision.session]))) {
         const found = await this.#startedChatState(decision.chatId, chatId, id);
         if (found === "foreign" || found === "missing") throw startedChatBroken(decision.chatId, found, chatId, id);
       }
@@ -318,7 +351,7 @@ export class SuggestionService {
 
   /** Writes the brief to the started chat unless it holds it already: once, even when Starts race. */
   #finishBrief(newChatId: string, chatId: string, id: string, brief: MessageEntry): Promise<void> {
-    return decideAndAppend(this.#cache, newChatId, `the brief of chat "${newChatId}"`, (state) => {
+    return decideAndAppend(this.#cache, this.#prefix + newChatId, `the brief of chat "${newChatId}"`, (state) => {
       const found = state === null ? "missing" : state.startedChat(chatId, id);
       if (found === "complete") return { done: undefined };
       if (found !== "needs_brief") throw startedChatBroken(newChatId, found, chatId, id);
@@ -328,7 +361,7 @@ export class SuggestionService {
   }
 
   async #startedChatState(newChatId: string, chatId: string, id: string): Promise<string> {
-    const lease = await this.#cache.lease(newChatId);
+    const lease = await this.#cache.lease(this.#prefix + newChatId);
     try {
       return lease.state === null ? "missing" : lease.state.startedChat(chatId, id);
     } finally {

@@ -8,7 +8,7 @@
 // reconnects) get their first keep-alive at phases spread over the second half
 // of the period, so each tick writes a share of them rather than all at once.
 import { type Mark, changeBytes, screenBytes } from "./changes.js";
-import type { ChatFeed, ChatFeeds } from "./feeds.js";
+import { type ChatFeed, type ChatFeeds, DELETED } from "./feeds.js";
 import { failure } from "./replies.js";
 
 /** Limits and timing of the event streams. */
@@ -68,13 +68,13 @@ export class EventStreams {
     for (const s of feed.streams) (s as EventStream).deliver();
   }
 
-  /** A stream of chat `chatId`, resumed from `Last-Event-ID` where it can be, or a 429 past the limits. */
-  stream(chatId: string, request: Request): Response {
+  /** A stream of the chat of store key `chatId` (`prefix` its owner's), resumed from `Last-Event-ID` where it can be, or a 429 past the limits. */
+  stream(chatId: string, prefix: string, request: Request): Response {
     const known = this.feeds.get(chatId);
     if (this.#streams.size >= this.limits.total || (known !== undefined && known.streams.size >= this.limits.perChat)) {
       return failure(429, "http/too-many-streams", "too many open event streams for this chat; close one first", { "retry-after": "5" });
     }
-    const feed = this.feeds.open(chatId);
+    const feed = this.feeds.open(chatId, prefix);
     const resumeAt = lastEventId(request);
     // A client at a length this feed still has the mark of gets only what is new since.
     const sent = resumeAt === null ? null : (feed.markAt(resumeAt) ?? null);
@@ -222,6 +222,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
     if (feed.failure !== null && this.#sentFailure !== feed.failure) {
       this.#sentFailure = feed.failure;
       this.write(feed.failure); // what else it lacks follows its next read
+      if (feed.failure === DELETED) this.close(); // the last event: the client reads it, then the end
       return;
     }
     const version = feed.version;

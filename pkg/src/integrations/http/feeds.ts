@@ -4,7 +4,9 @@
 // `pollMs` that reads only what is new from each chat's offset. A feed builds
 // a version (a screen and its mark) only when a length moved, one build at a
 // time, from what changed (the parts and the cards it lacks), and keeps the
-// marks of its last versions for resuming by id.
+// marks of its last versions for resuming by id. A chat that goes away after
+// it was read (deleted, or replaced by another chat under its id) ends its
+// feed with one `deleted` event.
 import { readFrom, type Store } from "../../stores/store.js";
 import { type Mark, type Version, versionOf, eventBytes } from "./changes.js";
 import type { ChatRead, ReadPlace, ScreenParts } from "./screen.js";
@@ -23,7 +25,7 @@ export const LINGER_MS = 10_000;
 export const MAX_READS = 8;
 
 /** What a chat's read answers: its parts and the cards after `since`, `null` for no such chat; a thrown failure is an `error` event. */
-export type ChatReader = (chatId: string, since: ReadPlace) => Promise<ChatRead | null>;
+export type ChatReader = (feed: ChatFeed, since: ReadPlace) => Promise<ChatRead | null>;
 
 /** A started suggestion's chat, followed for its progress: by its own watch, or polled from its length. */
 interface Child {
@@ -50,10 +52,15 @@ export class ChatFeed {
   closed = false;
   /** When its last stream closed (0: it has streams); it is let go `LINGER_MS` later. */
   idleSince = 0;
-  /** The chats its started suggestions run in: their progress is on this chat's screen (`null`: none, the most chats). */
+  /** The chats its started suggestions run in, by their ids: their progress is on this chat's screen (`null`: none, the most chats). */
   children: Map<string, Child> | null = null;
 
-  constructor(readonly chatId: string) {}
+  constructor(
+    /** The chat's store key: its owner's prefix and its id (stores/owners.ts). */
+    readonly chatId: string,
+    /** Its owner's key prefix (`""`: none), which its started chats' keys share. */
+    readonly prefix: string,
+  ) {}
 
   /** The mark a client at `length` holds, the oldest of that length (it changed least since); `undefined` when not kept. */
   markAt(length: number): Mark | undefined {
@@ -95,20 +102,23 @@ export class ChatFeeds {
     return this.#feeds.get(chatId);
   }
 
-  /** Watches `chatId` (once per chat): the store's change feed where it has one, then reads the first version. */
-  open(chatId: string): ChatFeed {
+  /** Watches the chat of store key `chatId` (once per chat; `prefix` its owner's): the store's change feed where it has one, then reads the first version. */
+  open(chatId: string, prefix: string): ChatFeed {
     const found = this.#feeds.get(chatId);
     if (found !== undefined) {
       found.idleSince = 0;
       this.#idle.delete(found);
       return found;
     }
-    const feed = new ChatFeed(chatId);
+    const feed = new ChatFeed(chatId, prefix);
     this.#feeds.set(chatId, feed);
     if (typeof this.store.watch === "function") {
       try {
         const stop = this.store.watch(chatId, (length) => {
-          if (!feed.closed && (feed.version === null || feed.failure !== null || length !== feed.version.mark.length)) this.refresh(feed);
+          if (feed.closed) return;
+          // The store tells 0 when the chat is deleted: a chat read with entries is gone.
+          if (length === 0 && (feed.version?.mark.length ?? 0) > 0) this.#deleted(feed);
+          else if (feed.version === null || feed.failure !== null || length !== feed.version.mark.length) this.refresh(feed);
         });
         feed.stop = typeof stop === "function" ? stop : null;
       } catch {
@@ -122,6 +132,7 @@ export class ChatFeeds {
 
   /** `feed`'s last stream closed: it stays watched `LINGER_MS` for its client to resume by id. */
   idle(feed: ChatFeed): void {
+    if (feed.closed) return;
     feed.idleSince = Date.now();
     this.#idle.delete(feed);
     this.#idle.add(feed);
@@ -159,6 +170,19 @@ export class ChatFeeds {
       }
     }
     feed.children = null;
+  }
+
+  /**
+   * `feed`'s chat is gone (deleted, or another chat now under its id): its
+   * streams get the `deleted` event and end, and the chat is no longer
+   * watched (a stream opened later starts a feed of its own).
+   */
+  #deleted(feed: ChatFeed): void {
+    if (feed.closed) return;
+    feed.failure = DELETED;
+    feed.version = null;
+    this.changed(feed);
+    this.close(feed);
   }
 
   /** Reads `feed`'s chat again (after any read under way, once however often asked meanwhile). */
@@ -201,10 +225,14 @@ export class ChatFeeds {
     }
   }
 
-  /** Whether `feed`'s log moved past where the poll last read it (reading only what is new). */
+  /** Whether `feed`'s log moved past where the poll last read it (reading only what is new); a chat gone ends the feed. */
   async #moved(feed: ChatFeed): Promise<boolean> {
     const length = feed.version?.mark.length ?? 0;
     const read = await this.#readOn(feed.chatId, feed.polled ?? { length, mark: null });
+    if (read.gone && length > 0) {
+      this.#deleted(feed);
+      return false;
+    }
     feed.polled = read.at;
     return read.moved || read.at?.length !== length;
   }
@@ -213,27 +241,30 @@ export class ChatFeeds {
   async #readOn(
     chatId: string,
     at: { length: number; mark: string | null },
-  ): Promise<{ moved: boolean; at: { length: number; mark: string | null } | null }> {
+  ): Promise<{ moved: boolean; gone: boolean; at: { length: number; mark: string | null } | null }> {
     const store = this.store;
     try {
       if (typeof store.readSince === "function") {
         const read = await store.readSince(chatId, at.length, at.mark);
-        if (read === null) return { moved: true, at: null };
-        return { moved: read.texts.length > 0, at: { length: at.length + read.texts.length, mark: read.mark } };
+        if (read === null) return { moved: true, gone: true, at: null };
+        return { moved: read.texts.length > 0, gone: false, at: { length: at.length + read.texts.length, mark: read.mark } };
       }
       const fresh =
         typeof store.readTextFrom === "function" ? await store.readTextFrom(chatId, at.length) : await readFrom(store, chatId, at.length);
-      if (fresh === null) return { moved: true, at: null };
-      return { moved: fresh.length > 0, at: { length: at.length + fresh.length, mark: null } };
-    } catch {
-      // Cut, replaced or failing: read it whole (the cache knows how), and say so if it fails.
-      return { moved: true, at: null };
+      if (fresh === null) return { moved: true, gone: true, at: null };
+      return { moved: fresh.length > 0, gone: false, at: { length: at.length + fresh.length, mark: null } };
+    } catch (e) {
+      // Replaced: another chat is under the id now. Cut or failing: read it whole (the cache knows how), and say so if it fails.
+      return { moved: true, gone: codeOf(e) === "store/replaced", at: null };
     }
   }
 
   /** Follows the chats of `parts`' started suggestions (and no others), so their progress moves this chat's screen. */
   #follow(feed: ChatFeed, parts: ScreenParts): void {
-    const started = new Set(parts.settled.flatMap((s) => (s.outcome === "started" && typeof s.chatId === "string" ? [s.chatId] : [])));
+    // By their store keys: a started chat is its offering chat's owner's.
+    const started = new Set(
+      parts.settled.flatMap((s) => (s.outcome === "started" && typeof s.chatId === "string" ? [feed.prefix + s.chatId] : [])),
+    );
     if (feed.children === null && started.size === 0) return;
     const children = feed.children ?? new Map<string, Child>();
     for (const [chatId, child] of children) {
@@ -278,7 +309,7 @@ export class ChatFeeds {
     else this.#reading++;
     try {
       const at = feed.version;
-      return await this.read(feed.chatId, { state: at?.state ?? null, cardCount: at?.mark.cardCount ?? 0 });
+      return await this.read(feed, { state: at?.state ?? null, cardCount: at?.mark.cardCount ?? 0 });
     } finally {
       const next = this.#waiting.shift();
       if (next === undefined) this.#reading--;
@@ -300,15 +331,14 @@ export class ChatFeeds {
       return;
     }
     if (feed.closed) return;
+    if (read === null && feed.version !== null) {
+      this.#deleted(feed);
+      return;
+    }
     if (read === null) {
+      // Not made yet: the stream says so, and shows the chat once it is.
       feed.failure = MISSING;
       this.#polled.add(feed);
-      if (feed.version !== null) {
-        // The chat is gone: whatever comes next starts from a screen.
-        feed.version = null;
-        feed.epoch++;
-        feed.marks.length = 0;
-      }
       feed.polled = null;
       this.changed(feed);
       return;
@@ -343,3 +373,17 @@ function needsPass(feed: ChatFeed): boolean {
 }
 
 const MISSING = eventBytes("error", JSON.stringify({ code: "store/missing-chat", message: "no such chat" }), null);
+
+/**
+ * The last event of a stream whose chat was deleted (or replaced by another
+ * chat under its id).
+ *
+ * @example
+ * source.addEventListener("deleted", () => showDeleted()); // the stream ends after it
+ */
+export const DELETED = eventBytes("deleted", JSON.stringify({ code: "chat/deleted", message: "the chat was deleted" }), null);
+
+function codeOf(e: unknown): string {
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : "";
+}

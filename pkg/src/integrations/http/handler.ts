@@ -7,9 +7,12 @@
 import { ANY, type OptionRules, readOptions, wholeBetween } from "../../core/options.js";
 import { SuggestionService } from "../../chat/service.js";
 import { ChatStateCache } from "../../chat/state-cache.js";
+import { deleteChat } from "../../chat/lifecycle.js";
+import { ownedKey, ownerPrefix } from "../../stores/owners.js";
 import type { Store } from "../../stores/store.js";
 import type { StartRequest } from "../../core/types.js";
 import { readJsonBody } from "./body.js";
+import { requestGuard } from "./guard.js";
 import { EventStreams } from "./events.js";
 import { ChatFeeds } from "./feeds.js";
 import { failure, json, thrown } from "./replies.js";
@@ -25,7 +28,7 @@ import { readCards, readChat, readScreen } from "./screen.js";
  */
 export interface AuthorizeContext {
   chatId: string;
-  /** `read` (the screen), `cards`, `events`, or `start`, `draft`, `dismiss`, `restore` of `suggestionId`. */
+  /** `read` (the screen), `cards`, `events`, `delete` (the chat), or `start`, `draft`, `dismiss`, `restore` of `suggestionId`. */
   action: ChatAction;
   suggestionId?: string;
 }
@@ -71,6 +74,18 @@ export interface ChatHandlerOptions {
   cache?: ChatStateCache;
   /** Told of every failure answered with a 500 or a 503, for the app's logs (the client never sees it). */
   onError?: (error: unknown, request: Request) => void;
+  /**
+   * The origins a browser's request may come from (`"https://app.example"`):
+   * a request whose `Origin` is another (or `null`) gets a 403 before
+   * anything else; one with no `Origin` passes. Default: not checked.
+   */
+  allowedOrigins?: string[];
+  /**
+   * The hosts a request's `Host` may name (`"localhost"`: any port;
+   * `"app.example:8443"`: that port), against DNS rebinding; another gets a
+   * 403 before anything else. Default: not checked.
+   */
+  allowedHosts?: string[];
 }
 
 /**
@@ -98,6 +113,8 @@ const RULES: OptionRules<ChatHandlerOptions> = {
   permissions: ANY,
   cache: ANY,
   onError: ANY,
+  allowedOrigins: ANY,
+  allowedHosts: ANY,
 };
 
 /** Largest query number taken for `from` and `to`. */
@@ -106,9 +123,10 @@ const MAX_QUERY_NUMBER = 2 ** 31;
 /**
  * The chat's HTTP handler over `store`:
  * `GET chats/:chatId` (the first screen), `GET chats/:chatId/cards?from=&to=`,
- * `POST chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)` and
- * `GET chats/:chatId/events` (SSE), each decided by `authorize` first.
- * Throws a TypeError at once without `authorize` or with a bad option.
+ * `POST chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)`,
+ * `GET chats/:chatId/events` (SSE) and `DELETE chats/:chatId`, each decided
+ * by `authorize` first. Throws a TypeError at once without `authorize` or
+ * with a bad option.
  *
  * @example
  * // app/api/oda/[...path]/route.ts (Next.js)
@@ -117,7 +135,23 @@ const MAX_QUERY_NUMBER = 2 ** 31;
  * export { handler as GET, handler as POST };
  */
 export function chatHandler(options: ChatHandlerOptions): ChatHandler {
+  return ownedChatHandler(options, undefined);
+}
+
+/**
+ * Internal: {@link chatHandler} over the chats of each request's owner
+ * (`owner(request)`, asked once `authorize` let the request in; `""`: the
+ * store's own ids), so that two owners' chats of one id are two chats
+ * (stores/owners.ts). `serve` gives it its verified credential's owner.
+ *
+ * @internal
+ */
+export function ownedChatHandler(
+  options: ChatHandlerOptions,
+  owner: ((request: Request) => string | Promise<string>) | undefined,
+): ChatHandler {
   const o = readOptions<ChatHandlerOptions>("chatHandler", options, RULES);
+  const guard = requestGuard("chatHandler", o);
   const { store, authorize, onError } = o;
   if (store === null || typeof store !== "object" || typeof (store as { append?: unknown }).append !== "function") {
     throw new TypeError("oda-tasks: invalid arguments of chatHandler: `store` must be a store (MemoryStore, JsonlStore, ...)");
@@ -142,6 +176,8 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
     );
   }
   const service = new SuggestionService({ store, cache, ...(o.permissions === undefined ? {} : { permissions: o.permissions }) });
+  /** A store without `delete` (an app's own) serves no DELETE: the route answers 405. */
+  const canDelete = typeof store.delete === "function";
 
   const report = (e: unknown, request: Request) => {
     try {
@@ -154,7 +190,7 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
   const failureData = async (e: unknown) => JSON.stringify(((await thrown(e).json()) as { error: unknown }).error);
   const feeds: ChatFeeds = new ChatFeeds(
     store,
-    (chatId, since) => readChat(cache, service, chatId, cards, since),
+    (feed, since) => readChat(cache, service.owned(feed.prefix), feed.chatId, feed.chatId.slice(feed.prefix.length), cards, since),
     cards,
     failureData,
     (feed) => streams.changed(feed),
@@ -162,6 +198,9 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
   const streams = new EventStreams(feeds, { pollMs, keepAliveMs, staleMs, perChat, total });
 
   return async function handle(request: Request): Promise<Response> {
+    // Host and Origin first: a request from another site is told nothing else.
+    const foreign = guard?.(request);
+    if (foreign) return foreign;
     try {
       let url: URL;
       try {
@@ -177,8 +216,11 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       const post = route.action === "start" || route.action === "draft" || route.action === "dismiss" || route.action === "restore";
       const method = request.method.toUpperCase();
-      if (method !== (post ? "POST" : "GET")) {
-        return failure(405, "http/method-not-allowed", `${post ? "POST" : "GET"} only`, { allow: post ? "POST" : "GET" });
+      // The chat's own path reads it (GET) or deletes it (DELETE).
+      const deleting = route.action === "read" && method === "DELETE" && canDelete;
+      if (!deleting && method !== (post ? "POST" : "GET")) {
+        const allow = post ? "POST" : route.action === "read" && canDelete ? "GET, DELETE" : "GET";
+        return failure(405, "http/method-not-allowed", `${allow.replace(", ", " or ")} only`, { allow });
       }
       // Query numbers are checked before authorize, so it is told of well-formed requests only.
       let page: { from: number; to: number | undefined } | undefined;
@@ -189,10 +231,18 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       const context: AuthorizeContext = post
         ? { chatId: route.chatId, action: route.action, suggestionId: (route as { suggestionId: string }).suggestionId }
-        : { chatId: route.chatId, action: route.action };
+        : { chatId: route.chatId, action: deleting ? "delete" : route.action };
       const verdict = await authorize(request, context);
       if (verdict instanceof Response) return verdict;
       if (verdict !== true) return failure(403, "http/forbidden", "not allowed");
+      // The chat's store key: its owner's prefix and its id (an id too long for an owner is a 400).
+      const prefix = owner === undefined ? "" : await ownerPrefix(await owner(request));
+      const key = ownedKey(prefix, route.chatId);
+      const owned = service.owned(prefix);
+      if (deleting) {
+        if (!(await deleteChat(store, key))) return failure(404, "store/missing-chat", "no such chat");
+        return json(200, { ok: true, deleted: true });
+      }
 
       if (post) {
         const read = await readJsonBody(request, maxBodyBytes);
@@ -201,21 +251,21 @@ export function chatHandler(options: ChatHandlerOptions): ChatHandler {
         if (route.action === "start") {
           const startRequest = startBody(read.body);
           if (typeof startRequest === "string") return failure(400, "http/bad-request", startRequest);
-          const { chatId } = await service.start(route.chatId, id, startRequest);
+          const { chatId } = await owned.start(route.chatId, id, startRequest);
           return json(200, { ok: true, chatId });
         }
         if (Object.keys(read.body).length > 0) return failure(400, "http/bad-request", `${route.action} takes no fields in its body`);
-        await service[route.action](route.chatId, id);
+        await owned[route.action](route.chatId, id);
         return json(200, { ok: true });
       }
-      if (route.action === "events") return streams.stream(route.chatId, request);
+      if (route.action === "events") return streams.stream(key, prefix, request);
       if (route.action === "cards" && page !== undefined) {
-        const found = await readCards(cache, route.chatId, page.from, page.to, maxPageCards);
+        const found = await readCards(cache, key, page.from, page.to, maxPageCards);
         if (found === null) return failure(404, "store/missing-chat", "no such chat");
         if (found === "too-many") return failure(400, "http/bad-request", `a page holds at most ${maxPageCards} cards`);
         return json(200, found);
       }
-      const screen = await readScreen(cache, service, route.chatId, cards);
+      const screen = await readScreen(cache, owned, key, route.chatId, cards);
       if (screen === null) return failure(404, "store/missing-chat", "no such chat");
       return json(200, screen);
     } catch (e) {

@@ -1,16 +1,16 @@
-// Which route a request asks for: `chats/:chatId`, `chats/:chatId/cards`,
-// `chats/:chatId/events` and `chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)`,
-// found after the path the handler is mounted at, with every id checked.
+// Which route a request asks for: `chats/:chatId` (read, or delete),
+// `chats/:chatId/cards`, `chats/:chatId/events` and
+// `chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)`, found after the path the handler is mounted at, with every id checked.
 import { checkChatId } from "../../stores/store.js";
 
 /**
  * What a request would do, as `authorize` is told: read the screen, a page
- * of cards or the event stream, or act on one suggestion.
+ * of cards or the event stream, act on one suggestion, or delete the chat.
  *
  * @example
- * const writes: ChatAction[] = ["start", "draft", "dismiss", "restore"];
+ * const writes: ChatAction[] = ["start", "draft", "dismiss", "restore", "delete"];
  */
-export type ChatAction = "read" | "cards" | "events" | "start" | "draft" | "dismiss" | "restore";
+export type ChatAction = "read" | "cards" | "events" | "start" | "draft" | "dismiss" | "restore" | "delete";
 
 /** The four actions on a suggestion. */
 export type SuggestionAction = "start" | "draft" | "dismiss" | "restore";

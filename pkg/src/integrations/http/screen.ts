@@ -77,18 +77,20 @@ export interface ReadPlace {
 }
 
 /**
- * Reads chat `chatId`'s parts and, of its last `window` cards, those after
- * `since` when the state is the one `since` was read from, else all of them;
- * `null` when the chat does not exist. A card is made once per chat, not once per read.
+ * Reads chat `chatId`'s parts (the chat of store key `key`, `service` its
+ * owner's) and, of its last `window` cards, those after `since` when the
+ * state is the one `since` was read from, else all of them; `null` when the
+ * chat does not exist. A card is made once per chat, not once per read.
  */
 export async function readChat(
   cache: ChatStateCache,
   service: SuggestionService,
+  key: string,
   chatId: string,
   window: number,
   since: ReadPlace,
 ): Promise<ChatRead | null> {
-  const lease = await cache.lease(chatId);
+  const lease = await cache.lease(key);
   let view: ChatView;
   let length: number;
   let cards: TodoCard[];
@@ -120,32 +122,33 @@ export async function readChat(
   return { parts: { chatId, length, todos, plan, open, settled, cardCount, skipped }, cards, first, state };
 }
 
-/** The chat's first screen; `null` when the chat does not exist. */
+/** The first screen of chat `chatId` (store key `key`, `service` its owner's); `null` when the chat does not exist. */
 export async function readScreen(
   cache: ChatStateCache,
   service: SuggestionService,
+  key: string,
   chatId: string,
   cards: number,
 ): Promise<ChatScreen | null> {
-  const read = await readChat(cache, service, chatId, cards, { state: null, cardCount: 0 });
+  const read = await readChat(cache, service, key, chatId, cards, { state: null, cardCount: 0 });
   if (read === null) return null;
   const { cardCount, skipped, ...rest } = read.parts;
   return { ...rest, cardCount, cards: read.cards, skipped };
 }
 
 /**
- * Cards `from..to` of the chat (slice semantics); `null` when the chat does
+ * Cards `from..to` of the chat of store key `key` (slice semantics); `null` when the chat does
  * not exist, `"too-many"` when the page would hold more than `max` cards
  * (checked before any card is made).
  */
 export async function readCards(
   cache: ChatStateCache,
-  chatId: string,
+  key: string,
   from: number,
   to: number | undefined,
   max: number,
 ): Promise<CardPage | null | "too-many"> {
-  const lease = await cache.lease(chatId);
+  const lease = await cache.lease(key);
   try {
     if (lease.state === null) return null;
     const cardCount = lease.state.cardCount;

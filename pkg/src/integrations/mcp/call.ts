@@ -7,15 +7,18 @@ import { suggestTask, todoWrite } from "../../core/functions.js";
 import { beginTurn } from "../../chat/lifecycle.js";
 import { runToolWithParts, type RunToolOptions, type ToolCall } from "../../chat/run.js";
 import { MAX_TURN_ID_LENGTH } from "../../chat/turn-id.js";
-import { checkChatId, type Store } from "../../stores/store.js";
+import { checkOwnedChatId } from "../../stores/owners.js";
+import type { Store } from "../../stores/store.js";
 import { CARD_META, CHAT_META, OFFER_META, TURN_META, VSCODE_CONVERSATION_META, VSCODE_REQUEST_META } from "./keys.js";
 
 /** What a call needs from its server: the store, run options, how to find a chat the call does not name. */
 export interface CallScope {
   store: Store;
+  /** The store key prefix of the caller's chats (stores/owners.ts; `""`: the ids are the keys). */
+  prefix: string;
   run: RunToolOptions;
   /**
-   * The chat of a call that names none, from the host's conversation id (VS Code's) or
+   * The chat of a call that names none (its id, not its key), from the host's conversation id (VS Code's) or
    * the MCP session, or `null` (the core then refuses: no owning session).
    */
   defaultChat(sessionId: string | undefined, conversationId: string | undefined): Promise<string | null>;
@@ -41,7 +44,7 @@ export async function callTool(
   }
   if (named !== undefined) {
     try {
-      checkChatId(named);
+      checkOwnedChatId(named, scope.prefix);
     } catch (e) {
       return refused(`oda-tasks: _meta["${CHAT_META}"]: ${(e as Error).message}`);
     }
@@ -56,15 +59,16 @@ export async function callTool(
     const chatId = named ?? (await scope.defaultChat(sessionId, turnIdOf(meta?.[VSCODE_CONVERSATION_META])));
     // No chat: the core answers with its own refusal for a call with no owning session.
     if (chatId === null) return answer(withoutChat(name, args));
+    const key = scope.prefix + chatId;
     if (turnId !== undefined) {
       try {
-        await beginTurn(scope.store, chatId, { turn: turnId, ...(scope.run.cache === undefined ? {} : { cache: scope.run.cache }) });
+        await beginTurn(scope.store, key, { turn: turnId, ...(scope.run.cache === undefined ? {} : { cache: scope.run.cache }) });
       } catch (e) {
         // A chat that does not exist: the tool call below gets the core's refusal.
         if (codeOf(e) !== "store/missing-chat") throw e;
       }
     }
-    return answer(await runToolWithParts(scope.store, chatId, { name, input: args }, scope.run), chatId);
+    return answer(await runToolWithParts(scope.store, key, { name, input: args }, scope.run), chatId);
   } catch (e) {
     try {
       scope.onError?.(e);

@@ -7,11 +7,13 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ANY, type OptionRules, readOptions, wholeBetween } from "../../core/options.js";
 import { readJsonValue } from "../http/body.js";
+import { requestGuard } from "../http/guard.js";
 import { failure, thrown } from "../http/replies.js";
 import { CHAT_META } from "./keys.js";
 import { readServerOptions, SERVER_OPTION_RULES, type OdaMcpServerOptions } from "./options.js";
 import { APP_TOOLS, appToolChat } from "./app/register.js";
 import { serverOf } from "./server.js";
+import { ownerPrefix } from "../../stores/owners.js";
 
 /**
  * What `authorize` is told of one JSON-RPC message of a request.
@@ -44,6 +46,18 @@ export interface McpHandlerOptions extends Omit<OdaMcpServerOptions, "sessionCha
   authorize: (request: Request, context: McpAuthorizeContext) => boolean | Response | Promise<boolean | Response>;
   /** Largest POST body in bytes (default 2 MiB: a largest tool input of 1 MiB and the envelope). */
   maxBodyBytes?: number;
+  /**
+   * The origins a browser's request may come from (`"https://app.example"`):
+   * a request whose `Origin` is another (or `null`) gets a 403 before
+   * anything else; one with no `Origin` passes. Default: not checked.
+   */
+  allowedOrigins?: string[];
+  /**
+   * The hosts a request's `Host` may name (`"localhost"`: any port;
+   * `"app.example:8443"`: that port), against DNS rebinding; another gets a
+   * 403 before anything else. Default: not checked.
+   */
+  allowedHosts?: string[];
 }
 
 /**
@@ -59,6 +73,8 @@ const RULES: OptionRules<McpHandlerOptions> = {
   ...SERVER_RULES,
   authorize: ANY,
   maxBodyBytes: wholeBetween(256, 64 << 20),
+  allowedOrigins: ANY,
+  allowedHosts: ANY,
 };
 
 /**
@@ -75,7 +91,29 @@ const RULES: OptionRules<McpHandlerOptions> = {
  * export { handler as GET, handler as POST };
  */
 export function mcpHandler(options: McpHandlerOptions): McpHandler {
-  const { authorize, maxBodyBytes = 2 << 20, ...rest } = readOptions<McpHandlerOptions>("mcpHandler", options, RULES);
+  return ownedMcpHandler(options, undefined);
+}
+
+/**
+ * Internal: {@link mcpHandler} acting on the chats of each request's owner
+ * (`owner(request)`, asked once `authorize` let every message in; `""`: the
+ * store's own ids), so that two owners' chats of one id are two chats
+ * (stores/owners.ts). `serve` gives it its verified credential's owner.
+ *
+ * @internal
+ */
+export function ownedMcpHandler(
+  options: McpHandlerOptions,
+  owner: ((request: Request) => string | Promise<string>) | undefined,
+): McpHandler {
+  const {
+    authorize,
+    maxBodyBytes = 2 << 20,
+    allowedOrigins,
+    allowedHosts,
+    ...rest
+  } = readOptions<McpHandlerOptions>("mcpHandler", options, RULES);
+  const guard = requestGuard("mcpHandler", { allowedOrigins, allowedHosts });
   if (typeof authorize !== "function") {
     throw new TypeError(
       "oda-tasks: invalid arguments of mcpHandler: `authorize(request, { method, tool, chatId })` is required; it decides who may call the tools on each chat",
@@ -91,6 +129,9 @@ export function mcpHandler(options: McpHandlerOptions): McpHandler {
   };
 
   return async function handle(request: Request): Promise<Response> {
+    // Host and Origin first: a request from another site is told nothing else.
+    const foreign = guard?.(request);
+    if (foreign) return foreign;
     try {
       // Stateless: no session stream to GET, no session to DELETE.
       if (request.method.toUpperCase() !== "POST") return failure(405, "http/method-not-allowed", "POST only", { allow: "POST" });
@@ -107,7 +148,8 @@ export function mcpHandler(options: McpHandlerOptions): McpHandler {
       // Stateless: no initialize tells whether the client is an MCP Apps host, so the widget's
       // app-only tools are never listed (no model sees them) yet answer a call that names one.
       const callsApp = contexts.some((c) => c.method === "tools/call" && c.tool !== undefined && APP_TOOLS.includes(c.tool));
-      const mcp = serverOf(server, callsApp ? "always" : "declared");
+      const prefix = owner === undefined ? "" : await ownerPrefix(await owner(request));
+      const mcp = serverOf(server, callsApp ? "always" : "declared", prefix);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await mcp.connect(transport);
       try {

@@ -3,12 +3,12 @@
 // that take tools from an MCP server (Pydantic AI, LangGraph).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { createChat } from "../../chat/lifecycle.js";
+import { createChatAt } from "../../chat/lifecycle.js";
 import { checkChatId } from "../../stores/store.js";
 import type { RunToolOptions } from "../../chat/run.js";
 import { CORE_VERSION } from "../../gen/wasm-interface.js";
 import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
-import { registerOdaApp } from "./app/register.js";
+import { registerOwnedApp } from "./app/register.js";
 import { callTool, type CallScope } from "./call.js";
 import { readServerOptions, type OdaMcpServerOptions } from "./options.js";
 import { mcpToolConfig } from "./tools.js";
@@ -39,8 +39,16 @@ const NO_ELICITATION: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "oda-tasks: this MCP server asks for no elicitation" }),
 };
 
-/** Internal: the server over options already read by `readServerOptions`. */
-export function serverOf(options: ReturnType<typeof readServerOptions>, appTools: "declared" | "always" = "declared"): McpServer {
+/**
+ * Internal: the server over options already read by `readServerOptions`,
+ * acting on the chats of the owner whose store key prefix is `prefix`
+ * (stores/owners.ts; `""`: the store's own ids).
+ */
+export function serverOf(
+  options: ReturnType<typeof readServerOptions>,
+  appTools: "declared" | "always" = "declared",
+  prefix = "",
+): McpServer {
   const { store, chatId, sessionChat, suggestTask = true, onError, chatUrl, addTools, ...run } = options;
   const server = new McpServer({ name: "oda-tasks", version: CORE_VERSION }, { jsonSchemaValidator: NO_ELICITATION });
   /** The chats made for sessions and conversations, by chat id (each created once). */
@@ -48,7 +56,7 @@ export function serverOf(options: ReturnType<typeof readServerOptions>, appTools
   const madeChat = (id: string): Promise<string> => {
     let chat = madeChats.get(id);
     if (chat === undefined) {
-      chat = createChat(store, id, sessionChat ?? {}).then(() => id); // an existing chat is left as it is
+      chat = createChatAt(store, prefix + id, id, sessionChat ?? {}).then(() => id); // an existing chat is left as it is
       madeChats.set(id, chat);
       chat.catch(() => madeChats.delete(id));
     }
@@ -56,6 +64,7 @@ export function serverOf(options: ReturnType<typeof readServerOptions>, appTools
   };
   const scope: CallScope = {
     store,
+    prefix,
     run: run as RunToolOptions,
     onError,
     async defaultChat(sessionId, conversationId) {
@@ -76,7 +85,11 @@ export function serverOf(options: ReturnType<typeof readServerOptions>, appTools
   }
   // MCP Apps: the `ui://oda-tasks/chat.html` resource the tools link to, and its app-only tools.
   addTools?.(server);
-  registerOdaApp(server, { store, appTools, ...(chatUrl === undefined ? {} : { chatUrl }), ...(onError === undefined ? {} : { onError }) });
+  registerOwnedApp(
+    server,
+    { store, appTools, ...(chatUrl === undefined ? {} : { chatUrl }), ...(onError === undefined ? {} : { onError }) },
+    prefix,
+  );
   return server;
 }
 

@@ -10,6 +10,7 @@ import { ChatStateCache } from "../../../chat/state-cache.js";
 import { ANY, oneOf, type OptionRule, readOptions } from "../../../core/options.js";
 import { APP_HTML } from "../../../gen/mcp-app.js";
 import { keyed } from "../../../stores/keyed.js";
+import { ownedKey } from "../../../stores/owners.js";
 import { MAX_CHAT_ID_LENGTH, type Store } from "../../../stores/store.js";
 import { failureOf } from "../../http/replies.js";
 import { APP_RESOURCE_URI } from "../keys.js";
@@ -105,6 +106,17 @@ const OFFER = z.string().min(1).max(MAX_CHAT_ID_LENGTH).describe("The suggestion
  * registerOdaApp(server, { store: new MemoryStore() });
  */
 export function registerOdaApp(server: McpServer, options: OdaAppOptions): void {
+  registerOwnedApp(server, options, "");
+}
+
+/**
+ * Internal: {@link registerOdaApp} acting on the chats of the owner whose
+ * store key prefix is `prefix` (stores/owners.ts); the widget names chats by
+ * their ids, never their keys.
+ *
+ * @internal
+ */
+export function registerOwnedApp(server: McpServer, options: OdaAppOptions, prefix: string): void {
   const call = "registerOdaApp";
   const read = readOptions<OdaAppOptions>(call, options, {
     store: ANY,
@@ -138,7 +150,7 @@ export function registerOdaApp(server: McpServer, options: OdaAppOptions): void 
   }
   const parts = read.cache === undefined ? perStore(store) : { cache: read.cache, service: undefined };
   const cache = parts.cache;
-  const service = read.service ?? parts.service ?? new SuggestionService({ store, cache });
+  const service = (read.service ?? parts.service ?? new SuggestionService({ store, cache })).owned(prefix);
 
   server.registerResource(
     "oda-tasks chat",
@@ -158,8 +170,9 @@ export function registerOdaApp(server: McpServer, options: OdaAppOptions): void 
     act: () => Promise<Omit<AppToolAnswer, "screen"> | undefined>,
   ): Promise<CallToolResult> => {
     try {
+      const key = ownedKey(prefix, chat); // an id too long for an owner is refused before anything is done
       const extra = await act();
-      const screen = await readAppScreen(cache, service, chat);
+      const screen = await readAppScreen(cache, service, key, chat);
       if (screen === null) return refusal(failureOf({ code: "store/missing-chat" }).error);
       const links = chatUrl === undefined ? undefined : startedLinks(screen, chatUrl, report);
       const structuredContent: AppToolAnswer = { screen, ...extra, ...(links === undefined ? {} : { links }) };

@@ -29,9 +29,14 @@ export interface AppToolAnswer {
   links?: Record<string, string>;
 }
 
-/** The widget's screen of `chatId`; `null` when the chat does not exist. */
-export async function readAppScreen(cache: ChatStateCache, service: SuggestionService, chatId: string): Promise<AppScreen | null> {
-  const screen = await readScreen(cache, service, chatId, 0);
+/** The widget's screen of `chatId` (the chat of store key `key`, `service` its owner's); `null` when the chat does not exist. */
+export async function readAppScreen(
+  cache: ChatStateCache,
+  service: SuggestionService,
+  key: string,
+  chatId: string,
+): Promise<AppScreen | null> {
+  const screen = await readScreen(cache, service, key, chatId, 0);
   if (screen === null) return null;
   const { length, plan, cardCount, open, settled } = screen;
   return { chatId, length, plan, cardCount, open, settled };
