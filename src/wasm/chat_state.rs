@@ -26,6 +26,13 @@ struct ListState<'a> {
     turns_since_update: Option<usize>,
 }
 
+/// `session`: what the chat's session entry names of it (a list of chats, a chat's heading).
+#[derive(Serialize)]
+struct SessionInfo<'a> {
+    title: Option<&'a str>,
+    workspace: Option<&'a str>,
+}
+
 /// One chat's state. Wrapped by the package's `ChatState` class.
 ///
 /// # Examples
@@ -220,6 +227,16 @@ impl ChatStateCore {
     #[wasm_bindgen(js_name = listStateValue)]
     pub fn list_state_value(&self) -> Result<JsValue, JsValue> {
         self.list_state_in::<Value>()
+    }
+
+    /// JSON `{ title, workspace }` of the chat's session entry (each `null` when it names none), or
+    /// `null` when the log has no session entry. A session that cannot be read names neither.
+    #[wasm_bindgen(js_name = session)]
+    pub fn session(&self) -> Result<String, JsValue> {
+        Text::answer(&self.chat.session.as_ref().map(|s| SessionInfo {
+            title: s.title.as_deref(),
+            workspace: s.workspace.as_deref(),
+        }))
     }
 
     /// `[answer JSON, entry text?]`.

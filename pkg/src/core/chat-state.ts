@@ -8,6 +8,7 @@ import { entryLines, hostParams, inSlices, inputLimit, logArray, modelInput, rec
 import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
 import { realmIntact } from "./realm-guard.js";
 import type {
+  ChatSessionInfo,
   ChatView,
   GoalAction,
   GoalCheck,
@@ -348,6 +349,19 @@ export class ChatState {
    */
   nextCard(entry: LogEntry): TodoCard | null {
     return parseJson(ChatState.#live(this, "nextCard").nextCard(entryLine(entry))) as TodoCard | null;
+  }
+
+  /**
+   * What the chat's `session` entry names of it: its `title` and
+   * `workspace` (each `null` when it names none), or `null` for a log with
+   * no session entry. A session entry that cannot be read names neither.
+   *
+   * @example
+   * const state = ChatState.fromLog([{ type: "session", title: "Fix the upload", workspace: "/repos/app" }]);
+   * state.session(); // { title: "Fix the upload", workspace: "/repos/app" }
+   */
+  session(): ChatSessionInfo | null {
+    return parseJson(ChatState.#live(this, "session").session()) as ChatSessionInfo | null;
   }
 
   /**

@@ -369,6 +369,19 @@ export interface TodoPlan {
   turn: number | null;
 }
 /**
+ * What a chat's `session` entry names of it (`ChatState#session`).
+ *
+ * @example
+ * const { title } = state.session() ?? { title: null };
+ */
+export interface ChatSessionInfo {
+  /** The chat's title (a started chat's is its suggestion's), `null` when it has none. */
+  title: string | null;
+  /** The folder or project the chat works in, `null` for none. */
+  workspace: string | null;
+}
+
+/**
  * Where a chat's list and turns stand (`ChatState#listState`).
  *
  * @example

@@ -159,7 +159,9 @@ function useListBefore(src: string | undefined): TodoItem[] | undefined {
   const [todos, setTodos] = useState<TodoItem[] | undefined>(undefined);
   useEffect(() => {
     if (src === undefined) return undefined;
-    return follow(src, (screen) => setTodos((was) => was ?? screen.todos));
+    return follow(src, (screen) => {
+      if (screen !== null) setTodos((was) => was ?? screen.todos);
+    });
   }, [src]);
   return todos;
 }

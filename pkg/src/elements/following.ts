@@ -3,8 +3,9 @@
 // without one they draw what their properties are set to, as before. Once the
 // chat's stream gave a screen, it alone is drawn: a property set later (a chat
 // UI's snapshot rendered late) would show an older state that no event fixes.
+// Once the stream says the chat was deleted, the element says so instead.
 import type { ChatScreen } from "../integrations/http/screen.js";
-import { AnswerElement } from "./dom.js";
+import { AnswerElement, h } from "./dom.js";
 import { follow } from "./live.js";
 
 /**
@@ -17,6 +18,8 @@ import { follow } from "./live.js";
 export abstract class FollowingElement extends AnswerElement {
   #stop: (() => void) | null = null;
   #streamed = false;
+  /** The notice shown once the followed chat was deleted (`null`: it was not). */
+  #deleted: HTMLElement | null = null;
 
   /** The attributes watched: `src`. */
   static get observedAttributes(): string[] {
@@ -53,12 +56,30 @@ export abstract class FollowingElement extends AnswerElement {
     this.#stop?.();
     this.#stop = null;
     this.#streamed = false;
+    if (this.#deleted !== null) {
+      this.#deleted.remove();
+      this.#deleted = null;
+      this.redraw();
+    }
     const src = this.src;
     if (src !== null && src !== "")
       this.#stop = follow(src, (screen) => {
         this.#streamed = true;
-        this.screen(screen);
+        if (screen !== null) this.screen(screen);
+        else if (this.#deleted === null) {
+          this.#deleted = h("p", { class: "panel deleted", part: "deleted", role: "status", text: "This chat was deleted." });
+          this.redraw();
+        }
       });
+  }
+
+  /** Draws the element; once its chat was deleted, only the notice that says so. */
+  protected override redraw(): void {
+    super.redraw();
+    const notice = this.#deleted;
+    if (notice === null) return;
+    for (const child of Array.from(this.root.children)) if (child !== notice && child.localName !== "style") (child as HTMLElement).hidden = true;
+    if (notice.parentNode !== this.root) this.root.append(notice);
   }
 
   /**

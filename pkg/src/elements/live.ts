@@ -2,18 +2,21 @@
 // from the `chatHandler` URL, kept current by its event stream (one
 // EventSource per URL, shared by every element that follows it: a `screen`
 // event resets it, a `change` is applied to it; EventSource itself resumes
-// from the last id after a reconnect), and the suggestion actions posted back
-// as JSON. No core, no WASM: only fetch and EventSource, with the page's own
-// cookies (same origin).
+// from the last id after a reconnect; a `deleted` event ends it for good),
+// and the suggestion actions posted back as JSON. No core, no WASM: only
+// fetch and EventSource, with the page's own cookies (same origin).
 import type { ChatChange, ChatScreen } from "../integrations/http/screen.js";
 
-type Listener = (screen: ChatScreen) => void;
+/** Hears each screen of the chat, and `null` once the chat was deleted (nothing follows). */
+type Listener = (screen: ChatScreen | null) => void;
 
 interface Feed {
   listeners: Set<Listener>;
   source: EventSource | null;
   /** The screen on show: the stream's, or an action's read when that is newer. */
   last: ChatScreen | null;
+  /** The stream said the chat was deleted: it is closed, and every follower is told `null`. */
+  deleted: boolean;
 }
 
 const feeds = new Map<string, Feed>();
@@ -41,13 +44,14 @@ function chatUrl(src: string): string {
 
 /**
  * Follows chat `src`: `listener` gets the screen now (fetched) and each new
- * one the event stream pushes. Returns the function that stops following.
+ * one the event stream pushes, and `null` once the chat was deleted. Returns
+ * the function that stops following.
  */
 export function follow(src: string, listener: Listener): () => void {
   const url = chatUrl(src);
   let feed = feeds.get(url);
   if (feed === undefined) {
-    const created: Feed = { listeners: new Set(), source: null, last: null };
+    const created: Feed = { listeners: new Set(), source: null, last: null, deleted: false };
     feed = created;
     feeds.set(url, created);
     const source = new EventSource(`${url}/events`);
@@ -72,6 +76,15 @@ export function follow(src: string, listener: Listener): () => void {
       // A change follows the stream's screen; the stream starts with one, so none is lost.
       if (change !== null && streamed !== null) take(applyChange(streamed, change));
     });
+    // The chat's last event: no reconnect (the stream ended for good), no screen after it.
+    source.addEventListener("deleted", () => {
+      source.close();
+      created.deleted = true;
+      created.last = null;
+      for (const l of created.listeners) l(null);
+    });
+  } else if (feed.deleted) {
+    listener(null);
   } else if (feed.last !== null) {
     listener(feed.last);
   }
@@ -127,13 +140,13 @@ export async function act(src: string, action: "start" | "draft" | "dismiss" | "
 /** Reads chat `url`'s screen now and hands it to its followers (the event stream would, a poll later). */
 async function refresh(url: string): Promise<void> {
   const feed = feeds.get(url);
-  if (feed === undefined) return;
+  if (feed === undefined || feed.deleted) return;
   try {
     const response = await fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } });
     if (!response.ok) return;
     const screen = (await response.json()) as ChatScreen;
-    // A pushed screen read at a later length wins over this one.
-    if (feed.last !== null && feed.last.length > screen.length) return;
+    // A pushed screen read at a later length wins over this one; a deletion over every screen.
+    if (feed.deleted || (feed.last !== null && feed.last.length > screen.length)) return;
     feed.last = screen;
     for (const l of feed.listeners) l(screen);
   } catch {

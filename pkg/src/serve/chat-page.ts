@@ -11,6 +11,15 @@ if (main !== null && list !== null) {
   const src = main.dataset.chatSrc ?? "";
   const empty = document.querySelector<HTMLElement>("#no-cards");
   follow(src, (screen) => {
+    if (screen === null) {
+      // Deleted: the elements say so too; no card of it stays on show.
+      list.replaceChildren();
+      if (empty !== null) {
+        empty.textContent = "This chat was deleted.";
+        empty.hidden = false;
+      }
+      return;
+    }
     const first = screen.cardCount - screen.cards.length;
     const items = screen.cards.map((card, i) => {
       const item = document.createElement("li");
