@@ -73,7 +73,7 @@ export function serveApp({ store, gate, mcp, assets, onError }: ServeAppOptions)
         const chatId = decodeSegment(page[1]);
         if (chatId === null) return failure(400, "http/bad-request", "the chat id is not a well-formed URL segment");
         if (gate.credential(request) === null) return new Response(signInPage(path, false), { status: 401, headers: PAGE_HEADERS });
-        return new Response(chatPage(chatId, API_BASE), { headers: PAGE_HEADERS });
+        return new Response(chatPage(chatId, API_BASE, { title: null, canDelete: false }), { headers: PAGE_HEADERS });
       }
       const asset = ASSET.exec(path);
       if (asset?.[1] !== undefined) {

@@ -1,6 +1,7 @@
 // The script of `serve`'s page per chat (a browser module): the elements
 // draw the plan and the suggestions from `src`, and the cards follow the
-// same event stream; "Open chat" on a started offer opens that chat's page.
+// same event stream; "Open chat" on a started offer opens that chat's page;
+// "Delete chat", once confirmed, deletes the chat and goes back to the list.
 import "../elements/index.js";
 import { follow } from "../elements/live.js";
 import type { OdaTodoCardElement } from "../elements/todo-card.js";
@@ -34,8 +35,38 @@ if (main !== null && list !== null) {
     list.replaceChildren(...items.reverse());
     if (empty !== null) empty.hidden = screen.cardCount > 0;
   });
+  const remove = document.querySelector<HTMLButtonElement>("#delete-chat");
+  remove?.addEventListener("click", () => void deleteChat(remove, src));
   document.addEventListener("oda-open-chat", (event) => {
     const { chatId } = (event as CustomEvent<{ chatId: string }>).detail;
     location.assign(`/chats/${encodeURIComponent(chatId)}`);
   });
+}
+
+/** Deletes the page's chat once the person confirms, then shows the list of chats; a refusal is said beside the button. */
+async function deleteChat(button: HTMLButtonElement, src: string): Promise<void> {
+  const chatId = button.dataset.chatId ?? "";
+  if (!confirm(`Delete chat "${chatId}"? Its plan, suggestions and updates are erased for good. Chats started from it stay.`)) return;
+  button.disabled = true;
+  let said = "The chat could not be deleted: the server could not be reached.";
+  try {
+    const response = await fetch(src, { method: "DELETE", credentials: "same-origin" });
+    // Gone either way: deleted now, or already (another tab, another person of the chat's owner).
+    if (response.ok || response.status === 404) {
+      location.assign("/");
+      return;
+    }
+    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+    said = `The chat could not be deleted: ${body?.error?.message ?? response.statusText}.`;
+  } catch {
+    // said above
+  }
+  button.disabled = false;
+  let status = document.querySelector<HTMLElement>("#delete-status");
+  if (status === null) {
+    status = Object.assign(document.createElement("span"), { id: "delete-status" });
+    status.setAttribute("role", "status");
+    button.after(" ", status);
+  }
+  status.textContent = said;
 }

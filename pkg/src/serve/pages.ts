@@ -1,6 +1,6 @@
-// The HTML `serve` answers a browser with: a chat's page (the live plan,
-// suggestions and cards, drawn by the package's elements) and the sign-in
-// form. Every page is one static text with no inline script, sent with a
+// The HTML `serve` answers a browser with: the signed-in owner's chats, a
+// chat's page (the live plan, suggestions and cards, drawn by the package's
+// elements) and the sign-in form. Every page is one static text with no inline script, sent with a
 // content security policy that lets it load only this server's own scripts.
 
 /** The headers of every page: no framing, no referrer, no script but the server's own. */
@@ -30,6 +30,8 @@ const STYLE = `
   ol.cards { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.75rem; }
   form { display: grid; gap: 0.5rem; max-width: 24rem; }
   input, button { font: inherit; padding: 0.5rem; }
+  ol.chats { display: grid; gap: 0.5rem; padding-left: 1.5rem; }
+  .workspace { color: GrayText; overflow-wrap: anywhere; }
 `;
 
 /** A page's head: its title (HTML-escaped already) and what else it loads. */
@@ -46,19 +48,34 @@ ${extra}</head>
 `;
 }
 
+/** What a chat's page shows beside its id: its title, and whether the viewer may delete it. */
+export interface ChatPageOptions {
+  /** The chat's title (its session's), or `null`: the page is headed "Chat <id>". */
+  title: string | null;
+  /** The viewer's credential may write: the page offers to delete the chat. */
+  canDelete: boolean;
+}
+
 /**
  * A chat's page: `<oda-plan>` and `<oda-suggestions>` following the chat
- * API at `apiBase` (`/api/oda`), and its cards, newest first.
+ * API at `apiBase` (`/api/oda`), and its cards, newest first; headed with
+ * the chat's title when it has one, with a Delete button (confirmed first)
+ * when the viewer may write.
  *
  * @example
- * new Response(chatPage("chat-1", "/api/oda"), { headers: PAGE_HEADERS });
+ * new Response(chatPage("chat-1", "/api/oda", { title: "Fix the upload", canDelete: true }), { headers: PAGE_HEADERS });
  */
-export function chatPage(chatId: string, apiBase: string): string {
+export function chatPage(chatId: string, apiBase: string, { title, canDelete }: ChatPageOptions): string {
   const src = escapeHtml(`${apiBase}/chats/${encodeURIComponent(chatId)}`);
-  const title = escapeHtml(chatId);
-  return `${head(title, '<script type="module" src="/assets/serve/chat-page.js"></script>\n')}<body>
+  const heading = escapeHtml(title ?? `Chat ${chatId}`);
+  const remove = canDelete
+    ? `<p class="actions"><button type="button" id="delete-chat" data-chat-id="${escapeHtml(chatId)}">Delete chat</button></p>\n`
+    : "";
+  return `${head(heading, '<script type="module" src="/assets/serve/chat-page.js"></script>\n')}<body>
+<nav><a href="/">Your chats</a></nav>
 <main data-chat-src="${src}">
-<h1>Chat ${title}</h1>
+<h1>${heading}</h1>
+${remove}
 <div class="columns">
 <div class="panels">
 <oda-plan src="${src}"></oda-plan>
@@ -70,6 +87,31 @@ export function chatPage(chatId: string, apiBase: string): string {
 <ol id="cards" class="cards"></ol>
 </section>
 </div>
+</main>
+</body>
+</html>
+`;
+}
+
+/**
+ * The signed-in owner's chats, newest first: each its title (or its id)
+ * linking its page, and its workspace; `next` the cursor of older ones.
+ *
+ * @example
+ * new Response(chatsPage([{ chatId: "chat-1", title: "Fix the upload" }], null), { headers: PAGE_HEADERS });
+ */
+export function chatsPage(chats: readonly { chatId: string; title?: string; workspace?: string }[], next: string | null): string {
+  const items = chats.map(({ chatId, title, workspace }) => {
+    const link = `<a href="/chats/${escapeHtml(encodeURIComponent(chatId))}">${escapeHtml(title ?? `Chat ${chatId}`)}</a>`;
+    const where = workspace === undefined ? "" : ` <span class="workspace">${escapeHtml(workspace)}</span>`;
+    return `<li>${link}${where}</li>`;
+  });
+  const list = items.length === 0 ? '<p id="no-chats">No chats yet.</p>' : `<ol class="chats">\n${items.join("\n")}\n</ol>`;
+  const older = next === null ? "" : `\n<p><a href="/?cursor=${escapeHtml(encodeURIComponent(next))}">Older chats</a></p>`;
+  return `${head("Your chats", "")}<body>
+<main>
+<h1>Your chats</h1>
+${list}${older}
 </main>
 </body>
 </html>
