@@ -71,7 +71,7 @@ test("storeContract's watch checks fail a feed that hears twice, never stops, le
     const notify = (chatId, length) => {
       for (const w of [...watchers]) deliver(w, chatId, length);
     };
-    const { append, create } = store;
+    const { append, create, delete: remove } = store;
     store.append = async (chatId, entries, expected) => {
       const length = await append.call(store, chatId, entries, expected);
       if (entries.length > 0) notify(chatId, length);
@@ -81,6 +81,11 @@ test("storeContract's watch checks fail a feed that hears twice, never stops, le
       const made = await create.call(store, chatId, entries);
       if (made) notify(chatId, entries.length);
       return made;
+    };
+    store.delete = async (chatId) => {
+      const deleted = await remove.call(store, chatId);
+      if (deleted) notify(chatId, 0);
+      return deleted;
     };
     store.watch = (chatId, onChange) => {
       store.read(chatId).catch(() => undefined);
