@@ -267,7 +267,7 @@ test("routes, methods and ids: 404 for no route, 405 for the wrong method, 400 f
   assert.equal(wrong.status, 405);
   assert.equal(wrong.headers.get("allow"), "POST");
   assert.equal((await post(handler, "chats/c")).status, 405);
-  assert.equal((await handler(new Request(`${BASE}/chats/c`, { method: "DELETE" }))).status, 405);
+  assert.equal((await handler(new Request(`${BASE}/chats/c`, { method: "PUT" }))).status, 405);
   // A preflight is answered like any other wrong method: no CORS header, so no cross-site JSON POST.
   const preflight = await handler(
     new Request(`${BASE}/chats/c/suggestions/s1/start`, {

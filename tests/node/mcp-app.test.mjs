@@ -145,7 +145,7 @@ test("Dismiss and Restore; a failure answers isError with the service's code and
   // A store that fails: a fixed text, the error handed to onError (whose own failure changes nothing), no stack.
   const heard = [];
   const broken = new MemoryStore();
-  for (const method of ["read", "readFrom", "readTextFrom"]) {
+  for (const method of ["read", "readFrom", "readTextFrom", "readSince"]) {
     broken[method] = async () => {
       throw new Error("disk on fire at /secret/path");
     };

@@ -18,6 +18,11 @@ class CountingStore extends MemoryStore {
     this.reads.push(from === 0 ? ["read", chatId] : ["readFrom", chatId, from]);
     return super.readFrom(chatId, from);
   }
+  async readSince(chatId, from, mark) {
+    // The warm reader's read: counted as readFrom is.
+    this.reads.push(from === 0 ? ["read", chatId] : ["readFrom", chatId, from]);
+    return super.readSince(chatId, from, mark);
+  }
   take() {
     const r = this.reads;
     this.reads = [];
