@@ -13,7 +13,7 @@ import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { extname, join, normalize, sep } from "node:path";
 import { getRequestListener } from "@hono/node-server";
-import { beginTurn, createChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
+import { beginTurn, createChat, deleteChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { launch, root } from "./support/browser.mjs";
 
@@ -259,6 +259,32 @@ test("live elements: a refusal is announced with the service's message; preventD
     { type: "oda-draft", id: "s3" },
     { type: "oda-dismiss", id: "s1" },
   ]);
+  assert.deepEqual(errors, []);
+});
+
+test("live elements: a deleted chat's elements say so, stop following it (no reconnect), and draw nothing of it after", async (t) => {
+  const { store, tab, errors, requests } = await app(t);
+  await tab.locator("oda-suggestions [part=chip]").nth(2).waitFor({ timeout: 10_000 });
+  await tab.locator("oda-plan").first().locator("[part=state]").waitFor({ timeout: 10_000 });
+  assert.equal(await deleteChat(store, "c"), true);
+  for (const element of ["oda-plan >> nth=0", "oda-suggestions", "#second"]) {
+    const notice = tab.locator(element).locator("[part=deleted]");
+    await notice.waitFor({ timeout: 10_000 });
+    assert.equal(await notice.textContent(), "This chat was deleted.");
+    assert.equal(await notice.getAttribute("role"), "status");
+    // Only the notice is on show: the plan and the chips are hidden.
+    assert.deepEqual(
+      await tab.locator(element).evaluate((el) =>
+        [...el.shadowRoot.children].filter((c) => c.localName !== "style" && !c.hidden).map((c) => c.getAttribute("part")),
+      ),
+      ["deleted"],
+    );
+  }
+  // A chat made again under the id is another chat: the elements do not follow it.
+  await createChat(store, "c", { workspace: "/w" });
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(requests.filter((r) => r === "GET events").length, 1, "no reconnect after the deleted event");
+  assert.equal(await tab.locator("oda-plan").first().locator("[part=deleted]").isVisible(), true);
   assert.deepEqual(errors, []);
 });
 
