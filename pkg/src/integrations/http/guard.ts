@@ -119,9 +119,7 @@ function parseOrigin(text: string): string | null {
     return null;
   }
   const bare = url.pathname === "/" && !/[?#]/.test(text) && url.username === "" && url.password === "";
-  return bare && (url.protocol === "http:" || url.protocol === "https:") && /^[a-z]+:\/\/[^/]+\/?$/i.test(text)
-    ? url.origin
-    : null;
+  return bare && (url.protocol === "http:" || url.protocol === "https:") && /^[a-z]+:\/\/[^/]+\/?$/i.test(text) ? url.origin : null;
 }
 
 function readOrigins(call: string, value: unknown): Set<string> {
