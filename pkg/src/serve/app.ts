@@ -1,14 +1,16 @@
 // `serve`'s one Fetch-API handler: MCP at /mcp, `chatHandler` at /api/oda,
 // the turn and chat routes an app without `_meta` needs, a page per chat at
 // /chats/:id with its scripts under /assets/, the sign-in form and /health.
-// Every route but /health and the sign-in form needs the token.
+// Every route but /health, the sign-in form and the gate's own (the Protected
+// Resource Metadata) asks the gate who the request is and whether it may
+// read (`oda:read`) or write (`oda:write`).
 import { readFile } from "node:fs/promises";
 import { beginTurn, createChat, endTurn, type ChatSession } from "../chat/lifecycle.js";
 import { chatHandler } from "../integrations/http/handler.js";
 import { readBounded, readJsonBody } from "../integrations/http/body.js";
 import { failure, json, thrown } from "../integrations/http/replies.js";
 import { checkChatId, type Store } from "../stores/store.js";
-import type { tokenGate } from "./auth.js";
+import { admit, type Gate, type Need } from "./gate.js";
 import type { FetchHandler } from "./node-http.js";
 import { chatPage, PAGE_HEADERS, signInPage } from "./pages.js";
 
@@ -18,7 +20,8 @@ export const API_BASE = "/api/oda";
 /** What {@link serveApp} serves. */
 export interface ServeAppOptions {
   store: Store;
-  gate: ReturnType<typeof tokenGate>;
+  /** Who may do what: `openGate()`, `tokenGate(token)` or `jwtGate(…)`. */
+  gate: Gate;
   /** The MCP handler at /mcp (its own authorization is this app's bearer check). */
   mcp: FetchHandler;
   /** The folder of the built package's JS (`dist/`), where /assets/ reads. */
@@ -26,7 +29,7 @@ export interface ServeAppOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The largest sign-in form or session body taken. */
+/** The largest session or turn body taken. */
 const SMALL_BODY = 4096;
 
 /** An asset path: a file of dist/serve, dist/elements or dist/chunks, nothing else. */
@@ -36,7 +39,7 @@ const ASSET = /^\/assets\/((?:serve|elements|chunks)\/[A-Za-z0-9_-]+\.js)$/;
  * The handler of `oda-tasks serve`.
  *
  * @example
- * // As the CLI builds it: the gate from tokenGate(token), the MCP handler from mcpHandler.
+ * // As the CLI builds it: the gate from tokenGate(token) (or openGate(), jwtGate(…)), the MCP handler from mcpHandler.
  * declare const gate: ServeAppOptions["gate"];
  * declare const mcp: ServeAppOptions["mcp"];
  * const handler = serveApp({ store, gate, mcp, assets: new URL("file:///app/node_modules/oda-tasks/dist/") });
@@ -45,25 +48,27 @@ export function serveApp({ store, gate, mcp, assets, onError }: ServeAppOptions)
   const api = chatHandler({
     store,
     basePath: API_BASE,
-    // The page's own requests carry the cookie; a program's carry the token.
-    authorize: (request) => gate.credential(request) !== null,
+    // The page's own requests carry the cookie; a program's carry a bearer credential.
+    authorize: async (request, { action }) => {
+      const principal = await admit(gate, request, actionNeed(action));
+      return principal instanceof Response ? principal : true;
+    },
     ...(onError === undefined ? {} : { onError: (e: unknown) => onError(e) }),
   });
-  const unauthorized = () =>
-    failure(401, "http/unauthorized", "send the server's token as Authorization: Bearer", {
-      "www-authenticate": 'Bearer realm="oda-tasks"',
-    });
 
   return async (request) => {
     const url = new URL(request.url);
     const path = url.pathname;
     const method = request.method.toUpperCase();
     try {
+      const own = gate.route(request);
+      if (own !== null) return own;
       if (path === "/health") return method === "GET" ? json(200, { ok: true }) : methodNotAllowed("GET");
       if (path === "/sign-in") return method === "POST" ? await signIn(request, gate) : methodNotAllowed("POST");
       if (path === "/mcp" || (path.startsWith("/api/") && !path.startsWith(`${API_BASE}/`))) {
-        // Programs only: a cookie never calls a tool or writes a turn.
-        if (gate.credential(request) !== "bearer") return unauthorized();
+        // Programs only: a cookie never calls a tool or writes a turn. Every tool writes.
+        const principal = await admit(gate, request, "write", { cookie: false });
+        if (principal instanceof Response) return principal;
         return path === "/mcp" ? await mcp(request) : await lifecycle(request, store, path, method);
       }
       if (path.startsWith(`${API_BASE}/`)) return await api(request);
@@ -72,13 +77,21 @@ export function serveApp({ store, gate, mcp, assets, onError }: ServeAppOptions)
         if (method !== "GET") return methodNotAllowed("GET");
         const chatId = decodeSegment(page[1]);
         if (chatId === null) return failure(400, "http/bad-request", "the chat id is not a well-formed URL segment");
-        if (gate.credential(request) === null) return new Response(signInPage(path, false), { status: 401, headers: PAGE_HEADERS });
+        const verdict = await gate.check(request);
+        if ("refused" in verdict) {
+          // A browser without a (valid) cookie gets the form; a 503 stays a 503.
+          if (verdict.refused.status !== 401) return verdict.refused;
+          const notice = verdict.absent ? undefined : "ended";
+          return new Response(signInPage(path, { mode: gate.mode, notice }), { status: 401, headers: PAGE_HEADERS });
+        }
+        if (!verdict.principal.read) return gate.forbidden("read");
         return new Response(chatPage(chatId, API_BASE), { headers: PAGE_HEADERS });
       }
       const asset = ASSET.exec(path);
       if (asset?.[1] !== undefined) {
         if (method !== "GET") return methodNotAllowed("GET");
-        if (gate.credential(request) === null) return unauthorized();
+        const principal = await admit(gate, request, "read");
+        if (principal instanceof Response) return principal;
         return await assetFile(assets, asset[1]);
       }
       return failure(404, "http/not-found", "no such route");
@@ -88,6 +101,11 @@ export function serveApp({ store, gate, mcp, assets, onError }: ServeAppOptions)
       return answer;
     }
   };
+}
+
+/** What a chat API action needs: its reads `oda:read`, everything else (the suggestion actions, deletion) `oda:write`. */
+function actionNeed(action: string): Need {
+  return action === "read" || action === "cards" || action === "events" ? "read" : "write";
 }
 
 function methodNotAllowed(allow: string): Response {
@@ -133,20 +151,31 @@ async function lifecycle(request: Request, store: Store, path: string, method: s
   return json(200, { ok: true, ended: await endTurn(store, chatId) });
 }
 
-/** `POST /sign-in`: the token from the form; right, a cookie and back to `next`; wrong, the form again. */
-async function signIn(request: Request, gate: ReturnType<typeof tokenGate>): Promise<Response> {
+/**
+ * `POST /sign-in`: the token from the form (the server's token, or an
+ * access token under `--auth jwt`); taken, a cookie and back to `next`;
+ * refused, the form again (401), or 503 while tokens cannot be checked.
+ */
+async function signIn(request: Request, gate: Gate): Promise<Response> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
     return failure(415, "http/unsupported-media-type", "sign in with the form (application/x-www-form-urlencoded)");
   }
-  const bytes = await readBounded(request, SMALL_BODY);
-  if (bytes === null) return failure(413, "http/payload-too-large", `the body is larger than ${SMALL_BODY} bytes`);
+  const bytes = await readBounded(request, gate.signInBytes);
+  if (bytes === null) return failure(413, "http/payload-too-large", `the body is larger than ${gate.signInBytes} bytes`);
   const form = new URLSearchParams(new TextDecoder().decode(bytes));
   const wanted = form.get("next") ?? "";
   // Only a chat page of this server: no open redirect.
   const next = /^\/chats\/[^/?#\\]+$/.test(wanted) ? wanted : "/health";
-  if (!gate.matches(form.get("token") ?? "")) return new Response(signInPage(next, true), { status: 401, headers: PAGE_HEADERS });
-  return new Response(null, { status: 303, headers: { location: next, "set-cookie": gate.cookie(), "cache-control": "no-store" } });
+  const signedIn = await gate.signIn(form.get("token") ?? "");
+  if ("refused" in signedIn) {
+    const unavailable = signedIn.refused === "unavailable";
+    return new Response(signInPage(next, { mode: gate.mode, notice: signedIn.refused }), {
+      status: unavailable ? 503 : 401,
+      headers: unavailable ? { ...PAGE_HEADERS, "retry-after": "5" } : PAGE_HEADERS,
+    });
+  }
+  return new Response(null, { status: 303, headers: { location: next, "set-cookie": signedIn.cookie, "cache-control": "no-store" } });
 }
 
 /** A built JS file of the package (read once per request; the OS caches it). */
