@@ -15,14 +15,17 @@ const FOREIGN_HOST = '{"error":{"code":"http/forbidden","message":"the Host head
 /** A POST body that records whether anything read it. */
 function watchedBody(text) {
   const seen = { read: false };
-  const body = new ReadableStream({
-    pull(controller) {
-      seen.read = true;
-      controller.enqueue(new TextEncoder().encode(text));
-      controller.close();
+  const body = new ReadableStream(
+    {
+      pull(controller) {
+        seen.read = true;
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+      // Nothing is pulled until something reads.
     },
-    // Nothing is pulled until something reads.
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { body, seen };
 }
 

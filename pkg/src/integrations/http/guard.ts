@@ -26,7 +26,7 @@ export interface RequestGuardOptions {
  *
  * @example
  * const guard: RequestGuard = requestGuard("chatHandler", { allowedHosts: ["localhost"] }) ?? (() => null);
- * const refused = guard(request); // a Response, or null
+ * const refused = guard(new Request("http://evil.example/chats/c1")); // a 403 Response (or null: it may go on)
  */
 export type RequestGuard = (request: Request) => Response | null;
 
