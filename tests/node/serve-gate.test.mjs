@@ -108,6 +108,17 @@ test("jwt gate: scopes give read and write; admit answers the principal or the r
   const foreign = await other.check(withCookie());
   assert.equal(foreign.refused.status, 401);
   assert.equal(foreign.absent, false);
+  // Nor does a gate of the same secret for another audience (another deployment).
+  const elsewhere = jwtGate({
+    issuer: ISSUER,
+    keys: { set: { keys: [key.jwk] } },
+    publicUrl: () => "https://other.example",
+    cookieSecret: COOKIE_SECRET,
+  });
+  assert.equal((await elsewhere.check(withCookie())).refused.status, 401);
+  // The same secret and audience take it (another instance).
+  const twin = gateOf(key);
+  assert.equal((await principalOf(twin, withCookie())).via, "cookie");
 });
 
 test("the token gate and the open gate: one person, owner empty, every right", async () => {

@@ -587,3 +587,17 @@ test("serve --auth jwt without jose installed: one line saying what to install, 
   assert.equal(code, 2, stderr);
   assert.ok(stderr.startsWith("oda-tasks serve: --auth jwt needs the `jose` package: npm install jose\n\n"), stderr);
 });
+
+test("serve --auth jwt: the sign-in form takes a long access token (17 KiB of form); a larger body is a 413", async (t) => {
+  const key = await signingKey("RS256", "k1");
+  const jwks = await jwksServer(t, [key]);
+  const { url, audience } = await serveJwt(t, jwks.url);
+  // A token of some 8 KiB, as identity providers that pack groups into it make them: over the token mode's 4 KiB form.
+  const long = await mint(key, claimsFor(audience, { groups: Array.from({ length: 400 }, (_, i) => `group-${i}`) }));
+  assert.ok(long.length > 6000, `${long.length}`);
+  const signedIn = await fetch(`${url}/sign-in`, { ...form({ token: long, next: "/chats/c1" }), redirect: "manual" });
+  assert.equal(signedIn.status, 303);
+  const big = await fetch(`${url}/sign-in`, { ...form({ token: "x".repeat(17_500), next: "/chats/c1" }), redirect: "manual" });
+  assert.equal(big.status, 413);
+  assert.equal(await big.text(), '{"error":{"code":"http/payload-too-large","message":"the body is larger than 17408 bytes"}}');
+});
