@@ -512,6 +512,7 @@ test("serve --auth jwt refuses to start with a flag or setting it cannot use: on
   const cases = [
     [["--auth", "oauth"], secret, '--auth must be token or jwt (got "oauth")'],
     [[...jwt, "--no-auth"], secret, "--no-auth and --auth jwt exclude each other"],
+    [["--no-auth", "--auth", "token"], {}, "--no-auth and --auth token exclude each other"],
     [["--issuer", ISSUER], { ODA_TASKS_TOKEN: "test-token-0123456789abcdef" }, "--issuer is only taken with --auth jwt"],
     [["--jwks", good], {}, "--jwks is only taken with --auth jwt"],
     [["--no-auth", "--audience", "https://a.example/mcp"], {}, "--audience is only taken with --auth jwt"],

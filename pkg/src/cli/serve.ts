@@ -83,6 +83,7 @@ function usageError(message: string): never {
 function parseArgs(args: string[]): ServeArgs {
   const out: Partial<ServeArgs> = { port: 8765, host: "127.0.0.1", publicUrl: undefined, auth: "token", suggestTask: true };
   let noAuth = false;
+  let authGiven = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = () => {
@@ -103,6 +104,7 @@ function parseArgs(args: string[]): ServeArgs {
       const mode = value();
       if (mode !== "token" && mode !== "jwt") usageError(`--auth must be token or jwt (got ${JSON.stringify(mode.slice(0, 200))})`);
       out.auth = mode;
+      authGiven = true;
     } else if (arg === "--issuer") out.issuer = httpUrl("--issuer", value());
     else if (arg === "--audience") out.audience = httpUrl("--audience", value());
     else if (arg === "--jwks") out.jwks = value();
@@ -115,7 +117,7 @@ function parseArgs(args: string[]): ServeArgs {
     else usageError(`unknown argument ${JSON.stringify(arg)}`);
   }
   if (out.store === undefined) usageError("--store is required");
-  if (noAuth && out.auth === "jwt") usageError("--no-auth and --auth jwt exclude each other");
+  if (noAuth && authGiven) usageError(`--no-auth and --auth ${out.auth} exclude each other`);
   if (noAuth) out.auth = "none";
   if (out.auth !== "jwt") {
     for (const [flag, key] of Object.entries(JWT_FLAGS)) if (out[key] !== undefined) usageError(`${flag} is only taken with --auth jwt`);
