@@ -30,6 +30,9 @@ const TEST_ENTRIES = [
   "elements/content-schema",
   "elements/chat-src",
   "serve/node-http",
+  "serve/gate",
+  "serve/auth",
+  "serve/jwt",
 ];
 
 /**

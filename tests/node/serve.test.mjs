@@ -137,9 +137,9 @@ test("serve: a browser signs in once with the form; the cookie reads the chat bu
   assert.match(html, /<oda-plan src="\/api\/oda\/chats\/c1"><\/oda-plan>/);
   assert.ok(!html.includes(TOKEN));
   assert.equal((await fetch(`${url}/api/oda/chats/c1`, { headers: { cookie: session } })).status, 200);
-  // From another site the cookie counts for nothing (a browser says so in Sec-Fetch-Site).
+  // From another site the cookie counts for nothing (a browser says so in Sec-Fetch-Site): no credential.
   const crossSite = await fetch(`${url}/api/oda/chats/c1`, { headers: { cookie: session, "sec-fetch-site": "cross-site" } });
-  assert.equal(crossSite.status, 403);
+  assert.equal(crossSite.status, 401);
   await crossSite.body?.cancel();
   for (const path of ["/api/turns/c1/begin", "/mcp"]) {
     const r = await fetch(`${url}${path}`, { ...json({}), headers: { "content-type": "application/json", cookie: session } });

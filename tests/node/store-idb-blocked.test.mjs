@@ -73,7 +73,7 @@ test("a read queued behind a deletion another tab blocks answers store/blocked w
 test("a write queued behind an upgrade another tab blocks answers store/blocked; after the upgrade, the newer version is store/incompatible", async (t) => {
   const { a, b, errors } = await twoTabs(t);
   await a.evaluate(() => window.rawOpen("chats-up", 1, ["chats", "entries"]));
-  await b.evaluate(() => window.startUpgrade("chats-up", 2));
+  await b.evaluate(() => window.startUpgrade("chats-up", 3));
   const blocked = await b.evaluate(() => window.storeCall("chats-up", { openTimeout: 300 }, "append", "c", [{ type: "turn_started" }]));
   assert.equal(blocked.error?.code, "store/blocked", JSON.stringify(blocked));
   assert.ok(blocked.ms < 5000, `bounded: ${blocked.ms} ms`);
@@ -83,7 +83,7 @@ test("a write queued behind an upgrade another tab blocks answers store/blocked;
   assert.equal(newer.error?.code, "store/incompatible", JSON.stringify(newer));
   assert.equal(
     newer.error.message,
-    'IndexedDB "chats-up" is at version 2, newer than the version 1 this store writes (object stores "chats", "entries"): ' +
+    'IndexedDB "chats-up" is at version 3, newer than the version 2 this store writes (object stores "chats", "entries"): ' +
       "a newer oda-tasks or another app made it; use that version of the package, or give IndexedDbStore another name",
   );
   assert.deepEqual(errors, []);
@@ -122,7 +122,7 @@ test("a newer version made in this tab: store/incompatible at once, not a bare V
   assert.equal(r.error?.code, "store/incompatible", JSON.stringify(r));
   assert.match(
     r.error.message,
-    /^IndexedDB "chats-v3" is at version 3, newer than the version 1 this store writes \(object stores "chats", "entries", "extra"\)/,
+    /^IndexedDB "chats-v3" is at version 3, newer than the version 2 this store writes \(object stores "chats", "entries", "extra"\)/,
   );
   assert.deepEqual(errors, []);
 });

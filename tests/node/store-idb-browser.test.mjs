@@ -78,6 +78,18 @@ class TabStore {
   readFrom(chatId, from) {
     return this.#call("readFrom", [chatId, from]);
   }
+  readTextFrom(chatId, from) {
+    return this.#call("readTextFrom", [chatId, from]);
+  }
+  readSince(chatId, from, mark) {
+    return this.#call("readSince", [chatId, from, mark]);
+  }
+  delete(chatId) {
+    return this.#call("delete", [chatId]);
+  }
+  list(options) {
+    return this.#call("list", [options]);
+  }
   append(chatId, entries, expectedLength) {
     return this.#call("append", [chatId, entries, expectedLength]);
   }

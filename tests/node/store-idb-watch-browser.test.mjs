@@ -138,3 +138,54 @@ test("IndexedDbStore.watch in Chromium: another tab's message is a hint: forged,
   ]);
   assert.deepEqual(errors, []);
 });
+
+test("IndexedDbStore.watch in Chromium: another tab's delete is heard as 0, a chat made again with its own lengths, also when deleted and made again between two reads", async (t) => {
+  const { tabs, errors } = await openTabs(t, page, 2);
+  const [a, b] = tabs;
+  for (const tab of tabs) await tab.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
+  // "old" exists before tab a watches it: its deletion is told all the same.
+  assert.equal((await write(b, "d", "d", "create", ["old", entries(2)])).value, true);
+  await a.evaluate(() => window.watch("d", "c"));
+  await a.evaluate(() => window.watch("d", "old"));
+  await a.evaluate(() => window.watch("d", "never"));
+  await pause(300); // tab a's first look at "old"
+  assert.equal((await write(b, "d", "d", "create", ["c", entries(2)])).value, true);
+  assert.deepEqual(await heardIn(a, 1), [["d", "c", 2]]);
+  const deleted = await write(b, "d", "d", "delete", ["c"]);
+  assert.equal(deleted.value, true);
+  assert.deepEqual(await heardIn(a, 2), [
+    ["d", "c", 2],
+    ["d", "c", 0],
+  ]);
+  // A delete that finds no chat is heard by nobody; "old", deleted, is heard as 0.
+  assert.equal((await write(b, "d", "d", "delete", ["never"])).value, false);
+  assert.equal((await write(b, "d", "d", "delete", ["old"])).value, true);
+  assert.deepEqual(await heardIn(a, 3), [
+    ["d", "c", 2],
+    ["d", "c", 0],
+    ["d", "old", 0],
+  ]);
+  // Made again: heard from its own lengths.
+  assert.equal((await write(b, "d", "d", "create", ["c", entries(1)])).value, true);
+  assert.deepEqual((await heardIn(a, 4)).at(-1), ["d", "c", 1]);
+  // Deleted and made again at once, as long as the one before: tab a reads a chat of another epoch, so tells its end first.
+  await b.evaluate(async () => {
+    const store = window.store("d", "d");
+    await store.delete("c");
+    await store.create("c", [{ type: "x", i: 0 }]);
+  });
+  assert.deepEqual((await heardIn(a, 6)).slice(4), [
+    ["d", "c", 0],
+    ["d", "c", 1],
+  ]);
+  // A forged message claiming 0 for a chat that is there tells nothing.
+  await b.evaluate(() => {
+    const channel = new BroadcastChannel("oda-tasks:indexeddb:d");
+    channel.postMessage({ odaTasks: 1, from: "x", chatId: "c", length: 0 });
+    channel.postMessage("c deleted");
+    channel.close();
+  });
+  await pause(500);
+  assert.equal((await a.evaluate(() => window.heard)).length, 6, "no 0 the chat never had");
+  assert.deepEqual(errors, []);
+});

@@ -81,7 +81,7 @@ test('JsonlStore.watch: watchMode "poll" hears another process by polling, with 
     assert.equal(feedOf(store.dir), undefined, "the last stop ends the timer");
   }));
 
-test("JsonlStore.watch: a chat watched before it exists is heard when another process creates it; a replaced file is counted again", () =>
+test("JsonlStore.watch: a chat watched before it exists is heard when another process creates it; a file renamed over is counted again, as the chat made again when its first line differs", () =>
   inTempDir("oda-jsonl-watch-", async (dir) => {
     const store = new JsonlStore(dir);
     const heard = [];
@@ -94,10 +94,19 @@ test("JsonlStore.watch: a chat watched before it exists is heard when another pr
       await child.end();
       // A program that takes no lock writes the whole file anew (renamed over): the watch counts it again.
       const file = store.file("late");
-      fs.writeFileSync(`${file}.new`, `${JSON.stringify({ type: "session" })}\n`);
-      fs.renameSync(`${file}.new`, file);
-      await heardAll(heard, 2, "the replaced file", 400);
-      assert.deepEqual(heard, [3, 1]);
+      const session = fs.readFileSync(file, "utf8").split("\n")[0];
+      const renamedOver = (lines) => {
+        fs.writeFileSync(`${file}.new`, lines.map((line) => `${line}\n`).join(""));
+        fs.renameSync(`${file}.new`, file);
+      };
+      // The same first line (the chat's session): a restore, told with its length.
+      renamedOver([session, JSON.stringify({ type: "x" })]);
+      await heardAll(heard, 2, "the restored file", 400);
+      assert.deepEqual(heard, [3, 2]);
+      // Another first line: another chat in its place (deleted and made again between two looks), so its end first.
+      renamedOver([JSON.stringify({ type: "session" })]);
+      await heardAll(heard, 4, "the chat made again", 400);
+      assert.deepEqual(heard, [3, 2, 0, 1]);
     } finally {
       stop();
     }

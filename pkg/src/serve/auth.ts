@@ -1,61 +1,64 @@
-// Who may use `serve`: the holder of one bearer token (`ODA_TASKS_TOKEN`).
-// A program sends it as `Authorization: Bearer …`; a browser signs in once
-// with a form and then holds a cookie derived from the token (HttpOnly,
-// SameSite=Strict), so the token never lands in a URL, a log or page script.
+// Who may use `serve` in its default mode: the holder of one bearer token
+// (`ODA_TASKS_TOKEN`), one person. A program sends it as `Authorization:
+// Bearer …`; a browser signs in once with a form and then holds a cookie
+// derived from the token (HttpOnly, SameSite=Strict), so the token never
+// lands in a URL, a log or page script.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { failure } from "../integrations/http/replies.js";
+import { bearerOf, type Gate, type Principal, sessionCookie, sessionCookieOf } from "./gate.js";
 
-/** The cookie a signed-in browser holds. */
-export const SESSION_COOKIE = "oda_session";
+export { SESSION_COOKIE } from "./gate.js";
 
 /** The shortest token taken: a guessable token protects nothing. */
 export const MIN_TOKEN_LENGTH = 16;
 
-/** How a request is allowed in: by the bearer token, by the session cookie, or not at all. */
-export type Credential = "bearer" | "cookie" | null;
+/** The longest bearer token read. */
+const MAX_TOKEN_LENGTH = 1024;
+
+/** The token's holder: one person, who may read and write, as a program or as a browser. */
+const HOLDER: Record<Principal["via"], Principal> = {
+  bearer: Object.freeze({ owner: "", read: true, write: true, via: "bearer" }),
+  cookie: Object.freeze({ owner: "", read: true, write: true, via: "cookie" }),
+};
 
 /**
- * The token's checks: what a request carries, compared in constant time.
+ * The gate of the static token: a request carries the token, or the cookie
+ * a browser got for it; both compared in constant time. `secure`: the
+ * server is reached over https (the cookie gets `Secure`).
  *
  * @example
- * const gate = tokenGate("correct-horse-battery-staple");
- * gate.credential(new Request("http://localhost/mcp", { headers: { authorization: "Bearer correct-horse-battery-staple" } })); // "bearer"
+ * const gate = tokenGate("correct-horse-battery-staple", { secure: false });
+ * await gate.check(new Request("http://localhost/mcp", { headers: { authorization: "Bearer correct-horse-battery-staple" } })); // { principal: … }
  */
-export function tokenGate(token: string) {
+export function tokenGate(token: string, { secure }: { secure: boolean }): Gate {
   const digest = (text: string) => createHash("sha256").update(text).digest();
   const expected = digest(token);
   const cookieValue = createHmac("sha256", token).update("oda-tasks serve session 1").digest("base64url");
   const expectedCookie = digest(cookieValue);
-  const same = (a: Buffer, b: Buffer) => timingSafeEqual(a, b);
+  const unauthorized = (absent: boolean) => ({
+    refused: failure(401, "http/unauthorized", "send the server's token as Authorization: Bearer", {
+      "www-authenticate": 'Bearer realm="oda-tasks"',
+    }),
+    absent,
+  });
   return {
-    /** Whether `candidate` is the token. */
-    matches: (candidate: string) => same(digest(candidate), expected),
-    /** The `Set-Cookie` value that signs a browser in. */
-    cookie: () => `${SESSION_COOKIE}=${cookieValue}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000`,
-    /** How `request` is allowed in. A cookie is taken only from the same site (no cross-site request rides on it). */
-    credential(request: Request): Credential {
-      const header = request.headers.get("authorization") ?? "";
-      const bearer = /^Bearer ([\x21-\x7e]{1,1024})$/.exec(header);
-      if (bearer?.[1] !== undefined && same(digest(bearer[1]), expected)) return "bearer";
-      const site = request.headers.get("sec-fetch-site");
-      if (site !== null && site !== "same-origin" && site !== "none") return null;
-      const cookie = readCookie(request.headers.get("cookie") ?? "", SESSION_COOKIE);
-      return cookie !== undefined && same(digest(cookie), expectedCookie) ? "cookie" : null;
+    mode: "token",
+    signInBytes: 4096,
+    async check(request, { cookie = true } = {}) {
+      const bearer = bearerOf(request, MAX_TOKEN_LENGTH);
+      if (bearer !== undefined) {
+        return bearer !== null && timingSafeEqual(digest(bearer), expected) ? { principal: HOLDER.bearer } : unauthorized(false);
+      }
+      const value = cookie ? sessionCookieOf(request) : undefined;
+      if (value === undefined) return unauthorized(true);
+      return timingSafeEqual(digest(value), expectedCookie) ? { principal: HOLDER.cookie } : unauthorized(false);
     },
+    // The token's holder may do everything: nothing is ever forbidden for want of a scope.
+    forbidden: () => failure(403, "http/forbidden", "not allowed"),
+    signIn: async (candidate) =>
+      timingSafeEqual(digest(candidate), expected)
+        ? { cookie: sessionCookie(cookieValue, { maxAge: 2592000, secure }) }
+        : { refused: "token" },
+    route: () => null,
   };
-}
-
-/** The gate of a server without authorization: everything is let in (only ever on loopback). */
-export const OPEN_GATE: ReturnType<typeof tokenGate> = {
-  matches: () => true,
-  cookie: () => `${SESSION_COOKIE}=open; HttpOnly; SameSite=Strict; Path=/`,
-  credential: () => "bearer",
-};
-
-/** One cookie's value out of a `Cookie` header. */
-function readCookie(header: string, name: string): string | undefined {
-  for (const part of header.split(";")) {
-    const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
-  }
-  return undefined;
 }

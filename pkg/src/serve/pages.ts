@@ -3,13 +3,18 @@
 // elements) and the sign-in form. Every page is one static text with no inline script, sent with a
 // content security policy that lets it load only this server's own scripts.
 
-/** The headers of every page: no framing, no referrer, no script but the server's own. */
+/**
+ * The headers of every page: no framing, no script but the server's own, and
+ * no referrer to another site. (`same-origin`, not `no-referrer`: under
+ * `no-referrer` a browser sends `Origin: null` with a form's POST, which the
+ * server refuses as a foreign origin.)
+ */
 export const PAGE_HEADERS: Record<string, string> = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
@@ -93,6 +98,53 @@ ${remove}
 `;
 }
 
+/** What the form asks for, by the server's mode. */
+const TOKEN_LABEL = {
+  none: "Access token (this server needs none: any text signs in)",
+  token: "Access token (the server's ODA_TASKS_TOKEN)",
+  jwt: "Access token (an OAuth access token for this server, with the scope oda:read or oda:write)",
+} as const;
+
+/** Why the form is shown again, by the server's mode. */
+const NOTICE = {
+  token: { none: "", token: "That token is not this server's.", jwt: "That access token is not valid here, or it has expired." },
+  unavailable: "This server cannot check access tokens right now; try again in a moment.",
+  ended: "Your sign-in has ended; sign in again.",
+} as const;
+
+/**
+ * What the sign-in form says: the server's mode (`token`: the server's
+ * token; `jwt`: an OAuth access token) and why it is shown again, if it is
+ * (`token`: the token was refused; `unavailable`: tokens cannot be checked
+ * now; `ended`: the cookie sent has expired or is not valid).
+ *
+ * @example
+ * const options: SignInPageOptions = { mode: "jwt", notice: "ended" };
+ */
+export interface SignInPageOptions {
+  mode: "none" | "token" | "jwt";
+  notice?: "token" | "unavailable" | "ended" | undefined;
+}
+
+/**
+ * The page of a chat the signed-in owner has not (none by that id, or
+ * deleted): said as for any chat that does not exist, with the way back.
+ *
+ * @example
+ * new Response(missingChatPage("chat-9"), { status: 404, headers: PAGE_HEADERS });
+ */
+export function missingChatPage(chatId: string): string {
+  return `${head("No such chat", "")}<body>
+<nav><a href="/">Your chats</a></nav>
+<main>
+<h1>No such chat</h1>
+<p>There is no chat ${escapeHtml(JSON.stringify(chatId))} among yours: it was never made, or it was deleted.</p>
+</main>
+</body>
+</html>
+`;
+}
+
 /**
  * The signed-in owner's chats, newest first: each its title (or its id)
  * linking its page, and its workspace; `next` the cursor of older ones.
@@ -123,14 +175,15 @@ ${list}${older}
  * cookie holds the session; `next` is the page to go back to.
  *
  * @example
- * new Response(signInPage("/chats/chat-1", false), { status: 401, headers: PAGE_HEADERS });
+ * new Response(signInPage("/chats/chat-1", { mode: "token" }), { status: 401, headers: PAGE_HEADERS });
  */
-export function signInPage(next: string, failed: boolean): string {
+export function signInPage(next: string, { mode, notice }: SignInPageOptions): string {
+  const text = notice === undefined ? "" : notice === "token" ? NOTICE.token[mode] : NOTICE[notice];
   return `${head("Sign in", "")}<body>
 <main>
 <h1>Sign in</h1>
-${failed ? '<p role="alert">That token is not this server\'s.</p>\n' : ""}<form method="post" action="/sign-in">
-<label for="token">Access token (the server's ODA_TASKS_TOKEN)</label>
+${text === "" ? "" : `<p role="alert">${text}</p>\n`}<form method="post" action="/sign-in">
+<label for="token">${TOKEN_LABEL[mode]}</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required>
 <input type="hidden" name="next" value="${escapeHtml(next)}">
 <button type="submit">Sign in</button>

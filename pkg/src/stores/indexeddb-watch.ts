@@ -2,12 +2,24 @@
 // IndexedDbStore of it hears a write at once); other tabs of the origin hear
 // it through one BroadcastChannel per database name, posted once the
 // write's transaction has completed. A message is a hint ("this chat may have
-// changed"): the length told is the one read back from the database.
+// changed"): the length told is the one read back from the database. A chat
+// deleted is told as 0; one deleted and made again (another epoch) as 0, then its length.
 import { ChangeListeners, type ChangeListener } from "./watchers.js";
 import { keyed } from "./keyed.js";
 
-/** Reads a chat's length from the database (`null`: no such chat). */
-export type LengthReader = (chatId: string) => Promise<number | null>;
+/**
+ * A chat as the database holds it: its length and its epoch (new each time the chat is made).
+ *
+ * @example
+ * const now: ChatNow = { length: 3, epoch: "9f86d081884c7d659a2feaa0" };
+ */
+export interface ChatNow {
+  length: number;
+  epoch: string;
+}
+
+/** Reads a chat's length and epoch from the database (`null`: no such chat). */
+export type LengthReader = (chatId: string) => Promise<ChatNow | null>;
 
 /** What a tab posts: the chat and its new length, and which tab posted it (a tab skips its own). Receivers read the length back. */
 interface Notice {
@@ -43,17 +55,18 @@ function openChannel(name: string): BroadcastChannel {
 }
 
 /**
- * Tells a committed write: this tab's listeners of the database at once, other tabs through the channel.
+ * Tells a committed write (`now`: the chat after it; `null`: deleted): this
+ * tab's listeners of the database at once, other tabs through the channel.
  *
  * @example
- * announce(indexedDB, "my-chat-app", "chat-1", 3); // from the write's oncomplete
+ * announce(indexedDB, "my-chat-app", "chat-1", { length: 3, epoch: "9f86d081884c7d659a2feaa0" }); // from the write's oncomplete
  */
-export function announce(factory: IDBFactory, name: string, chatId: string, length: number): void {
-  feeds.get(factory)?.get(name)?.notify(chatId, length);
+export function announce(factory: IDBFactory, name: string, chatId: string, now: ChatNow | null): void {
+  feeds.get(factory)?.get(name)?.notify(chatId, now);
   if (!crossesTabs(factory)) return;
   const channel = keyed(posting, name, () => openChannel(name));
   try {
-    channel.postMessage({ odaTasks: 1, from: TAB, chatId, length } satisfies Notice);
+    channel.postMessage({ odaTasks: 1, from: TAB, chatId, length: now?.length ?? 0 } satisfies Notice);
   } catch {
     // A closing page: the write stands; other tabs read it when they next look.
   }
@@ -93,9 +106,14 @@ export function watchDatabase(
   return feed.watch(chatId, onChange);
 }
 
-/** Per watched chat: the last length told (undefined: none yet), and a count of this tab's tells, so a read taken meanwhile is read again. */
+/**
+ * Per watched chat: the last length told (undefined: none yet), the epoch of
+ * the chat last seen (null: none there; undefined: not known yet), and a
+ * count of this tab's tells, so a read taken meanwhile is read again.
+ */
 interface Known {
   length: number | undefined;
+  epoch: string | null | undefined;
   version: number;
 }
 
@@ -121,7 +139,19 @@ class TabFeed {
 
   watch(chatId: string, onChange: ChangeListener): () => void {
     const stop = this.#listeners.watch(chatId, onChange);
-    if (!this.#known.has(chatId)) this.#known.set(chatId, { length: undefined, version: 0 });
+    if (!this.#known.has(chatId)) {
+      const known: Known = { length: undefined, epoch: undefined, version: 0 };
+      this.#known.set(chatId, known);
+      // Which chat is there now, so that another tab's delete of it is told (a read, where other tabs write).
+      if (this.#crossesTabs) {
+        this.#lengthOf(chatId).then(
+          (now) => {
+            if (this.#known.get(chatId) === known && known.version === 0 && known.epoch === undefined) known.epoch = now?.epoch ?? null;
+          },
+          () => undefined,
+        );
+      }
+    }
     this.#count++;
     if (this.#crossesTabs && this.#channel === undefined) {
       const channel = openChannel(this.#name);
@@ -144,12 +174,25 @@ class TabFeed {
     };
   }
 
-  /** A write of this tab committed: told at once. */
-  notify(chatId: string, length: number): void {
+  /** A write of this tab committed (`now`: the chat after it; `null`: deleted): told at once. */
+  notify(chatId: string, now: ChatNow | null): void {
     const known = this.#known.get(chatId);
     if (known === undefined) return;
     known.version++;
-    this.#tell(chatId, known, length);
+    this.#seen(chatId, known, now, true);
+  }
+
+  /**
+   * Tells what the chat is now: 0 when it is gone (deleted in this tab, or
+   * seen before and not there now); 0 first when it is another chat (another
+   * epoch) than the one last seen; then its length.
+   */
+  #seen(chatId: string, known: Known, now: ChatNow | null, deleted: boolean): void {
+    const before = known.epoch;
+    known.epoch = now === null ? null : now.epoch;
+    const ended = now === null ? deleted || typeof before === "string" : typeof before === "string" && before !== now.epoch;
+    if (ended) this.#tell(chatId, known, 0);
+    if (now !== null) this.#tell(chatId, known, now.length);
   }
 
   #tell(chatId: string, known: Known, length: number): void {
@@ -187,14 +230,21 @@ class TabFeed {
         const chats = [...this.#hinted];
         this.#hinted.clear();
         const versions = chats.map((chatId) => this.#known.get(chatId)?.version);
-        const lengths = await Promise.all(chats.map((chatId) => this.#lengthOf(chatId).catch(() => null)));
+        const reads = await Promise.all(
+          chats.map((chatId) =>
+            this.#lengthOf(chatId).then(
+              (now) => ({ now }),
+              () => undefined,
+            ),
+          ),
+        );
         chats.forEach((chatId, i) => {
           const known = this.#known.get(chatId);
-          const length = lengths[i];
-          if (known === undefined || length === null || length === undefined) return;
+          const read = reads[i];
+          if (known === undefined || read === undefined) return;
           if (known.version !== versions[i])
             this.#hinted.add(chatId); // this tab wrote meanwhile: read again
-          else this.#tell(chatId, known, length);
+          else this.#seen(chatId, known, read.now, false);
         });
       }
     } finally {

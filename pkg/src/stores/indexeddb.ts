@@ -15,22 +15,34 @@ import {
   missingChat,
   textsOf,
   truncated,
+  replaced,
   type LogRead,
   type Store,
+  type StoreListOptions,
+  type StoredChat,
+  type StoredChatPage,
 } from "./store.js";
 import { queued } from "./queue.js";
-import { announce, watchDatabase } from "./indexeddb-watch.js";
+import { cursorPosition, listOptions, makeCursor } from "./list.js";
+import { announce, watchDatabase, type ChatNow } from "./indexeddb-watch.js";
 
-/** The database layout's version; an upgrade adds to it. */
-const DB_VERSION = 1;
+/**
+ * The database layout's version; an upgrade adds to it. 1: "chats" and
+ * "entries"; 2: each chat's creation number (`created`) and its index, for `list`.
+ */
+const DB_VERSION = 2;
 const CHATS = "chats";
 const ENTRIES = "entries";
+/** The index of "chats" on `created`: the chats newest first, a page at a time. */
+const CREATED = "created";
 
 /** What the "chats" object store keeps per chat (key: the chat id). */
 interface ChatRecord {
   length: number;
   /** Random, set when the chat is created: a chat deleted and created again (an import) has another. */
   epoch?: string;
+  /** The chat's place in the order of creation: above every chat's there when it was made (version 2 on). */
+  created?: number;
 }
 
 /**
@@ -143,12 +155,15 @@ export class IndexedDbStore implements Store {
     return watchDatabase(this.#factory, this.name, chatId, onChange, (id) => this.#lengthOf(id));
   }
 
-  /** The chat's length as the database holds it now (`null`: no such chat), to read back what another tab's message hints at. */
-  async #lengthOf(chatId: string): Promise<number | null> {
+  /** The chat's length and epoch as the database holds them now (`null`: no such chat), to read back what another tab's message hints at. */
+  async #lengthOf(chatId: string): Promise<ChatNow | null> {
     const db = await this.#open(chatId);
-    return transaction<number | null>(db, "readonly", (tx, settle) => {
+    return transaction<ChatNow | null>(db, "readonly", (tx, settle) => {
       const chat = tx.objectStore(CHATS).get(chatId);
-      tx.oncomplete = () => settle((chat.result as ChatRecord | undefined)?.length ?? null);
+      tx.oncomplete = () => {
+        const record = chat.result as ChatRecord | undefined;
+        settle(record === undefined ? null : { length: record.length, epoch: epochOf(record) });
+      };
     });
   }
 
@@ -170,7 +185,9 @@ export class IndexedDbStore implements Store {
     checkChatId(chatId);
     checkFrom(from);
     const result = await this.#readRecord(chatId, from);
-    return result === null ? null : result.entries;
+    if (result === null) return null;
+    if (result.length < from) throw truncated(chatId, from, result.length);
+    return result.entries;
   }
 
   /**
@@ -186,7 +203,8 @@ export class IndexedDbStore implements Store {
   /**
    * For warm readers: the texts from `from` on and the chat's mark (its
    * epoch, new whenever the chat is created again, in this tab or another);
-   * rejects `store/replaced` when `mark` is not the chat's any more.
+   * rejects `store/replaced` when `mark` is not the chat's any more (it was
+   * deleted, or deleted and made again: whatever its length now).
    *
    * @example
    * const { texts, mark } = (await new IndexedDbStore("my-chat-app").readSince("chat-1", 0, null)) ?? { texts: [], mark: null };
@@ -196,25 +214,24 @@ export class IndexedDbStore implements Store {
     checkFrom(from);
     checkMark(mark);
     const result = await this.#readRecord(chatId, from);
+    // The mark first: a chat made again is another log, whatever its length.
+    if (result !== null && mark !== null && mark !== `i1:${result.epoch}`) throw replaced(chatId);
+    if (result !== null && result.length < from) throw truncated(chatId, from, result.length);
     const now = result && { texts: result.entries.map((entry) => stringifyJson(entry)), mark: `i1:${result.epoch}` };
     return epochRead(chatId, mark, now);
   }
 
-  async #readRecord(chatId: string, from: number): Promise<{ entries: LogEntry[]; epoch: string } | null> {
+  async #readRecord(chatId: string, from: number): Promise<{ length: number; entries: LogEntry[]; epoch: string } | null> {
     const db = await this.#open(chatId);
     // Only the keys [chatId, from] and up are read; the length comes from the same snapshot.
-    const result = await transaction<{ length: number; entries: LogEntry[]; epoch: string } | null>(db, "readonly", (tx, settle) => {
+    return transaction<{ length: number; entries: LogEntry[]; epoch: string } | null>(db, "readonly", (tx, settle) => {
       const chat = tx.objectStore(CHATS).get(chatId);
       const entries = tx.objectStore(ENTRIES).getAll(this.#range(chatId, from));
       tx.oncomplete = () => {
         const record = chat.result as ChatRecord | undefined;
-        const epoch = typeof record?.epoch === "string" ? record.epoch : "";
-        settle(record === undefined ? null : { length: record.length, entries: entries.result as LogEntry[], epoch });
+        settle(record === undefined ? null : { length: record.length, entries: entries.result as LogEntry[], epoch: epochOf(record) });
       };
     });
-    if (result === null) return null;
-    if (result.length < from) throw truncated(chatId, from, result.length);
-    return { entries: result.entries, epoch: result.epoch };
   }
 
   async append(chatId: string, entries: readonly LogEntry[], expectedLength?: number): Promise<number> {
@@ -233,7 +250,7 @@ export class IndexedDbStore implements Store {
         const length = record.length + copies.length;
         chats.put({ ...record, length } satisfies ChatRecord, chatId);
         tx.oncomplete = () => {
-          if (copies.length > 0) announce(this.#factory, this.name, chatId, length);
+          if (copies.length > 0) announce(this.#factory, this.name, chatId, { length, epoch: epochOf(record) });
           settle(length);
         };
       });
@@ -250,15 +267,115 @@ export class IndexedDbStore implements Store {
           tx.oncomplete = () => settle(false);
           return;
         }
-        const store = tx.objectStore(ENTRIES);
-        copies.forEach((entry, i) => store.put(entry, [chatId, i]));
-        chats.put({ length: copies.length, epoch: newEpoch() } satisfies ChatRecord, chatId);
+        // Above the newest chat there: the last one made comes first in a listing.
+        const newest = chats.index(CREATED).openCursor(null, "prev");
+        newest.onsuccess = guarded(fail, () => {
+          const created = Number(newest.result?.key ?? 0) + 1;
+          const store = tx.objectStore(ENTRIES);
+          copies.forEach((entry, i) => store.put(entry, [chatId, i]));
+          const epoch = newEpoch();
+          chats.put({ length: copies.length, epoch, created } satisfies ChatRecord, chatId);
+          tx.oncomplete = () => {
+            announce(this.#factory, this.name, chatId, { length: copies.length, epoch });
+            settle(true);
+          };
+        });
+      });
+    });
+  }
+
+  /**
+   * Removes the chat's record and every entry in one read-write transaction
+   * (under the chat's Web Lock), and resolves to whether it existed. An
+   * append after it finds no record and is refused with `store/missing-chat`;
+   * one before it goes with the chat. Watchers hear 0, in this tab at once
+   * and in other tabs through the channel; a chat created later under the id
+   * has a new epoch, so a mark taken of the old one answers `store/replaced`.
+   *
+   * @example
+   * const store = new IndexedDbStore("my-chat-app");
+   * await store.delete("chat-1"); // true: its record and entries are gone
+   */
+  async delete(chatId: string): Promise<boolean> {
+    checkChatId(chatId);
+    return this.#write<boolean>(chatId, (tx, chats, settle, fail) => {
+      const request = chats.getKey(chatId);
+      request.onsuccess = guarded(fail, () => {
+        if (request.result === undefined) {
+          tx.oncomplete = () => settle(false);
+          return;
+        }
+        chats.delete(chatId);
+        tx.objectStore(ENTRIES).delete(this.#range(chatId));
         tx.oncomplete = () => {
-          announce(this.#factory, this.name, chatId, copies.length);
+          announce(this.#factory, this.name, chatId, null);
           settle(true);
         };
       });
     });
+  }
+
+  /**
+   * The chats whose ids start with `prefix`, newest first by creation (each
+   * chat's `created` number, kept in an index), `limit` (default 50, at most
+   * 1000) a page; `next` is the cursor of the next page, `null` after the
+   * last. One readonly transaction: without a prefix, the page is read from
+   * the index; with one, the chats' records of the prefix (a key range) are
+   * sorted, never their entries. Each chat's first entry is one `get`.
+   *
+   * @example
+   * const page = await new IndexedDbStore("my-chat-app").list({ limit: 20 });
+   * for (const { chatId, first } of page.chats) console.log(chatId, first?.title);
+   */
+  async list(options?: StoreListOptions): Promise<StoredChatPage> {
+    const { prefix, limit, cursor } = listOptions(options);
+    const before = cursor === null ? undefined : (cursorPosition("i1", prefix, cursor, ["count"])[0] as number);
+    const db = await this.#open("");
+    const page = await transaction<{ chats: StoredChat[]; last: number | undefined; more: boolean }>(db, "readonly", (tx, settle, fail) => {
+      const chats = tx.objectStore(CHATS);
+      const entries = tx.objectStore(ENTRIES);
+      const found: { chatId: string; record: ChatRecord }[] = [];
+      // The page found: each chat's first entry, in the same snapshot.
+      const finish = () => {
+        const shown = found.slice(0, limit);
+        const listed: StoredChat[] = shown.map(({ chatId }) => ({ chatId, first: null }));
+        shown.forEach(({ chatId, record }, i) => {
+          if (record.length === 0) return;
+          const first = entries.get([chatId, 0]);
+          first.onsuccess = () => {
+            (listed[i] as StoredChat).first = (first.result as LogEntry | undefined) ?? null;
+          };
+        });
+        tx.oncomplete = () => settle({ chats: listed, last: shown[shown.length - 1]?.record.created, more: found.length > limit });
+      };
+      if (prefix === "") {
+        // Newest first straight from the index: a page costs its page.
+        const range = before === undefined ? null : this.#keyRange.upperBound(before, true);
+        const walk = chats.index(CREATED).openCursor(range, "prev");
+        walk.onsuccess = guarded(fail, () => {
+          const at = walk.result;
+          if (at === null) return finish();
+          found.push({ chatId: String(at.primaryKey), record: at.value as ChatRecord });
+          if (found.length > limit) return finish(); // one past the page: there is a next one
+          at.continue();
+        });
+        return;
+      }
+      // The prefix's records (a key range), sorted here: its chats' records, none of their entries.
+      const range = prefixRange(this.#keyRange, prefix);
+      const keys = chats.getAllKeys(range);
+      const records = chats.getAll(range);
+      records.onsuccess = guarded(fail, () => {
+        (records.result as ChatRecord[]).forEach((record, i) => {
+          const created = record.created ?? 0;
+          if (before === undefined || created < before) found.push({ chatId: String((keys.result as IDBValidKey[])[i]), record });
+        });
+        found.sort((a, b) => (b.record.created ?? 0) - (a.record.created ?? 0));
+        finish();
+      });
+    });
+    const { chats, last, more } = page;
+    return { chats, next: more && last !== undefined ? makeCursor("i1", prefix, [last]) : null };
   }
 
   /** Closes the connection; a later call opens it again. */
@@ -321,11 +438,32 @@ export class IndexedDbStore implements Store {
           ),
         this.#openTimeout,
       );
+      /** The object stores of another app's database that an upgrade found (and left as they were). */
+      let foreign: string[] | undefined;
       const request = factory.open(name, DB_VERSION);
-      request.onupgradeneeded = () => {
+      request.onupgradeneeded = (event) => {
         const db = request.result;
-        if (!db.objectStoreNames.contains(CHATS)) db.createObjectStore(CHATS);
-        if (!db.objectStoreNames.contains(ENTRIES)) db.createObjectStore(ENTRIES);
+        const tx = request.transaction as IDBTransaction;
+        const stores = Array.from(db.objectStoreNames);
+        if (event.oldVersion > 0 && !(stores.includes(CHATS) && stores.includes(ENTRIES))) {
+          // Another app's database of this name: not even its version changes.
+          foreign = stores;
+          tx.abort();
+          return;
+        }
+        const chats = stores.includes(CHATS) ? tx.objectStore(CHATS) : db.createObjectStore(CHATS);
+        if (!stores.includes(ENTRIES)) db.createObjectStore(ENTRIES);
+        if (!chats.indexNames.contains(CREATED)) chats.createIndex(CREATED, CREATED);
+        // Version 1's chats get their creation numbers, in the order of their ids (when each was made is not known).
+        let created = 0;
+        const walk = chats.openCursor();
+        walk.onsuccess = () => {
+          const at = walk.result;
+          if (at === null) return;
+          const record = at.value as ChatRecord;
+          if (record.created === undefined) at.update({ ...record, created: ++created } satisfies ChatRecord);
+          at.continue();
+        };
       };
       request.onsuccess = () => {
         const db = request.result;
@@ -333,11 +471,15 @@ export class IndexedDbStore implements Store {
         const found = Array.from(db.objectStoreNames);
         if (!found.includes(CHATS) || !found.includes(ENTRIES)) {
           db.close();
+          return fail(notThisStores(name, found));
+        }
+        if (!hasIndex(db, CHATS, CREATED)) {
+          db.close();
           return fail(
             new OpenFailure(
               "store/incompatible",
-              `IndexedDB "${name}" was not made by this store: it holds the object stores ${storeList(found)}, not "${CHATS}" and "${ENTRIES}" ` +
-                "(another app uses that name); give IndexedDbStore another name",
+              `IndexedDB "${name}" is at version ${db.version} without the index "${CREATED}" of "${CHATS}" that this store makes ` +
+                "(another app made it at that version); give IndexedDbStore another name",
             ),
           );
         }
@@ -356,6 +498,7 @@ export class IndexedDbStore implements Store {
       };
       request.onerror = () => {
         const error = request.error;
+        if (foreign !== undefined) return fail(notThisStores(name, foreign));
         if (error?.name === "VersionError") {
           newerVersion(factory, name).then((found) =>
             fail(
@@ -446,6 +589,15 @@ function guarded(fail: (error: Error) => void, handler: () => void): () => void 
   };
 }
 
+/** The `store/incompatible` refusal of another app's database: what it holds. */
+function notThisStores(name: string, found: string[]): OpenFailure {
+  return new OpenFailure(
+    "store/incompatible",
+    `IndexedDB "${name}" was not made by this store: it holds the object stores ${storeList(found)}, not "${CHATS}" and "${ENTRIES}" ` +
+      "(another app uses that name); give IndexedDbStore another name",
+  );
+}
+
 /** `"a", "b"` (or "none") for an error message. */
 function storeList(names: string[]): string {
   return names.length === 0 ? "none" : names.map((n) => JSON.stringify(n)).join(", ");
@@ -469,6 +621,33 @@ function newerVersion(factory: IDBFactory, name: string): Promise<{ version: num
       resolve(unknown);
     }
   });
+}
+
+/** A chat's epoch as a mark names it ("": a chat made before epochs). */
+function epochOf(record: ChatRecord): string {
+  return typeof record.epoch === "string" ? record.epoch : "";
+}
+
+/** Whether object store `store` of `db` has index `index`. */
+function hasIndex(db: IDBDatabase, store: string, index: string): boolean {
+  try {
+    return db.transaction(store, "readonly").objectStore(store).indexNames.contains(index);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The keys that start with `prefix` (not empty): from `prefix` up to, not
+ * including, the least string above all of them (its last code unit that
+ * can grow, grown by one; none when every one is U+FFFF).
+ */
+function prefixRange(keyRange: typeof IDBKeyRange, prefix: string): IDBKeyRange {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    const unit = prefix.charCodeAt(i);
+    if (unit < 0xffff) return keyRange.bound(prefix, prefix.slice(0, i) + String.fromCharCode(unit + 1), false, true);
+  }
+  return keyRange.lowerBound(prefix);
 }
 
 /** 96 random bits as hex: a chat's epoch. */

@@ -26,7 +26,7 @@ export interface RequestGuardOptions {
  *
  * @example
  * const guard: RequestGuard = requestGuard("chatHandler", { allowedHosts: ["localhost"] }) ?? (() => null);
- * const refused = guard(request); // a Response, or null
+ * const refused = guard(new Request("http://evil.example/chats/c1")); // a 403 Response (or null: it may go on)
  */
 export type RequestGuard = (request: Request) => Response | null;
 
@@ -119,9 +119,7 @@ function parseOrigin(text: string): string | null {
     return null;
   }
   const bare = url.pathname === "/" && !/[?#]/.test(text) && url.username === "" && url.password === "";
-  return bare && (url.protocol === "http:" || url.protocol === "https:") && /^[a-z]+:\/\/[^/]+\/?$/i.test(text)
-    ? url.origin
-    : null;
+  return bare && (url.protocol === "http:" || url.protocol === "https:") && /^[a-z]+:\/\/[^/]+\/?$/i.test(text) ? url.origin : null;
 }
 
 function readOrigins(call: string, value: unknown): Set<string> {

@@ -21,6 +21,7 @@ export type HttpErrorCode =
   | "http/unsupported-media-type"
   | "http/payload-too-large"
   | "http/too-many-streams"
+  | "http/unavailable"
   | "http/internal";
 
 /** A JSON answer. */

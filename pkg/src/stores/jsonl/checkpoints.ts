@@ -5,6 +5,8 @@ import type { FileHandle } from "node:fs/promises";
 export interface Checkpoint {
   dev: bigint;
   ino: bigint;
+  /** The file's birth time (0 where the file system keeps none): an inode reused by a chat made again is another file. */
+  birth: bigint;
   /** Just past a line end (or 0). */
   offset: number;
   /** Entries before `offset`. */
@@ -37,8 +39,10 @@ export function latestBefore(file: string, count: number): Checkpoint | undefine
  */
 export function remember(file: string, st: BigIntStats, at: { offset: number; count: number }, probe: Buffer, verified = at.offset): void {
   const keep = Math.min(verified, at.offset - 1);
-  const list = (checkpoints.get(file) ?? []).filter((c) => c.dev === st.dev && c.ino === st.ino && c.offset <= keep);
-  list.push({ dev: st.dev, ino: st.ino, offset: at.offset, count: at.count, probe });
+  const list = (checkpoints.get(file) ?? []).filter(
+    (c) => c.dev === st.dev && c.ino === st.ino && c.birth === st.birthtimeNs && c.offset <= keep,
+  );
+  list.push({ dev: st.dev, ino: st.ino, birth: st.birthtimeNs, offset: at.offset, count: at.count, probe });
   checkpoints.delete(file);
   checkpoints.set(file, list.slice(-PER_FILE));
   if (checkpoints.size > MAX_FILES) checkpoints.delete(checkpoints.keys().next().value as string);

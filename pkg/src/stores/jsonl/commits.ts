@@ -1,12 +1,15 @@
 // Commit points: each chat file as this process last saw it whole under the
-// chat's lock. While the file still stats exactly so (inode, size, change
-// time), its bytes are that committed log, so a read may take them unlocked.
+// chat's lock. While the file still stats exactly so (inode, birth time,
+// size, change time), its bytes are that committed log, so a read may take
+// them unlocked.
 import type { BigIntStats } from "node:fs";
 import { MAX_FILES } from "./checkpoints.js";
 
 export interface CommitPoint {
   dev: bigint;
   ino: bigint;
+  /** Its birth time (0 where the file system keeps none): a chat deleted and made again may get the same inode, never the same birth. */
+  birth: bigint;
   /** The file's size then: just past its last line end. */
   size: bigint;
   /** Any write, truncation or rename onto it changes the change time. */
@@ -42,7 +45,7 @@ export function recordCommit(file: string, st: BigIntStats, count: number, made?
   points.delete(file);
   // The same state seen again keeps its point (and the mark made of it).
   const same = known !== undefined && stillAt(known, st) && known.count === count;
-  points.set(file, same ? known : { dev: st.dev, ino: st.ino, size: st.size, ctimeNs: st.ctimeNs, count, ...made });
+  points.set(file, same ? known : { dev: st.dev, ino: st.ino, birth: st.birthtimeNs, size: st.size, ctimeNs: st.ctimeNs, count, ...made });
   if (points.size > MAX_FILES) points.delete(points.keys().next().value as string);
 }
 
@@ -69,20 +72,28 @@ export function committedAt(file: string, st: BigIntStats): CommitPoint | undefi
  * const unlocked = stillAt(point, await fh.stat({ bigint: true })); // false: moved on, take the lock
  */
 export function stillAt(point: CommitPoint, st: BigIntStats): boolean {
-  return st.isFile() && point.dev === st.dev && point.ino === st.ino && point.size === st.size && point.ctimeNs === st.ctimeNs;
+  return (
+    st.isFile() &&
+    point.dev === st.dev &&
+    point.ino === st.ino &&
+    point.birth === st.birthtimeNs &&
+    point.size === st.size &&
+    point.ctimeNs === st.ctimeNs
+  );
 }
 
 /**
- * Whether this process saw `file` committed: it exists (chats are never deleted).
+ * Whether this process holds a commit point of `file`: it existed then (and
+ * still does, unless a process deleted the chat since, which the lock shows).
  *
  * @example
- * const known = hasCommit("/chats/c.jsonl"); // true: no need to look whether it exists
+ * const known = hasCommit("/chats/c.jsonl"); // true: no need to look whether it exists before taking the lock
  */
 export function hasCommit(file: string): boolean {
   return points.has(file);
 }
 
-/** Forgets `file`'s commit point: it was found replaced or cut. */
+/** Forgets `file`'s commit point: it was found replaced or cut, or its chat was deleted. */
 export function forgetCommit(file: string): void {
   points.delete(file);
 }

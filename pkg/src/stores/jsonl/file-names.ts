@@ -1,5 +1,6 @@
 // File names: the one a chat's log gets, and its lock directory's.
 import { createHash } from "node:crypto";
+import { checkChatId } from "../store.js";
 
 /** The suffix of a chat's lock directory: the longest name a chat gets. */
 export const LOCK_SUFFIX = ".jsonl.lock";
@@ -23,4 +24,57 @@ export function escapeChar(char: string): string {
   let out = "";
   for (const byte of Buffer.from(char, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   return out;
+}
+
+/** A stem as fileStem writes it, unhashed: the kept characters and `%XX`. */
+const PLAIN_STEM = /^(?:[a-z0-9._-]|%[0-9A-F]{2})+$/;
+/** A hashed stem: the escaped start of the id, `~`, 32 hex digits of its SHA-256. */
+const HASHED_STEM = /^((?:[a-z0-9._-]|%[0-9A-F]{2})*)~[0-9a-f]{32}$/;
+
+/** The bytes an escaped stem (or its kept start) stands for. */
+function stemBytes(escaped: string): Buffer {
+  return Buffer.from(
+    escaped.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    "latin1",
+  );
+}
+
+/**
+ * What a file's stem says of the chat it holds: `{ id }` for a name
+ * {@link fileStem} gives that id (its inverse); `{ start }` for a hashed
+ * name, the UTF-8 bytes of the id's start it keeps (the id itself is in the
+ * file); undefined for a name no chat id gets.
+ *
+ * @example
+ * chatOfStem("%43hat-1"); // { id: "Chat-1" }
+ * chatOfStem("Chat-1"); // undefined: fileStem never writes an upper-case letter
+ */
+export function chatOfStem(stem: string): { id: string } | { start: Buffer } | undefined {
+  if (PLAIN_STEM.test(stem)) {
+    let id: string;
+    try {
+      id = new TextDecoder("utf-8", { fatal: true }).decode(stemBytes(stem));
+    } catch {
+      return undefined;
+    }
+    // The round trip refuses what fileStem never writes (another escaping, an id it would hash).
+    return fileStem(id) === stem && isChatId(id) ? { id } : undefined;
+  }
+  const hashed = HASHED_STEM.exec(stem);
+  return hashed === null ? undefined : { start: stemBytes(hashed[1] ?? "") };
+}
+
+/**
+ * Whether `id` is an id every store takes (see `checkChatId`).
+ *
+ * @example
+ * isChatId("a/b"); // false: a path separator
+ */
+export function isChatId(id: unknown): id is string {
+  try {
+    checkChatId(id);
+    return true;
+  } catch {
+    return false;
+  }
 }

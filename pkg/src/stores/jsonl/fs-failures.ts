@@ -77,3 +77,26 @@ export function noAccess(chatId: string, path: string, what: "file" | "directory
     chatId,
   );
 }
+
+/**
+ * Why the chats of `dir` cannot be listed: the directory gone
+ * (`store/unavailable`) or unreadable (`store/no-access`); anything else is returned as it is.
+ *
+ * @example
+ * import { readdir } from "node:fs/promises";
+ * try { await readdir("/var/lib/chats"); } catch (e) { throw listFailure(e, "/var/lib/chats"); }
+ */
+export function listFailure(e: unknown, dir: string): unknown {
+  const code = errorCode(e);
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    return new StoreError(
+      "store/unavailable",
+      `the chats cannot be listed: the store's directory ${dir} is missing (${code}); restore it, or open the store where the chats are`,
+      "",
+    );
+  }
+  if (READ_ONLY.has(code)) {
+    return new StoreError("store/no-access", `the chats cannot be listed: this process may not read the directory ${dir} (${code})`, "");
+  }
+  return e;
+}

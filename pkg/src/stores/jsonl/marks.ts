@@ -8,11 +8,15 @@ import { probeBefore, sameBytes } from "./checkpoints.js";
 /** Bytes of the file's start a mark holds a hash of: a replaced first line (the session) shows. */
 export const HEAD_BYTES = 4096;
 
-/** The mark of `opened` at `at`: `j1:<dev>:<ino>:<offset>:<count>:<head hash>:<probe>`. */
+/**
+ * The mark of `opened` at `at`: `j2:<dev>:<ino>:<birth>:<offset>:<count>:<head hash>:<probe>`
+ * (the birth time tells a chat made again on a reused inode from the one deleted).
+ */
 export async function markOf(opened: Opened, at: { offset: number; count: number }): Promise<string> {
   const head = await headHash(opened.fh, at.offset);
   const probe = await probeBefore(opened.fh, at.offset);
-  return `j1:${opened.st.dev}:${opened.st.ino}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
+  const { dev, ino, birthtimeNs } = opened.st;
+  return `j2:${dev}:${ino}:${birthtimeNs}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
 }
 
 /**
@@ -25,21 +29,22 @@ export async function markOf(opened: Opened, at: { offset: number; count: number
  * const next = markAfter(previous, { offset: 9000, count: 41 }, probe);
  */
 export function markAfter(previous: string, at: { offset: number; count: number }, probe: Buffer): string | undefined {
-  const [tag, dev, ino, offset, , head] = previous.split(":");
-  if (tag !== "j1" || !(Number(offset) >= HEAD_BYTES)) return undefined;
-  return `j1:${dev}:${ino}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
+  const [tag, dev, ino, birth, offset, , head] = previous.split(":");
+  if (tag !== "j2" || !(Number(offset) >= HEAD_BYTES)) return undefined;
+  return `j2:${dev}:${ino}:${birth}:${at.offset}:${at.count}:${head}:${probe.toString("hex")}`;
 }
 
 /** The position a mark names, when the file still is the one it was taken of; else `store/replaced`. */
 export async function markedStart(opened: Opened, mark: string, chatId: string): Promise<{ offset: number; count: number }> {
-  const [tag, dev, ino, offset, count, head, probe] = mark.split(":");
+  const [tag, dev, ino, birth, offset, count, head, probe] = mark.split(":");
   const at = { offset: Number(offset), count: Number(count) };
-  if (tag !== "j1" || !Number.isSafeInteger(at.offset) || !Number.isSafeInteger(at.count) || at.offset < 0 || at.count < 0) {
+  if (tag !== "j2" || !Number.isSafeInteger(at.offset) || !Number.isSafeInteger(at.count) || at.offset < 0 || at.count < 0) {
     throw new TypeError(`oda-tasks: readSince: ${JSON.stringify(mark.slice(0, 80))} is not a mark of this store`);
   }
   const same =
     String(opened.st.dev) === dev &&
     String(opened.st.ino) === ino &&
+    String(opened.st.birthtimeNs) === birth &&
     at.offset <= Number(opened.st.size) &&
     (await headHash(opened.fh, at.offset)) === head &&
     (await sameBytes(opened.fh, at.offset - (probe ?? "").length / 2, Buffer.from(probe ?? "", "hex")));

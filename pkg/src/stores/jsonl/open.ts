@@ -65,7 +65,7 @@ export function notAFile(chatId: string, file: string, what: string): StoreError
   return new StoreError("store/not-a-file", `chat "${chatId}": ${file} is ${what}, not a chat's file; move or remove it`, chatId);
 }
 
-/** Whether something (perhaps not a file) is at `path`; chats are never deleted, so "no" is final. */
+/** Whether something (perhaps not a file) is at `path` now (a chat deleted since answers "no" once its file is gone). */
 export async function exists(path: string): Promise<boolean> {
   try {
     await lstat(path);

@@ -3,8 +3,8 @@
 // bundles never see `node:fs`. Beside it: the cross-process lock (lock.ts),
 // the line rules (scanner.ts), file names, opening, checkpoints, marks, the
 // read queue and durable writes, a file each.
-import { mkdirSync, type BigIntStats } from "node:fs";
-import { link, open, stat, unlink, type FileHandle } from "node:fs/promises";
+import { constants, mkdirSync, type BigIntStats } from "node:fs";
+import { link, open, readdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { LogEntry } from "../../core/functions.js";
 import { entryTexts } from "../../core/entry-text.js";
@@ -23,16 +23,21 @@ import {
   truncated,
   type LogRead,
   type Store,
+  type StoreListOptions,
+  type StoredChat,
+  type StoredChatPage,
 } from "../store.js";
 import { queued } from "../queue.js";
-import { LOCK_SUFFIX, fileStem } from "./file-names.js";
-import { exists, mustBeFile, openChat, type Opened } from "./open.js";
-import { fsFailure, missingDirectory, present, readOnly, type FsScene } from "./fs-failures.js";
+import { badCursor, cursorPosition, listOptions, makeCursor } from "../list.js";
+import { sleep } from "../backoff.js";
+import { LOCK_SUFFIX, chatOfStem, fileStem, isChatId } from "./file-names.js";
+import { O_NONBLOCK, exists, mustBeFile, openChat, type Opened } from "./open.js";
+import { fsFailure, listFailure, missingDirectory, present, readOnly, type FsScene } from "./fs-failures.js";
 import { PROBE_BYTES, checkpoints, latestBefore, probeBefore, remember, sameBytes } from "./checkpoints.js";
 import { markAfter, markOf, markedStart } from "./marks.js";
 import { waitingReads, type ReadGroup, type Scan } from "./read-queue.js";
 import { NEWLINE, READ_ONLY, syncDir, syncDirSync, writeAll } from "./durable.js";
-import { announce, fileSignature, folderFeed, type CountedLength } from "./watch.js";
+import { announce, fileSignature, folderFeed, statSignature, type CountedLength } from "./watch.js";
 import { APPENDED_BYTES, committedAt, forgetCommit, hasCommit, recordCommit, stillAt, type CommitPoint } from "./commits.js";
 /**
  * Options of a {@link JsonlStore}.
@@ -68,6 +73,104 @@ const DEFAULT_WATCH_POLL = 1_000;
 function atCommit(point: CommitPoint): Scan {
   const at = { offset: Number(point.size), count: point.count };
   return { entries: [], texts: [], count: point.count, openLine: false, end: at.offset, checkpoint: at };
+}
+
+/** A chat of a listing: its id, its file's name, its place in the order (birth time), and its first entry when already read. */
+interface Listed {
+  id: string;
+  name: string;
+  order: bigint;
+  first?: LogEntry | null;
+}
+
+/** Where a listing's cursor stands: the order and the file name of the last chat of the page before. */
+interface ListPosition {
+  order: bigint;
+  name: string;
+}
+
+/** Folder entries stat'ed at once while listing. */
+const STAT_BATCH = 256;
+/** Bytes first read of a chat's file for its first entry (a session is far shorter); more only when its line is longer. */
+const FIRST_CHUNK = 4096;
+/** Errors that leave a folder entry out of a listing: gone since the look at the folder, or not a file. */
+const NOT_LISTED = new Set(["ENOENT", "ENOTDIR", "ELOOP", "EISDIR", "ENXIO", "ENODEV", "EOPNOTSUPP"]);
+/** First entries of hashed names read, by file (device, inode, birth time, name); at most MAX_HASHED, least recently read first out. */
+const hashedFirsts = new Map<string, LogEntry | null>();
+const MAX_HASHED = 4096;
+
+/** The cursor's position, when it is one a listing made (an order in digits, a chat file's name). */
+function listPosition([order, name]: (string | number)[]): ListPosition {
+  if (typeof order !== "string" || !/^\d{1,30}$/.test(order) || typeof name !== "string" || !name.endsWith(".jsonl")) throw badCursor();
+  return { order: BigInt(order), name };
+}
+
+/** Newest first: the later order, then the later name. */
+function newestFirst(a: Listed, b: Listed): number {
+  if (a.order !== b.order) return a.order > b.order ? -1 : 1;
+  return a.name < b.name ? 1 : a.name > b.name ? -1 : 0;
+}
+
+/**
+ * The id of a chat whose file name is hashed (`stem`), from its first entry:
+ * the `chatId` its session names, or that id after a start of `prefix` (an
+ * owner's chat names the id its owner uses), whichever the name is made of.
+ */
+function idFromFirst(first: LogEntry | null, prefix: string, stem: string): string | undefined {
+  const named = (first as { chatId?: unknown } | null)?.chatId;
+  if (typeof named !== "string") return undefined;
+  for (let cut = 0; cut <= prefix.length; cut++) {
+    const id = prefix.slice(0, cut) + named;
+    if (id.startsWith(prefix) && isChatId(id) && fileStem(id) === stem) return id;
+  }
+  return undefined;
+}
+
+/** Forgets what this process knew of `file` (its checkpoints and commit point): its chat was deleted. */
+function forgetFile(file: string): void {
+  checkpoints.delete(file);
+  forgetCommit(file);
+}
+
+/** Per folder: the latest birth time of a file this process made to publish a chat. */
+const lastBirths = new Map<string, bigint>();
+
+/**
+ * Opens a create's temp file (`wx`), born after every file this process
+ * made in `dir` before, where the file system keeps birth times: a listing
+ * orders chats by birth time, so creates made one after another keep their
+ * order where the clock is coarse (a kernel tick of 1 to 10 ms). While it is
+ * not later, the temp file is made again a millisecond on.
+ */
+async function openBorn(dir: string, temp: string): Promise<FileHandle> {
+  for (let tries = 0; ; tries++) {
+    const fh = await open(temp, "wx");
+    let born: bigint;
+    try {
+      born = (await fh.stat({ bigint: true })).birthtimeNs;
+    } catch (e) {
+      await fh.close();
+      await unlink(temp).catch(() => undefined);
+      throw e;
+    }
+    const last = lastBirths.get(dir) ?? -1n;
+    if (born === 0n || born > last || tries >= BORN_TRIES) {
+      if (born > last) lastBirths.set(dir, born);
+      return fh;
+    }
+    await fh.close();
+    await unlink(temp);
+    await sleep(1);
+  }
+}
+
+/** How often a create makes its temp file again for a later birth time (a clock that never moves on: it goes ahead). */
+const BORN_TRIES = 50;
+
+/** What `readSince` answers for a chat with no file: null, or `store/replaced` for a mark taken of it (it was deleted). */
+function gone(chatId: string, mark: string | null): null {
+  if (mark !== null) throw replaced(chatId);
+  return null;
 }
 
 /** Where a scan starts (a reader's mark), whether it holds the chat's lock, and the offset it must not read past. */
@@ -182,7 +285,7 @@ export class JsonlStore implements Store {
       if (opened === null) return null;
       try {
         const scan = await this.#scan(chatId, opened, file, Infinity, { held });
-        return { length: scan.count, file: fileSignature({ ino: opened.st.ino, size: scan.end }) };
+        return { length: scan.count, file: statSignature(opened.st, scan.end) };
       } finally {
         await opened.fh.close();
       }
@@ -241,7 +344,7 @@ export class JsonlStore implements Store {
         const read = await this.#readSinceOpened(chatId, file, from, mark, point);
         if (read !== undefined) return read;
       }
-      if (!(await exists(file))) return this.#absent(chatId, null);
+      if (!(await exists(file))) return this.#absent(chatId, gone(chatId, mark));
       return this.#locked(chatId, "read", async (held) => (await this.#readSinceOpened(chatId, file, from, mark, held)) ?? null);
     });
   }
@@ -258,7 +361,7 @@ export class JsonlStore implements Store {
     at: boolean | CommitPoint,
   ): Promise<LogRead | null | undefined> {
     const opened = await openChat(chatId, file, "read");
-    if (opened === null) return typeof at === "boolean" ? this.#absent(chatId, null) : undefined;
+    if (opened === null) return typeof at === "boolean" ? this.#absent(chatId, gone(chatId, mark)) : undefined;
     try {
       const point = typeof at === "boolean" ? undefined : at;
       if (point !== undefined && !stillAt(point, opened.st)) return undefined;
@@ -298,7 +401,7 @@ export class JsonlStore implements Store {
     // the lock join that read: it looks at the file after they all began.
     let group = waitingReads.get(file);
     if (group === undefined) {
-      // Chats are never deleted: a chat missing now needs no lock to say so.
+      // A chat missing now needs no lock to say so (a delete holds it only to remove a file that is there).
       if (!(await exists(file))) return this.#absent(chatId, null);
       group = waitingReads.get(file);
     }
@@ -341,11 +444,14 @@ export class JsonlStore implements Store {
   }
 
   async #append(chatId: string, file: string, texts: string[], data: Buffer, expectedLength: number | undefined): Promise<number> {
-    // Chats are never deleted: a chat missing now needs no lock to say so (one with a commit point exists).
+    // A chat missing now needs no lock to say so (one with a commit point existed: the locked open below tells).
     if (!hasCommit(file) && !(await exists(file))) throw await this.#absent(chatId, missingChat(chatId));
     return this.#locked(chatId, "write", async () => {
       const opened = await openChat(chatId, file, "append");
-      if (opened === null) throw await this.#absent(chatId, missingChat(chatId));
+      if (opened === null) {
+        forgetFile(file); // deleted by another process since this one saw it
+        throw await this.#absent(chatId, missingChat(chatId));
+      }
       const { fh } = opened;
       try {
         // Opened (under the lock) at its commit point: its length is known, nothing to read.
@@ -382,11 +488,11 @@ export class JsonlStore implements Store {
           const since = before?.count === length && bytes === data && data.length <= APPENDED_BYTES ? before.mark : undefined;
           const mark = since === undefined ? undefined : markAfter(since, at, probe);
           recordCommit(file, after, at.count, since === undefined || mark === undefined ? {} : { mark, appended: { since, texts } });
-          announce(this.dir, chatId, length + texts.length, fileSignature({ ino: opened.st.ino, size: end }));
+          announce(this.dir, chatId, length + texts.length, statSignature(opened.st, end));
           return length + texts.length;
         }
         const recount = await this.#scan(chatId, opened, file, Infinity, { held: true });
-        announce(this.dir, chatId, recount.count, fileSignature({ ino: opened.st.ino, size: recount.end }));
+        announce(this.dir, chatId, recount.count, statSignature(opened.st, recount.end));
         return recount.count;
       } finally {
         await fh.close();
@@ -411,7 +517,7 @@ export class JsonlStore implements Store {
     const temp = join(this.dir, `.create-${claim.name}.tmp`);
     let fh: FileHandle;
     try {
-      fh = await open(temp, "wx");
+      fh = await openBorn(this.dir, temp);
     } catch (e) {
       claim.release();
       if (READ_ONLY.has(errorCode(e))) throw readOnly(chatId, this.dir, "directory", e);
@@ -429,7 +535,7 @@ export class JsonlStore implements Store {
       }
       await link(temp, file);
       // Readers see the whole log from here on: its watchers hear it now, in order with later appends.
-      announce(this.dir, chatId, texts.length, fileSignature(st));
+      announce(this.dir, chatId, texts.length, statSignature(st), true);
     } catch (e) {
       if (errorCode(e) !== "EEXIST") throw e;
       await mustBeFile(chatId, file); // a directory or a dangling link is not a chat that exists
@@ -447,6 +553,170 @@ export class JsonlStore implements Store {
       Buffer.from(data.subarray(data.length - Math.min(PROBE_BYTES, data.length))),
     );
     return true;
+  }
+
+  /**
+   * Removes the chat's file under the chat's lock, so no append of any
+   * process is half-way through it, fsyncs the directory, and resolves to
+   * whether the chat existed. An append that waited for the lock then finds
+   * no file and is refused with `store/missing-chat`: an append opens the
+   * file and never creates it, so no late write brings back part of the
+   * chat. Watchers hear 0 (other processes' through their feed); the lock's
+   * directory goes with its release, and this process forgets what it knew
+   * of the file. A chat created later under the id is a new file: a mark
+   * taken of the old one answers `store/replaced`. A symbolic link at the
+   * chat's path is removed, not the file it points to.
+   *
+   * @example
+   * const store = new JsonlStore("./chats");
+   * await store.delete("chat-1"); // true, and ./chats/chat-1.jsonl is gone
+   */
+  async delete(chatId: string): Promise<boolean> {
+    const file = this.file(chatId);
+    return this.#guarded(chatId, "write", () => this.#delete(chatId, file));
+  }
+
+  async #delete(chatId: string, file: string): Promise<boolean> {
+    // A chat missing now needs no lock to say so, and its delete leaves no lock behind.
+    if (!hasCommit(file) && !(await exists(file))) return this.#absent(chatId, false);
+    return this.#locked(chatId, "write", async () => {
+      if (await exists(file)) {
+        await mustBeFile(chatId, file); // a directory or a dangling link at its path is not a chat to remove
+        try {
+          await unlink(file);
+          forgetFile(file);
+          // Gone for every reader from here on: its watchers hear its end now, as a create is heard once linked.
+          announce(this.dir, chatId, 0, "none");
+          await syncDir(this.dir);
+          return true;
+        } catch (e) {
+          if (errorCode(e) !== "ENOENT") throw e;
+        }
+      }
+      forgetFile(file);
+      return this.#absent(chatId, false);
+    });
+  }
+
+  /**
+   * The chats of the folder whose ids start with `prefix`, newest first by
+   * when each file was born (its birth time, `statx`; where the file system
+   * keeps none, its change time, which every append moves), ties by file
+   * name; `limit` (default 50, at most 1000) a page, and `next`, the cursor
+   * of the next page (`null` after the last). Ids come from the file names
+   * ({@link JsonlStore.file} is reversible); a name shortened with a hash is
+   * read back from the chat's first entry (its session names the id, or the
+   * id after `prefix`), and left out when it does not. A page costs one look
+   * at the folder, one `stat` per chat of the prefix, and the first entry of
+   * each chat on it.
+   *
+   * @example
+   * const store = new JsonlStore("./chats");
+   * const page = await store.list({ prefix: "team-", limit: 20 });
+   * for (const { chatId, first } of page.chats) console.log(chatId, first?.title);
+   */
+  async list(options?: StoreListOptions): Promise<StoredChatPage> {
+    const { prefix, limit, cursor } = listOptions(options);
+    const after = cursor === null ? undefined : listPosition(cursorPosition("j1", prefix, cursor, ["string", "string"]));
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      throw listFailure(e, this.dir);
+    }
+    const wanted = Buffer.from(prefix, "utf8");
+    const listed: Listed[] = [];
+    for (let i = 0; i < names.length; i += STAT_BATCH) {
+      const batch = await Promise.all(names.slice(i, i + STAT_BATCH).map((name) => this.#listed(name, prefix, wanted, after)));
+      for (const one of batch) if (one !== undefined) listed.push(one);
+    }
+    listed.sort(newestFirst);
+    const chats: StoredChat[] = [];
+    let last: Listed | undefined;
+    let next = 0;
+    // A chat deleted since its stat drops out of the page: the next ones fill it.
+    while (chats.length < limit && next < listed.length) {
+      const batch = listed.slice(next, next + limit - chats.length);
+      next += batch.length;
+      const firsts = await Promise.all(batch.map((one) => one.first ?? this.#firstEntry(one.id, one.name)));
+      batch.forEach((one, k) => {
+        const first = firsts[k];
+        if (first === undefined) return;
+        chats.push({ chatId: one.id, first: first === null ? null : jsonCopy(first) });
+        last = one;
+      });
+    }
+    const end = last as Listed | undefined;
+    return { chats, next: next < listed.length && end !== undefined ? makeCursor("j1", prefix, [String(end.order), end.name]) : null };
+  }
+
+  /**
+   * Folder entry `name` as a chat of the listing: a chat's file whose id
+   * starts with `prefix` (its UTF-8 bytes `wanted`) and that comes after the
+   * cursor's position; undefined for anything else.
+   */
+  async #listed(name: string, prefix: string, wanted: Buffer, after: ListPosition | undefined): Promise<Listed | undefined> {
+    if (!name.endsWith(".jsonl")) return undefined;
+    const stem = name.slice(0, -".jsonl".length);
+    const named = chatOfStem(stem);
+    if (named === undefined) return undefined;
+    if ("id" in named) {
+      if (!named.id.startsWith(prefix)) return undefined;
+    } else {
+      // A hashed name keeps the id's first bytes: a chat of the prefix only where they agree with it.
+      const common = Math.min(named.start.length, wanted.length);
+      if (!named.start.subarray(0, common).equals(wanted.subarray(0, common))) return undefined;
+    }
+    const path = join(this.dir, name);
+    const st = await stat(path, { bigint: true }).catch((e: unknown) => {
+      if (NOT_LISTED.has(errorCode(e))) return null;
+      throw listFailure(e, this.dir);
+    });
+    if (st === null || !st.isFile()) return undefined;
+    const order = st.birthtimeNs !== 0n ? st.birthtimeNs : st.ctimeNs;
+    if (after !== undefined && !(order < after.order || (order === after.order && name < after.name))) return undefined;
+    if ("id" in named) return { id: named.id, name, order };
+    // The id of a hashed name is in the file: its session names it (or, for an owner's chat, the id after the prefix).
+    const identity = `${st.dev}:${st.ino}:${st.birthtimeNs}:${name}`;
+    let first = hashedFirsts.get(identity);
+    if (first === undefined) {
+      const read = await this.#firstEntry("", name);
+      if (read === undefined) return undefined;
+      first = read;
+      hashedFirsts.set(identity, read);
+      if (hashedFirsts.size > MAX_HASHED) hashedFirsts.delete(hashedFirsts.keys().next().value as string);
+    }
+    const id = idFromFirst(first, prefix, stem);
+    return id === undefined ? undefined : { id, name, order, first };
+  }
+
+  /**
+   * The first entry of the chat in folder entry `name` (`null` for a chat of
+   * none), read as `read` reads it, without the lock: a create publishes a
+   * whole file and appends only add lines after it. Undefined: the file is gone.
+   */
+  async #firstEntry(chatId: string, name: string): Promise<LogEntry | null | undefined> {
+    let fh: FileHandle;
+    try {
+      fh = await open(join(this.dir, name), constants.O_RDONLY | O_NONBLOCK);
+    } catch (e) {
+      if (NOT_LISTED.has(errorCode(e))) return undefined;
+      throw listFailure(e, this.dir);
+    }
+    try {
+      const scanner = new JsonlScanner({ offset: 0, count: 0 }, 0, undefined, chatId);
+      for (let at = 0, size = FIRST_CHUNK; ; size = Math.min(size * 4, this.#readChunk)) {
+        const chunk = Buffer.allocUnsafe(size);
+        const { bytesRead } = await fh.read(chunk, 0, size, at);
+        if (bytesRead > 0) scanner.push(chunk.subarray(0, bytesRead));
+        at += bytesRead;
+        if (scanner.entries.length > 0 || bytesRead < size) break;
+      }
+      scanner.end();
+      return (scanner.entries[0] as LogEntry | undefined) ?? null;
+    } finally {
+      await fh.close();
+    }
   }
 
   /**
@@ -482,6 +752,7 @@ export class JsonlStore implements Store {
       known !== undefined &&
       known.dev === st.dev &&
       known.ino === st.ino &&
+      known.birth === st.birthtimeNs &&
       known.offset <= Number(st.size) &&
       (await sameBytes(fh, known.offset - known.probe.length, known.probe))
     ) {
