@@ -126,9 +126,11 @@ test("serve: a browser signs in once with the form; the cookie reads the chat bu
   const cookie = right.headers.get("set-cookie");
   assert.match(cookie, /^oda_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=2592000$/);
   assert.ok(!cookie.includes(TOKEN), "the cookie is not the token");
-  // No open redirect: anywhere but a chat page goes to /health.
-  const away = await fetch(`${url}/sign-in`, form(TOKEN, "https://evil.example/"));
-  assert.equal(away.headers.get("location"), "/health");
+  // No open redirect: anywhere but a chat page or the list of chats goes to the list.
+  for (const next of ["https://evil.example/", "//evil.example/", "/\\evil.example", "/health"]) {
+    const away = await fetch(`${url}/sign-in`, form(TOKEN, next));
+    assert.equal(away.headers.get("location"), "/", next);
+  }
   const session = cookie.split(";")[0];
   const page = await fetch(`${url}/chats/c1`, { headers: { cookie: session } });
   assert.equal(page.status, 200);
