@@ -474,8 +474,21 @@ test("read-only file and read-only directory: reads work, writes are store/read-
 
 // What every operation of a store and of the chat helpers answers over a
 // folder the file system refuses: `{ read…, dismiss }`, from the child.
-const OPERATIONS = ["read", "readFrom", "readSince", "append", "create", "createChat", "beginTurn", "runTool", "list", "dismiss"];
-const WRITES = new Set(["append", "create", "createChat", "beginTurn", "runTool", "dismiss"]);
+const OPERATIONS = [
+  "read",
+  "readFrom",
+  "readSince",
+  "append",
+  "create",
+  "createChat",
+  "beginTurn",
+  "runTool",
+  "list",
+  "dismiss",
+  "listChats",
+  "delete",
+];
+const WRITES = new Set(["append", "create", "createChat", "beginTurn", "runTool", "dismiss", "delete"]);
 const CHAT_OF = { create: "d", createChat: "e" };
 const refusalsIn = (chatDir, { vanish = false, asNobody = false } = {}) =>
   JSON.parse(
@@ -519,6 +532,7 @@ test(
         assert.equal(seen.readFrom.value.length, 2);
         assert.deepEqual(seen.readSince, { value: 3 });
         assert.deepEqual(seen.list, { value: 1 });
+        assert.deepEqual(seen.listChats, { value: ["c"] });
         for (const op of WRITES) assert.deepEqual(seen[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", chatDir, "EROFS"), op);
         assert.equal(fs.readFileSync(path.join(chatDir, "c.jsonl"), "utf8"), content);
         assert.deepEqual(fs.readdirSync(chatDir), ["c.jsonl"], "no lock or temp file is left");
@@ -534,7 +548,14 @@ test("a folder removed while the store is open: every operation is store/unavail
     await offeringChat(chatDir);
     const seen = refusalsIn(chatDir, { vanish: true });
     assert.deepEqual(Object.keys(seen), OPERATIONS);
-    for (const op of OPERATIONS) {
+    assert.deepEqual(
+      seen.listChats,
+      refused(
+        "store/unavailable",
+        `the chats cannot be listed: the store's directory ${chatDir} is missing (ENOENT); restore it, or open the store where the chats are`,
+      ),
+    );
+    for (const op of OPERATIONS.filter((op) => op !== "listChats")) {
       const id = CHAT_OF[op] ?? "c";
       assert.deepEqual(
         seen[op],
@@ -567,6 +588,12 @@ test(
         assert.deepEqual(one[op], cannotRead("file", file), op);
       assert.deepEqual(one.append, cannotWrite("c", "file", file, "EACCES"));
       assert.deepEqual([one.create, one.createChat], [{ value: true }, { value: true }], "other chats of the folder are made");
+      assert.deepEqual(
+        one.listChats,
+        refused("store/no-access", `the chats cannot be listed: this process may not read the file ${file} (EACCES)`),
+      );
+      assert.deepEqual(one.delete, { value: true }, "a file it may not read, in a folder it may write, it may delete");
+      assert.equal(fs.existsSync(file), false);
       // The folder may not be entered at all.
       const dirRefused = path.join(dir, "dir-refused");
       await offeringChat(dirRefused);
@@ -576,8 +603,12 @@ test(
         for (const op of ["read", "readFrom", "readSince", "beginTurn", "runTool", "list", "dismiss"]) {
           assert.deepEqual(two[op], cannotRead("directory", dirRefused), op);
         }
-        for (const op of ["append", "create", "createChat"])
+        for (const op of ["append", "create", "createChat", "delete"])
           assert.deepEqual(two[op], cannotWrite(CHAT_OF[op] ?? "c", "directory", dirRefused, "EACCES"), op);
+        assert.deepEqual(
+          two.listChats,
+          refused("store/no-access", `the chats cannot be listed: this process may not read the directory ${dirRefused} (EACCES)`),
+        );
       } finally {
         fs.chmodSync(dirRefused, 0o755);
       }

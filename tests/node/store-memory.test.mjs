@@ -210,3 +210,169 @@ test("storeContract's notice check fails a feed that trusts the length an outsid
   assert.ok(failed instanceof Error, "a feed that trusts the claimed length fails");
   assert.match(failed.message, /heard|only lengths/);
 });
+
+test("storeContract's delete and list checks fail stores that break them, and pass MemoryStore", async () => {
+  /** Runs the contract's delete and list tests over `makeStore`; answers each failing test's title (without the name). */
+  const failing = async (makeStore) => {
+    const tests = [];
+    storeContract({ name: "broken", makeStore, test: (title, fn) => tests.push({ title, fn }) });
+    const failed = [];
+    for (const { title, fn } of tests.filter((t) => /delete|list/.test(t.title))) {
+      if (
+        (await fn().then(
+          () => null,
+          (e) => e,
+        )) !== null
+      )
+        failed.push(title.replace("broken: ", ""));
+    }
+    return failed;
+  };
+  /** A MemoryStore with some of its methods replaced: `change(real)` answers the replacements. */
+  const broken = (change) => () => {
+    const real = new MemoryStore();
+    const store = new MemoryStore();
+    for (const method of ["read", "readFrom", "readTextFrom", "readSince", "append", "create", "watch", "delete", "list"]) {
+      store[method] = real[method].bind(real);
+    }
+    return Object.assign(store, change(real));
+  };
+  assert.deepEqual(await failing(() => new MemoryStore()), [], "MemoryStore passes every delete and list test");
+  const cases = {
+    "a delete that says true for a chat that is not there": [
+      (real) => ({ delete: async (id) => (await real.delete(id)) || true }),
+      "true when it existed, false when not",
+    ],
+    "a delete whose chat comes back with its old entries when made again": [
+      (real) => {
+        const kept = new Map();
+        return {
+          delete: async (id) => {
+            kept.set(id, await real.read(id));
+            return real.delete(id);
+          },
+          create: async (id, entries) => real.create(id, [...(kept.get(id) ?? []), ...entries]),
+        };
+      },
+      "a chat created again under the id is a new chat",
+    ],
+    "a readSince whose mark stays the same for a chat made again": [
+      (real) => ({
+        readSince: async (id, from) =>
+          (await real.readSince(id, from, null)) === null ? null : { texts: await real.readTextFrom(id, from), mark: "same" },
+      }),
+      "a mark taken of the old one is store/replaced",
+    ],
+    "an append that makes a deleted chat again": [
+      (real) => ({
+        append: async (id, entries, expected) => {
+          if ((await real.read(id)) === null) await real.create(id, []);
+          return real.append(id, entries, expected);
+        },
+      }),
+      "none brings back part of the chat",
+    ],
+    "a feed that tells no deletion": [
+      (real) => ({ watch: (id, onChange) => real.watch(id, (length) => length !== 0 && onChange(length)) }),
+      "watchers hear 0",
+    ],
+    "a listing oldest first": [
+      (real) => ({
+        list: async (options) => {
+          const page = await real.list(options);
+          return { ...page, chats: page.chats.reverse() };
+        },
+      }),
+      "newest first by creation",
+    ],
+    "a listing by id": [
+      (real) => ({
+        list: async (options) => {
+          const page = await real.list(options);
+          return { ...page, chats: page.chats.sort((a, b) => (a.chatId < b.chatId ? -1 : 1)) };
+        },
+      }),
+      "newest first by creation",
+    ],
+    "a listing that ignores the prefix": [
+      (real) => ({ list: (options) => real.list({ ...options, prefix: undefined }) }),
+      "prefix keeps the ids",
+    ],
+    "a listing whose entries are shared, not copies": [
+      (real) => {
+        const firsts = new Map();
+        return {
+          list: async (options) => {
+            const page = await real.list(options);
+            for (const chat of page.chats) {
+              if (!firsts.has(chat.chatId)) firsts.set(chat.chatId, chat.first);
+              chat.first = firsts.get(chat.chatId);
+            }
+            return page;
+          },
+        };
+      },
+      "each with its first entry",
+    ],
+    "a listing that pages by offset": [
+      (real) => ({
+        list: async ({ limit = 50, cursor = null, ...rest } = {}) => {
+          const all = (await real.list({ ...rest, limit: 1000 })).chats;
+          const from = cursor === null ? 0 : Number(cursor);
+          return { chats: all.slice(from, from + limit), next: from + limit < all.length ? String(from + limit) : null };
+        },
+      }),
+      "paging is stable",
+    ],
+    "a listing that takes any cursor for the first page": [
+      (real) => ({
+        list: (options) =>
+          real.list(options).catch((e) => (e.code === "store/bad-cursor" ? real.list({ ...options, cursor: null }) : Promise.reject(e))),
+      }),
+      "a cursor the store did not make",
+    ],
+    "a listing with an empty page after the last chat": [
+      (real) => ({
+        list: async (options) => {
+          if (options?.cursor === "end") return { chats: [], next: null };
+          const page = await real.list(options);
+          return page.next === null && page.chats.length === (options?.limit ?? 50) ? { ...page, next: "end" } : page;
+        },
+      }),
+      "next is null after the last",
+    ],
+    "a listing that lets options through unchecked": [
+      (real) => ({
+        list: (options) =>
+          real.list(
+            typeof options === "object" && options !== null ? { prefix: typeof options.prefix === "string" ? options.prefix : "" } : {},
+          ),
+      }),
+      "bad options are an oda-tasks: TypeError",
+    ],
+    "a listing that still shows a deleted chat": [
+      (real) => {
+        const gone = [];
+        return {
+          delete: async (id) => {
+            const deleted = await real.delete(id);
+            if (deleted) gone.push({ chatId: id, first: null });
+            return deleted;
+          },
+          list: async (options) => {
+            const page = await real.list(options);
+            return { ...page, chats: [...page.chats, ...gone.filter((g) => !page.chats.some((c) => c.chatId === g.chatId))] };
+          },
+        };
+      },
+      "a deleted chat leaves the listing",
+    ],
+  };
+  for (const [what, [change, expected]] of Object.entries(cases)) {
+    const failed = await failing(broken(change));
+    assert.ok(
+      failed.some((title) => title.includes(expected)),
+      `${what}: expected a failure of "${expected}", got ${JSON.stringify(failed)}`,
+    );
+  }
+});

@@ -1,7 +1,7 @@
 // A child process for the file-system refusal tests of JsonlStore, run as a
 // user the folder refuses (or on a read-only mount): `<dir>`. Tries every
-// operation of the store and of the chat helpers over it and prints what each
-// answered as one JSON line. With `vanish` after the folder, the folder is
+// operation of the store and of the chat helpers over it (the chat "c"'s
+// delete last) and prints what each answered as one JSON line. With `vanish` after the folder, the folder is
 // removed once the store is open, as an unmount or an `rm -r` would.
 import fs from "node:fs";
 import { SuggestionService, beginTurn, createChat, runTool } from "oda-tasks";
@@ -31,5 +31,7 @@ const report = {
   runTool: await outcome(runTool(store, "c", todo)),
   list: await outcome(service.list("c").then((l) => l.open.length)),
   dismiss: await outcome(service.dismiss("c", "s1")),
+  listChats: await outcome(store.list().then((page) => page.chats.map((chat) => chat.chatId))),
+  delete: await outcome(store.delete("c")),
 };
 process.stdout.write(JSON.stringify(report) + "\n");

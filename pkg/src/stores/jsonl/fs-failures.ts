@@ -80,7 +80,8 @@ export function noAccess(chatId: string, path: string, what: "file" | "directory
 
 /**
  * Why the chats of `dir` cannot be listed: the directory gone
- * (`store/unavailable`) or unreadable (`store/no-access`); anything else is returned as it is.
+ * (`store/unavailable`), or it or a chat's file unreadable (`store/no-access`,
+ * naming which); anything else is returned as it is.
  *
  * @example
  * import { readdir } from "node:fs/promises";
@@ -96,7 +97,9 @@ export function listFailure(e: unknown, dir: string): unknown {
     );
   }
   if (READ_ONLY.has(code)) {
-    return new StoreError("store/no-access", `the chats cannot be listed: this process may not read the directory ${dir} (${code})`, "");
+    const path = (e as { path?: unknown }).path;
+    const what = typeof path === "string" && path !== dir ? `file ${path}` : `directory ${dir}`;
+    return new StoreError("store/no-access", `the chats cannot be listed: this process may not read the ${what} (${code})`, "");
   }
   return e;
 }
