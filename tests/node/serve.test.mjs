@@ -246,3 +246,64 @@ test("serve's page shows a chat's plan, suggestions and cards live", async (t) =
   const violations = await page.evaluate(async () => (await globalThis.axe.run()).violations.map((v) => v.id));
   assert.deepEqual(violations, []);
 });
+
+test("serve's pages: / lists the chats newest first by title; a chat's page is headed with its title and deletes it after a confirmation, and another tab is told", async (t) => {
+  const dir = tempStore(t);
+  const { url } = await startServe(["--store", dir], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({ workspace: "/repos/app", title: "Fix the upload" }), method: "PUT" });
+  await withToken(`${url}/api/sessions/c2`, { ...json({ workspace: "/repos/site" }), method: "PUT" });
+  const tools = toolHandlers({ store: new JsonlStore(dir), chatId: "c1" });
+  await tools.todo_write({ todos: [{ content: "Write the tests", status: "in_progress" }] });
+  const { launch } = await import("./support/browser.mjs");
+  const browser = await launch();
+  t.after(() => browser.close());
+  const page = await browser.context.newPage();
+  await page.goto(`${url}/`);
+  await page.fill("#token", TOKEN);
+  await page.click("button[type=submit]");
+  await page.waitForURL(`${url}/`);
+  assert.equal(await page.locator("h1").textContent(), "Your chats");
+  assert.deepEqual(await page.locator("ol.chats li").allTextContents(), ["Chat c2 /repos/site", "Fix the upload /repos/app"]);
+  const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  const violations = async (tab) => {
+    await tab.evaluate(axe);
+    return tab.evaluate(async () => (await globalThis.axe.run()).violations.map((v) => v.id));
+  };
+  assert.deepEqual(await violations(page), []);
+  await page.getByRole("link", { name: "Fix the upload" }).click();
+  await page.waitForURL(`${url}/chats/c1`);
+  assert.equal(await page.locator("h1").textContent(), "Fix the upload");
+  assert.equal(await page.title(), "Fix the upload · oda-tasks");
+  await page.waitForSelector("oda-todo-card");
+  assert.deepEqual(await violations(page), []);
+
+  // Another tab follows the chat.
+  const other = await browser.context.newPage();
+  await other.goto(`${url}/chats/c1`);
+  await other.waitForSelector("oda-todo-card");
+
+  // Delete chat asks first: dismissed, nothing happens; accepted, the chat is gone and the list is shown.
+  const dialogs = [];
+  page.once("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.getByRole("button", { name: "Delete chat" }).click();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(dialogs, ['Delete chat "c1"? Its plan, suggestions and updates are erased for good. Chats started from it stay.']);
+  assert.notEqual(await new JsonlStore(dir).read("c1"), null, "dismissed: nothing deleted");
+  page.once("dialog", (dialog) => void dialog.accept());
+  await page.getByRole("button", { name: "Delete chat" }).click();
+  await page.waitForURL(`${url}/`);
+  assert.deepEqual(await page.locator("ol.chats li").allTextContents(), ["Chat c2 /repos/site"]);
+  assert.equal(await new JsonlStore(dir).read("c1"), null);
+  // The other tab is told, and shows nothing of the chat any more.
+  await other.locator("#deleted").waitFor({ timeout: 10_000 });
+  assert.equal(await other.locator("#deleted").textContent(), "This chat was deleted. Your chats");
+  assert.equal(await other.locator(".columns").isVisible(), false);
+  assert.equal(await other.getByRole("button", { name: "Delete chat" }).isVisible(), false);
+  // Its page is now a 404 like any chat that does not exist.
+  const gone = await page.goto(`${url}/chats/c1`);
+  assert.equal(gone.status(), 404);
+  assert.equal(await page.locator("h1").textContent(), "No such chat");
+});

@@ -13,11 +13,14 @@ if (main !== null && list !== null) {
   const empty = document.querySelector<HTMLElement>("#no-cards");
   follow(src, (screen) => {
     if (screen === null) {
-      // Deleted: the elements say so too; no card of it stays on show.
+      // Deleted: one notice for the page in place of its panels (no card of it stays on show), and the way back.
       list.replaceChildren();
-      if (empty !== null) {
-        empty.textContent = "This chat was deleted.";
-        empty.hidden = false;
+      for (const gone of Array.from(main.querySelectorAll<HTMLElement>(".columns, .actions"))) gone.hidden = true;
+      if (main.querySelector("#deleted") === null) {
+        const notice = Object.assign(document.createElement("p"), { id: "deleted", textContent: "This chat was deleted. " });
+        notice.setAttribute("role", "status");
+        notice.append(Object.assign(document.createElement("a"), { href: "/", textContent: "Your chats" }));
+        main.querySelector("h1")?.after(notice);
       }
       return;
     }

@@ -26,6 +26,7 @@ function escapeHtml(text: string): string {
 
 const STYLE = `
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+  [hidden] { display: none !important; }
   body { margin: 0 auto; max-width: 72rem; padding: 1rem; }
   h1 { font-size: 1.25rem; overflow-wrap: anywhere; }
   h2 { font-size: 1.05rem; margin: 0.25rem 0 0.75rem; }
@@ -36,7 +37,7 @@ const STYLE = `
   form { display: grid; gap: 0.5rem; max-width: 24rem; }
   input, button { font: inherit; padding: 0.5rem; }
   ol.chats { display: grid; gap: 0.5rem; padding-left: 1.5rem; }
-  .workspace { color: GrayText; overflow-wrap: anywhere; }
+  .workspace { color: color-mix(in srgb, CanvasText 70%, Canvas); overflow-wrap: anywhere; }
 `;
 
 /** A page's head: its title (HTML-escaped already) and what else it loads. */
