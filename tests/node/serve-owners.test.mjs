@@ -172,7 +172,7 @@ function heardNothingOf(who, texts, label) {
   for (const line of who.seen) for (const text of texts) assert.ok(!line.includes(text), `${label} saw "${text}": ${line.slice(0, 300)}`);
 }
 
-async function twoPeople(t, urlA, urlB, keys, audience) {
+async function twoPeople(urlA, urlB, keys, audience) {
   const alice = person(urlA, await keys.token(audience, { sub: "alice" }));
   const bob = person(urlB, await keys.token(audience, { sub: "bob" }));
   const aliceCookie = await signIn(urlA, await keys.token(audience, { sub: "alice" }));
@@ -264,7 +264,7 @@ for (const [kind, makeStore] of [
   test(`two people on one server over ${kind}: neither sees, writes, starts, lists or deletes the other's chats`, async (t) => {
     const keys = await issuer(t);
     const { url, audience } = await serveJwt(t, makeStore(t), keys.file);
-    await twoPeople(t, url, url, keys, audience);
+    await twoPeople(url, url, keys, audience);
   });
 }
 
@@ -277,7 +277,7 @@ test("two people on two instances over one PostgreSQL database: each sees their 
   const a = await serveJwt(t, store, keys.file, flags);
   const b = await serveJwt(t, store, keys.file, flags);
   // Alice works on A, Bob on B.
-  await twoPeople(t, a.url, b.url, keys, audience);
+  await twoPeople(a.url, b.url, keys, audience);
   // Alice's chats on B are hers; Bob's on A his.
   const aliceOnB = person(b.url, await keys.token(audience, { sub: "alice" }));
   assert.deepEqual((await aliceOnB.call("/api/oda/chats/c1")).json().todos, [{ content: "ALICE-ITEM", status: "pending" }]);
