@@ -141,3 +141,47 @@ test("JsonlStore.list: a cursor carries the page's last birth time and file name
     }
     assert.deepEqual(ids(await store.list({ cursor: forged([birth, "c.jsonl"]) })), ["b", "a"], "a position made by hand is a position");
   }));
+
+test(
+  "JsonlStore.list over 10,000 chats, half of them under one prefix: each page is right, and what it takes is printed",
+  { timeout: 120_000 },
+  () =>
+    inTempDir("oda-jsonl-list-", async (dir) => {
+      const store = new JsonlStore(dir);
+      const owner = "abcdefghijklmnopqrstuvwx.";
+      // Written as a program would (the listing reads the folder, not how files came there), one after another.
+      const made = [];
+      for (let i = 0; i < 10_000; i++) {
+        const id = `${i % 2 ? owner : ""}chat-${i}`;
+        fs.writeFileSync(
+          store.file(id),
+          `${JSON.stringify(session(`chat-${i}`, { workspace: "/w" }))}\n${JSON.stringify({ type: "x", pad: "y".repeat(2000) })}\n`,
+        );
+        made.push(id);
+      }
+      const birth = new Map(made.map((id) => [id, fs.statSync(store.file(id), { bigint: true }).birthtimeNs]));
+      const byBirth = [...made].sort((a, b) => {
+        const [x, y] = [birth.get(a), birth.get(b)];
+        return x === y ? (store.file(a) < store.file(b) ? 1 : -1) : x > y ? -1 : 1;
+      });
+      const runs = {
+        "first page of 50, no prefix": { limit: 50 },
+        "first page of 50, the half's prefix": { limit: 50, prefix: owner },
+        "a page of 1000, no prefix": { limit: 1000 },
+        "a prefix of 11 chats": { limit: 50, prefix: "chat-999" },
+      };
+      const times = {};
+      for (const [what, options] of Object.entries(runs)) {
+        const expected = byBirth.filter((id) => id.startsWith(options.prefix ?? "")).slice(0, options.limit);
+        const took = [];
+        for (let run = 0; run < 7; run++) {
+          const started = performance.now();
+          const page = await store.list(options);
+          took.push(performance.now() - started);
+          assert.deepEqual(ids(page), expected, what);
+        }
+        times[what] = `${took.sort((a, b) => a - b)[3].toFixed(0)} ms`;
+      }
+      console.log(`list over 10,000 chats (medians of 7): ${JSON.stringify(times)}`);
+    }),
+);

@@ -31,6 +31,9 @@ const PLAIN_STEM = /^(?:[a-z0-9._-]|%[0-9A-F]{2})+$/;
 /** A hashed stem: the escaped start of the id, `~`, 32 hex digits of its SHA-256. */
 const HASHED_STEM = /^((?:[a-z0-9._-]|%[0-9A-F]{2})*)~[0-9a-f]{32}$/;
 
+/** Refuses bytes that are not UTF-8 (half a character: no id's name). */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** The bytes an escaped stem (or its kept start) stands for. */
 function stemBytes(escaped: string): Buffer {
   return Buffer.from(
@@ -51,11 +54,13 @@ function stemBytes(escaped: string): Buffer {
  */
 export function chatOfStem(stem: string): { id: string } | { start: Buffer } | undefined {
   if (PLAIN_STEM.test(stem)) {
-    let id: string;
-    try {
-      id = new TextDecoder("utf-8", { fatal: true }).decode(stemBytes(stem));
-    } catch {
-      return undefined;
+    let id = stem;
+    if (stem.includes("%")) {
+      try {
+        id = UTF8.decode(stemBytes(stem));
+      } catch {
+        return undefined;
+      }
     }
     // The round trip refuses what fileStem never writes (another escaping, an id it would hash).
     return fileStem(id) === stem && isChatId(id) ? { id } : undefined;
