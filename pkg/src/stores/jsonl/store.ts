@@ -613,7 +613,7 @@ export class JsonlStore implements Store {
    * @example
    * const store = new JsonlStore("./chats");
    * const page = await store.list({ prefix: "team-", limit: 20 });
-   * for (const { chatId, first } of page.chats) console.log(chatId, first?.title);
+   * for (const { chatId, first } of page.chats) console.log(chatId, first?.type); // "chat-1" "session"
    */
   async list(options?: StoreListOptions): Promise<StoredChatPage> {
     const { prefix, limit, cursor } = listOptions(options);
