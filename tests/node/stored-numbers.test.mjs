@@ -78,7 +78,7 @@ test("IndexedDbStore keeps Infinity in its structured clones: readTextFrom hands
   await store.create("c", [session, { type: "turn_started" }]);
   // Another writer of the same database (an older app) stored Infinity.
   const db = await new Promise((resolve) => {
-    const r = indexedDB.open(store.name, 1);
+    const r = indexedDB.open(store.name);
     r.onsuccess = () => resolve(r.result);
   });
   await new Promise((resolve) => {

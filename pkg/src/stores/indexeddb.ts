@@ -325,7 +325,7 @@ export class IndexedDbStore implements Store {
    *
    * @example
    * const page = await new IndexedDbStore("my-chat-app").list({ limit: 20 });
-   * for (const { chatId, first } of page.chats) console.log(chatId, first?.title);
+   * for (const { chatId, first } of page.chats) console.log(chatId, first?.type); // "chat-1" "session"
    */
   async list(options?: StoreListOptions): Promise<StoredChatPage> {
     const { prefix, limit, cursor } = listOptions(options);

@@ -155,7 +155,8 @@ async function openBorn(dir: string, temp: string): Promise<FileHandle> {
     }
     const last = lastBirths.get(dir) ?? -1n;
     if (born === 0n || born > last || tries >= BORN_TRIES) {
-      if (born > last) lastBirths.set(dir, born);
+      // Past the tries the clock went back (a time step): go on from where it is now.
+      if (born !== 0n) lastBirths.set(dir, born);
       return fh;
     }
     await fh.close();
@@ -164,7 +165,7 @@ async function openBorn(dir: string, temp: string): Promise<FileHandle> {
   }
 }
 
-/** How often a create makes its temp file again for a later birth time (a clock that never moves on: it goes ahead). */
+/** How often a create makes its temp file again for a later birth time (a clock stepped back: it goes ahead, from there on). */
 const BORN_TRIES = 50;
 
 /** What `readSince` answers for a chat with no file: null, or `store/replaced` for a mark taken of it (it was deleted). */
@@ -613,7 +614,7 @@ export class JsonlStore implements Store {
    * @example
    * const store = new JsonlStore("./chats");
    * const page = await store.list({ prefix: "team-", limit: 20 });
-   * for (const { chatId, first } of page.chats) console.log(chatId, first?.title);
+   * for (const { chatId, first } of page.chats) console.log(chatId, first?.type); // "chat-1" "session"
    */
   async list(options?: StoreListOptions): Promise<StoredChatPage> {
     const { prefix, limit, cursor } = listOptions(options);
