@@ -5,19 +5,29 @@
 // runs twice: on a MemoryStore (the tool's own cost: the target,
 // serve_todo_write_vs_noop_tool >= 0.8, at most a quarter more than MCP
 // itself) and on a JsonlStore (with a durable store's file operations and
-// fsync per write: reported). The last line is the JSON.
+// fsync per write: reported). And on a second server in the same process,
+// `serve --auth jwt` as the CLI builds it (serveApp over jwtGate, a
+// MemoryStore, the owner's chats): an RS256 access token verified on every
+// request, the key set fetched once from a URL and cached; the tool against
+// the no-op tool of that server (the target,
+// serve_todo_write_jwt_vs_noop_tool >= 0.8), and that no-op against the first
+// (the gate's own cost: reported). The last line is the JSON.
 import { fork } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const TOKEN = "bench-token-0123456789abcdef";
+/** The issuer of the `--auth jwt` server's tokens. */
+const ISSUER = "https://issuer.example";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
 /** The load: `CONCURRENCY` loops calling `tool` for `SECONDS`; reports calls/s and p95 in ms. */
-async function client({ url, tool, prefix }) {
+async function client({ url, tool, prefix, token = TOKEN }) {
   const body = (i, chat) =>
     JSON.stringify({
       jsonrpc: "2.0",
@@ -38,7 +48,7 @@ async function client({ url, tool, prefix }) {
               _meta: { "oda-tasks/chat": chat },
             },
     });
-  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
   const latencies = [];
   let next = 0;
   const end = performance.now() + SECONDS * 1000;
@@ -65,7 +75,12 @@ if (process.argv[2] === "--client") {
   const { createChat, beginTurn, MemoryStore } = await import("../pkg/dist/entrypoints/index.node.js");
   const { mcpHandler } = await import("../pkg/dist/entrypoints/mcp.js");
   const { listenFetch } = await import("../pkg/dist/serve/node-http.js");
+  const { jwtGate } = await import("../pkg/dist/serve/jwt.js");
+  const { serveApp } = await import("../pkg/dist/serve/app.js");
+  const { exportJWK, generateKeyPair, SignJWT } = await import("jose");
   const dir = mkdtempSync(join(tmpdir(), "oda-bench-serve-"));
+  const noop = (server) =>
+    server.registerTool("noop", { description: "Does nothing." }, async () => ({ content: [{ type: "text", text: "ok" }] }));
   // One server, two stores: /mcp on the JsonlStore, /memory/mcp on the MemoryStore.
   const stores = { jsonl: new JsonlStore(dir), memory: new MemoryStore() };
   const handlers = {};
@@ -78,8 +93,7 @@ if (process.argv[2] === "--client") {
       store,
       // serve's check: the bearer token, compared before the handler runs.
       authorize: (request) => request.headers.get("authorization") === `Bearer ${TOKEN}`,
-      addTools: (server) =>
-        server.registerTool("noop", { description: "Does nothing." }, async () => ({ content: [{ type: "text", text: "ok" }] })),
+      addTools: noop,
     });
   }
   const server = await listenFetch(
@@ -90,11 +104,60 @@ if (process.argv[2] === "--client") {
     },
   );
   const base = `http://127.0.0.1:${server.port}`;
+
+  // And in the same process, `serve --auth jwt` as the CLI builds it (serveApp over jwtGate) on a MemoryStore, the no-op
+  // tool added to its /mcp. The issuer's key set is at a URL on 127.0.0.1 (`--jwks http://127.0.0.1:…`): fetched at the
+  // first token, then cached; each request's token is verified.
+  const { privateKey, publicKey } = await generateKeyPair("RS256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "bench-1", alg: "RS256", use: "sig" };
+  let jwksFetches = 0;
+  const jwks = createServer((_req, res) => {
+    jwksFetches++;
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] }));
+  }).listen(0, "127.0.0.1");
+  await once(jwks, "listening");
+  let jwtBase = "";
+  const app = serveApp({
+    store: new MemoryStore(),
+    gate: jwtGate({
+      issuer: ISSUER,
+      keys: { url: new URL(`http://127.0.0.1:${jwks.address().port}/jwks.json`) },
+      publicUrl: () => jwtBase,
+      cookieSecret: "bench-cookie-secret-0123456789abcdef-0123",
+    }),
+    mcp: { addTools: noop },
+    assets: new URL("../pkg/dist/", import.meta.url),
+  });
+  const jwtServer = await listenFetch(app, { host: "127.0.0.1", port: 0 });
+  jwtBase = `http://127.0.0.1:${jwtServer.port}`;
+  // A long-lived access token for the whole run, as an authorization server issues one to a host.
+  const now = Math.floor(Date.now() / 1000);
+  const accessToken = await new SignJWT({
+    iss: ISSUER,
+    aud: `${jwtBase}/mcp`,
+    sub: "bench-user",
+    scope: "oda:read oda:write",
+    iat: now,
+    exp: now + 86400,
+  })
+    .setProtectedHeader({ alg: "RS256", kid: "bench-1", typ: "at+jwt" })
+    .sign(privateKey);
+  // The token's owner's chats, made through serve's own routes; and a token the gate cannot verify is refused.
+  const post = (path, token, method = "POST") =>
+    fetch(`${jwtBase}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+  for (let k = 0; k < CONCURRENCY; k++) {
+    const made = [await post(`/api/sessions/jwt-${k}`, accessToken, "PUT"), await post(`/api/turns/jwt-${k}/begin`, accessToken)];
+    if (made.some((r) => r.status >= 300)) throw new Error(`making the chat jwt-${k} failed: ${made.map((r) => r.status)}`);
+  }
+  const forged = await post("/mcp", `${accessToken.slice(0, -4)}AAAA`);
+  if (forged.status !== 401) throw new Error(`a forged token got ${forged.status}`);
   const load = fork(new URL(import.meta.url).pathname, ["--client"]);
   const runs = {
     noop: { url: `${base}/mcp`, tool: "noop", prefix: "jsonl" },
     memory: { url: `${base}/memory/mcp`, tool: "todo_write", prefix: "memory" },
     jsonl: { url: `${base}/mcp`, tool: "todo_write", prefix: "jsonl" },
+    jwtNoop: { url: `${jwtBase}/mcp`, tool: "noop", prefix: "jwt", token: accessToken },
+    jwt: { url: `${jwtBase}/mcp`, tool: "todo_write", prefix: "jwt", token: accessToken },
   };
   const run = (job) =>
     new Promise((resolve) => {
@@ -103,7 +166,7 @@ if (process.argv[2] === "--client") {
     });
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const job of Object.values(runs)) await run(job); // warm-up of every path
-  const rows = { noop: [], memory: [], jsonl: [] };
+  const rows = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
   const order = Object.keys(runs);
   for (let round = 0; round < ROUNDS; round++) {
     // Each round starts one further along, so that no run always follows the same one.
@@ -114,8 +177,12 @@ if (process.argv[2] === "--client") {
   }
   load.kill();
   await server.close();
+  await jwtServer.close();
+  jwks.close();
   rmSync(dir, { recursive: true, force: true });
-  const ratio = (name) => Number(median(rows.noop.map((n, i) => rows[name][i].perSecond / n.perSecond)).toFixed(3));
+  if (jwksFetches !== 1) throw new Error(`the key set was fetched ${jwksFetches} times, not once`);
+  /** The median of the rounds' ratios of `name`'s calls/s to `against`'s in the same round. */
+  const ratio = (name, against = "noop") => Number(median(rows[against].map((n, i) => rows[name][i].perSecond / n.perSecond)).toFixed(3));
   const calls = (name) => Math.round(median(rows[name].map((r) => r.perSecond)));
   const p95 = (name) => Number(median(rows[name].map((r) => r.p95)).toFixed(2));
   const result = {
@@ -127,6 +194,12 @@ if (process.argv[2] === "--client") {
     serve_todo_write_jsonl_calls_per_s: calls("jsonl"),
     serve_todo_write_jsonl_p95_ms: p95("jsonl"),
     serve_todo_write_jsonl_vs_noop_tool: ratio("jsonl"),
+    serve_noop_jwt_calls_per_s: calls("jwtNoop"),
+    serve_noop_jwt_p95_ms: p95("jwtNoop"),
+    serve_noop_jwt_vs_noop_tool: ratio("jwtNoop"),
+    serve_todo_write_jwt_calls_per_s: calls("jwt"),
+    serve_todo_write_jwt_p95_ms: p95("jwt"),
+    serve_todo_write_jwt_vs_noop_tool: ratio("jwt", "jwtNoop"),
   };
   console.log(`rounds: ${ROUNDS} x ${SECONDS} s per run, ${CONCURRENCY} calls in flight, load from a second process`);
   console.log(`noop                    ${result.serve_noop_calls_per_s} calls/s, p95 ${result.serve_noop_p95_ms} ms`);
@@ -135,7 +208,15 @@ if (process.argv[2] === "--client") {
     `todo_write, JsonlStore  ${result.serve_todo_write_jsonl_calls_per_s} calls/s, p95 ${result.serve_todo_write_jsonl_p95_ms} ms (an fsync'd append per call): ${result.serve_todo_write_jsonl_vs_noop_tool} of the no-op`,
   );
   console.log(
-    `target serve_todo_write_vs_noop_tool >= 0.8: ${result.serve_todo_write_vs_noop_tool} (median of ${ROUNDS} rounds' ratios) ${result.serve_todo_write_vs_noop_tool >= 0.8 ? "met" : "NOT met"}`,
+    `noop, --auth jwt        ${result.serve_noop_jwt_calls_per_s} calls/s, p95 ${result.serve_noop_jwt_p95_ms} ms (serve's app, an RS256 token verified per call): ${result.serve_noop_jwt_vs_noop_tool} of the no-op`,
   );
+  console.log(
+    `todo_write, --auth jwt  ${result.serve_todo_write_jwt_calls_per_s} calls/s, p95 ${result.serve_todo_write_jwt_p95_ms} ms (MemoryStore)`,
+  );
+  for (const target of ["serve_todo_write_vs_noop_tool", "serve_todo_write_jwt_vs_noop_tool"]) {
+    console.log(
+      `target ${target} >= 0.8: ${result[target]} (median of ${ROUNDS} rounds' ratios) ${result[target] >= 0.8 ? "met" : "NOT met"}`,
+    );
+  }
   console.log(JSON.stringify(result));
 }

@@ -33,6 +33,7 @@ const TEST_ENTRIES = [
   "serve/gate",
   "serve/auth",
   "serve/jwt",
+  "serve/app",
 ];
 
 /**

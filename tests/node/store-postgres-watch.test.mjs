@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const WRITER = fileURLToPath(new URL("./children/postgres-writer.mjs", import.meta.url));
+const DELETER = fileURLToPath(new URL("./children/sql-delete-child.mjs", import.meta.url));
 const EXITER = fileURLToPath(new URL("./children/postgres-watch-exit.mjs", import.meta.url));
 /** Runs `node script ...args` to its end (killed after `timeout` ms); resolves to the number it printed. */
 const run = async (script, args, timeout = 30_000) =>
@@ -59,9 +60,61 @@ async function listeners(name) {
 
 const write = (schema, driver, chatId, expected) => run(WRITER, [server.url, schema.name, driver, chatId, String(expected)]);
 
+/** Runs `ops` ([op, chatId, count]: "create", "delete", "replace", "replace-raw") in another process over `driver`, to its end. */
+const ops = (schema, driver, list) =>
+  promisify(execFile)(process.execPath, [DELETER, driver, server.url, schema.name, "ops", "-", JSON.stringify(list)], {
+    timeout: 30_000,
+    killSignal: "SIGKILL",
+  });
+
 const session = { type: "session", workspace: "/w" };
 
 for (const driver of DRIVERS) {
+  test(`watch (${driver}): another process's delete is heard as 0 (read back: no row), and a chat it deleted and made again as 0, then the new chat's length; polling (notify: false), also a chat replaced between two reads`, async () => {
+    const db = await fresh();
+    try {
+      const other = driver === "pg" ? "postgres.js" : "pg";
+      const store = new PostgresStore(db.client(driver), { onError: () => undefined });
+      const polled = new PostgresStore(db.client(driver), { notify: false, watchPollMs: 300 });
+      await store.create("c", [session]);
+      const heard = [];
+      const heardPolled = [];
+      const stops = [store.watch("c", (n) => heard.push(n)), polled.watch("c", (n) => heardPolled.push(n))];
+      try {
+        await until("the first read after listening", () => heard.length === 1 && heardPolled.length === 1);
+        await ops(db.schema, other, [["delete", "c"]]);
+        await until("the delete", () => heard.length === 2 && heardPolled.length === 2);
+        await ops(db.schema, other, [["create", "c", 2]]);
+        await until("the chat made again", () => heard.length === 3 && heardPolled.length === 3);
+        // Deleted and made again with the same length: the notices say 0, then 1; a read-back after both finds another epoch.
+        await ops(db.schema, other, [["replace", "c", 2]]);
+        await until("the chat replaced", () => heard.length === 5 && heardPolled.length === 5);
+        assert.deepEqual(heard, [1, 0, 2, 0, 2]);
+        assert.deepEqual(heardPolled, [1, 0, 2, 0, 2]);
+        // In one transaction that sends no notice (a restore): only the poll hears it, by the epoch it reads.
+        await ops(db.schema, other, [["replace-raw", "c", 2]]);
+        await until("the chat replaced in one transaction", () => heardPolled.length === 7);
+        assert.deepEqual(heardPolled, [1, 0, 2, 0, 2, 0, 2]);
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        assert.deepEqual(heardPolled, [1, 0, 2, 0, 2, 0, 2], "each change once");
+        assert.deepEqual(heard, [1, 0, 2, 0, 2], "no notice, nothing heard: LISTEN trusts the notices to name the chat");
+        // This process's own delete: heard at once; its notice coming back tells nothing more.
+        assert.equal(await store.delete("c"), true);
+        assert.deepEqual(heard, [1, 0, 2, 0, 2, 0]);
+        await until("the poll", () => heardPolled.length === 8);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.deepEqual(heard, [1, 0, 2, 0, 2, 0]);
+        assert.deepEqual(heardPolled, [1, 0, 2, 0, 2, 0, 2, 0]);
+      } finally {
+        for (const stop of stops) stop();
+        await store.end();
+        await polled.end();
+      }
+    } finally {
+      await db.done();
+    }
+  });
+
   test(`watch (${driver}): a write from another process is heard once by every listener, through one LISTEN connection per store; stop stops`, async () => {
     const db = await fresh();
     try {
@@ -302,7 +355,7 @@ for (const driver of DRIVERS) {
       await other.query("SELECT pg_notify('oda_tasks', $1)", [`${oid} 2 a`]);
       await until("the feed's read waiting on the lock", async () => {
         const { rows } = await admin.query(
-          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND query LIKE 'SELECT chat_id, length%'",
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND query LIKE 'SELECT c.chat_id, c.length%'",
           [name],
         );
         return rows.length === 1;

@@ -1,6 +1,8 @@
 // PostgresStore against a real PostgreSQL server started for this file: the
-// Store contract, readFrom, migrations, what is stored, the database-side
-// concurrency (several pools = several app servers), the pool bound, errors.
+// Store contract, readFrom, migrations (and a database of version 1
+// upgraded), what is stored, the database-side concurrency (several pools =
+// several app servers, processes appending while another deletes), the pool
+// bound, errors, and the plans of list (EXPLAIN).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -75,8 +77,8 @@ test("PostgresStore: migrate() creates the named tables once; concurrent migrati
     const applied = await Promise.all(stores.map((s) => s.migrate()));
     assert.deepEqual(
       applied.filter((a) => a.length > 0),
-      [[1]],
-      "exactly one migration applies version 1",
+      [[1, 2]],
+      "exactly one migration applies versions 1 and 2",
     );
     assert.deepEqual(await stores[0].migrate(), [], "idempotent");
     const tables = await db.sql("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [
@@ -91,8 +93,11 @@ test("PostgresStore: migrate() creates the named tables once; concurrent migrati
       entries: "oda_tasks_entries",
       migrations: "oda_tasks_schema_migrations",
     });
-    const versions = await db.sql("SELECT version, name FROM oda_tasks_schema_migrations");
-    assert.deepEqual(versions, [{ version: 1, name: "001_init.sql" }]);
+    const versions = await db.sql("SELECT version, name FROM oda_tasks_schema_migrations ORDER BY version");
+    assert.deepEqual(versions, [
+      { version: 1, name: "001_init.sql" },
+      { version: 2, name: "002_chat_order.sql" },
+    ]);
     // chat_id leads every key (a table sharded by chat_id can hold it).
     const keys = await db.sql(
       `SELECT c.conrelid::regclass::text AS t, c.contype, a.attname AS first

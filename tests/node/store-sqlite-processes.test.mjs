@@ -2,7 +2,8 @@
 // the runtime running this file (better-sqlite3 under Node 20; node:sqlite
 // under Node 22 and 24 through store-sqlite-runtimes): racing Starts give one
 // chat, one settlement, one brief; racing conditional appends all land once;
-// a process killed (SIGKILL) mid-write loses nothing it was told was written.
+// a process killed (SIGKILL) mid-write loses nothing it was told was written;
+// appends racing deletes leave no entry without its chat and no partial chat.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +14,7 @@ import { SqliteStore } from "oda-tasks/sqlite";
 import { sqliteDrivers } from "./support/sqlite.mjs";
 import { raceChildren, spawnChild } from "./support/spawn-child.mjs";
 import { checkStarted, offerChat } from "./support/start-race.mjs";
+import { raceDeletes } from "./support/delete-race.mjs";
 
 const CHILD = fileURLToPath(new URL("./children/sqlite-child.mjs", import.meta.url));
 const PROCESSES = 4;
@@ -27,6 +29,13 @@ async function fresh(open) {
   return {
     file,
     store,
+    /** Entries stored without their chat's row. */
+    orphans: () =>
+      db
+        .prepare(
+          "SELECT count(*) AS n FROM oda_tasks_entries e WHERE NOT EXISTS (SELECT 1 FROM oda_tasks_chats c WHERE c.chat_id = e.chat_id)",
+        )
+        .all()[0].n,
     chats: () =>
       db
         .prepare("SELECT chat_id FROM oda_tasks_chats ORDER BY chat_id")
@@ -76,6 +85,22 @@ for (const [name, open] of Object.entries(drivers)) {
         results.some((x) => x.tries > 1),
         "the processes did contend",
       );
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: ${PROCESSES} processes append while this one deletes the chat and makes it again: every chat read is whole, nothing outlives a delete`, async () => {
+    const db = await fresh(open);
+    try {
+      await raceDeletes({
+        store: db.store,
+        chatId: "r",
+        processes: PROCESSES,
+        args: (ms) => [name, db.file, "-", "append", "r", String(ms)],
+        orphans: db.orphans,
+      });
+      assert.deepEqual(db.chats(), [], "the last delete left no chat");
     } finally {
       db.done();
     }

@@ -2,14 +2,20 @@
 // runtime running this file (better-sqlite3 under Node 20; node:sqlite under
 // Node 22 and 24 and bun:sqlite under Bun, through store-sqlite-runtimes):
 // a second real process, PRAGMA data_version per interval and the lengths in
-// one query only when it moved, connections of one process heard at once.
+// one query only when it moved, connections of one process heard at once,
+// another process's delete told as 0 (and a chat it deleted and made again
+// between two looks as 0, then its length).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "oda-tasks/sqlite";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { DELETE_CHILD } from "./support/delete-race.mjs";
 import { sqliteDrivers } from "./support/sqlite.mjs";
+import { until } from "./support/until.mjs";
 import { entries, hearEachOther, heardAll, hintsStayHints, watchChild } from "./support/watch-child.mjs";
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,7 +60,51 @@ function counted(db) {
 
 const drivers = await sqliteDrivers();
 
+/** Runs `ops` ([op, chatId, count]: "create", "delete", "replace", "replace-raw") in another process on `file`, to its end. */
+const ops = (name, file, list) =>
+  promisify(execFile)(process.execPath, [DELETE_CHILD, name, file, "-", "ops", "-", JSON.stringify(list)], {
+    timeout: 30_000,
+    killSignal: "SIGKILL",
+  });
+
 for (const [name, open] of Object.entries(drivers)) {
+  for (const [how, options] of [
+    ["fs.watch", { watchPollMs: 20 }],
+    ["a poll every 500 ms", { watchMode: "poll", watchPollMs: 500 }],
+  ]) {
+    test(`SqliteStore on ${name} (${how}): another process's delete is heard as 0, and a chat it deleted and made again between two looks as 0, then the new chat's length`, async () => {
+      const db = await fresh(open);
+      const store = new SqliteStore(db.connect(), options);
+      await store.create("c", entries(1));
+      await store.create("d", entries(2));
+      const heard = { c: [], d: [] };
+      const stops = ["c", "d"].map((chatId) => store.watch(chatId, (length) => heard[chatId].push(length)));
+      try {
+        await ops(name, db.file, [["delete", "c"]]);
+        await until("the delete", () => heard.c.length === 1);
+        await ops(name, db.file, [["create", "c", 2]]);
+        await until("the chat made again", () => heard.c.length === 2);
+        // In one transaction, the same length: only the epoch read back tells the chats apart.
+        await ops(name, db.file, [["replace-raw", "c", 2]]);
+        await until("the chat replaced in one transaction", () => heard.c.length === 4);
+        // Through the store: a delete, then a create, one after the other (a look may fall between them, or not).
+        await ops(name, db.file, [["replace", "d", 2]]);
+        await until("the chat replaced", () => heard.d.length === 2);
+        await pause(700);
+        assert.deepEqual(heard, { c: [0, 2, 0, 2], d: [0, 2] });
+        // This process's own delete: heard at once, and not again when a look reads it back.
+        assert.equal(await store.delete("d"), true);
+        assert.deepEqual(heard.d, [0, 2, 0]);
+        await ops(name, db.file, [["create", "elsewhere", 1]]);
+        await pause(700);
+        assert.deepEqual(heard, { c: [0, 2, 0, 2], d: [0, 2, 0] });
+      } finally {
+        for (const stop of stops) stop();
+        db.done();
+      }
+    });
+  }
+
   test(`SqliteStore on ${name}: watch across two processes on one file, each hearing the other's writes once and its own at once`, async () => {
     const db = await fresh(open);
     const store = new SqliteStore(db.connect(), { watchPollMs: 20 });

@@ -1,6 +1,8 @@
 // SqliteStore on every SQLite driver of the runtime running this file, each
 // over a real database file: the packaged Store contract, migrate()'s
-// versions, exact texts, replaced chats, a missing schema and a locked file.
+// versions (and a database of version 1 upgraded), exact texts, replaced
+// chats, a missing schema, a locked file, and how delete and list use the
+// database (one transaction; the list's plans and its ranges of ids).
 // Under Node 20 (npm test) that is better-sqlite3; store-sqlite-runtimes
 // runs this same file under Node 22 and 24 (node:sqlite) and Bun (bun:sqlite).
 import { test } from "node:test";
@@ -11,6 +13,7 @@ import { join } from "node:path";
 import { RAW_TEXT, StoreError, runTool } from "oda-tasks";
 import { SqliteStore } from "oda-tasks/sqlite";
 import { contractOver } from "./support/contract.mjs";
+import { listsPrefixes } from "./support/list-prefixes.mjs";
 import { sqliteDrivers } from "./support/sqlite.mjs";
 
 const drivers = await sqliteDrivers();
@@ -39,6 +42,36 @@ function fresh(open) {
   };
 }
 
+/** The tables as version 1 of the schema made them, with its record: a database an older version migrated. */
+const VERSION_1 = `
+CREATE TABLE oda_tasks_chats (chat_id TEXT NOT NULL PRIMARY KEY, length INTEGER NOT NULL CHECK (length >= 0), epoch TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE oda_tasks_entries (chat_id TEXT NOT NULL, seq INTEGER NOT NULL CHECK (seq >= 0), entry TEXT NOT NULL, PRIMARY KEY (chat_id, seq)) WITHOUT ROWID;
+CREATE TABLE oda_tasks_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+INSERT INTO oda_tasks_schema_migrations VALUES (1, '001_init', '2026-01-01T00:00:00.000Z');`;
+
+const idsOf = (page) => page.chats.map((chat) => chat.chatId);
+
+/** The connection, recording the text and values of each listing it runs (nothing else changed). */
+function recorded(db) {
+  const asked = [];
+  return {
+    asked,
+    connection: {
+      exec: (sql) => db.exec(sql),
+      prepare(sql) {
+        const prepared = db.prepare(sql);
+        return {
+          run: (...params) => prepared.run(...params),
+          all: (...params) => {
+            if (/ORDER BY c\.created DESC/.test(sql)) asked.push([sql, params]);
+            return prepared.all(...params);
+          },
+        };
+      },
+    },
+  };
+}
+
 const rejectsWith = (promise, code) =>
   assert.rejects(promise, (e) => {
     assert.ok(e instanceof StoreError, `expected a StoreError, got ${e?.stack ?? e}`);
@@ -60,12 +93,12 @@ for (const [name, open] of Object.entries(drivers)) {
     { notices: true },
   );
 
-  test(`SqliteStore on ${name}: migrate() applies version 1 once, in WAL mode; concurrent calls apply it once; the connection gets synchronous FULL and the busy timeout`, async () => {
+  test(`SqliteStore on ${name}: migrate() applies versions 1 and 2 once, in WAL mode; concurrent calls apply them once; the connection gets synchronous FULL and the busy timeout`, async () => {
     const db = fresh(open);
     try {
       const [a, b] = [new SqliteStore(db.connect()), new SqliteStore(db.connect())];
       const applied = await Promise.all([a.migrate(), b.migrate()]);
-      assert.deepEqual(applied.flat(), [1]);
+      assert.deepEqual(applied.flat(), [1, 2]);
       assert.deepEqual(await a.migrate(), []);
       const sql = db.connect();
       assert.equal(sql.prepare("PRAGMA journal_mode").all()[0].journal_mode, "wal");
@@ -77,7 +110,131 @@ for (const [name, open] of Object.entries(drivers)) {
         .prepare("SELECT version, name FROM oda_tasks_schema_migrations")
         .all()
         .map((r) => ({ ...r }));
-      assert.deepEqual(versions, [{ version: 1, name: "001_init" }]);
+      assert.deepEqual(versions, [
+        { version: 1, name: "001_init" },
+        { version: 2, name: "002_chat_order" },
+      ]);
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: a database of version 1 still reads, writes and deletes; list is store/not-migrated until migrate() adds version 2, which numbers the chats there by id, before every chat made after`, async () => {
+    const db = fresh(open);
+    try {
+      const sql = db.connect();
+      sql.exec(VERSION_1);
+      const store = new SqliteStore(db.connect());
+      for (const id of ["m", "z", "a", "gone"]) assert.equal(await store.create(id, [{ type: "session", chatId: id }]), true);
+      assert.equal(await store.append("m", [{ type: "x" }], 1), 2);
+      assert.equal(await store.delete("gone"), true);
+      assert.equal(await store.delete("gone"), false);
+      assert.deepEqual(await store.read("m"), [{ type: "session", chatId: "m" }, { type: "x" }]);
+      await rejectsWith(store.list(), "store/not-migrated");
+      await assert.rejects(store.list(), { message: /^the oda-tasks tables are missing or old: run await store\.migrate\(\) \(.*created/ });
+      assert.deepEqual(await store.migrate(), [2]);
+      assert.deepEqual(await store.migrate(), []);
+      // Made before the migration: in the order of their ids, oldest first.
+      assert.deepEqual(idsOf(await store.list()), ["z", "m", "a"]);
+      await store.create("new", [{ type: "session", chatId: "new" }]);
+      // A process still running the older version makes a chat as version 1 did (no order named): the trigger numbers it.
+      sql.prepare("INSERT INTO oda_tasks_chats (chat_id, length, epoch) VALUES ('older', 0, 'e')").run();
+      assert.deepEqual(idsOf(await store.list()), ["older", "new", "z", "m", "a"]);
+      const numbers = sql
+        .prepare("SELECT chat_id, created FROM oda_tasks_chats ORDER BY created")
+        .all()
+        .map((r) => [r.chat_id, r.created]);
+      assert.deepEqual(numbers, [
+        ["a", 1],
+        ["m", 2],
+        ["z", 3],
+        ["new", 4],
+        ["older", 5],
+      ]);
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: delete removes the chat's entries and row in one transaction; a write lock held elsewhere refuses it (store/locked), deleting nothing`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect(), { busyTimeout: 300 });
+      await store.migrate();
+      await store.create("c", [{ type: "session" }, { type: "a" }, { type: "b" }]);
+      await store.create("d", [{ type: "session" }]);
+      const sql = db.connect();
+      const rows = (id) =>
+        sql
+          .prepare(
+            "SELECT (SELECT count(*) FROM oda_tasks_chats WHERE chat_id = ?) AS chats, (SELECT count(*) FROM oda_tasks_entries WHERE chat_id = ?) AS entries",
+          )
+          .all(id, id)[0];
+      assert.equal(await store.delete("c"), true);
+      assert.deepEqual({ ...rows("c") }, { chats: 0, entries: 0 }, "nothing of the chat stays");
+      assert.deepEqual({ ...rows("d") }, { chats: 1, entries: 1 });
+      sql.exec("BEGIN IMMEDIATE");
+      try {
+        await assert.rejects(store.delete("d"), {
+          code: "store/locked",
+          message:
+            'another connection held the database\'s write lock for the whole busy timeout (300 ms), so the delete for chat "d" was refused; nothing was written',
+        });
+      } finally {
+        sql.exec("ROLLBACK");
+      }
+      assert.deepEqual({ ...rows("d") }, { chats: 1, entries: 1 }, "the refused delete removed nothing");
+      assert.equal(await store.delete("d"), true);
+      await rejectsWith(store.delete("../d"), "store/bad-chat-id");
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: list reads one prefix's chats by a range of the primary key, and every chat by the index on the order of creation, a page at a time`, async (t) => {
+    const db = fresh(open);
+    try {
+      const sql = db.connect();
+      const { asked, connection } = recorded(db.connect());
+      const store = new SqliteStore(connection);
+      await store.migrate();
+      const insert = sql.prepare("INSERT INTO oda_tasks_chats (chat_id, length, epoch) VALUES (?, 0, 'e')");
+      sql.exec("BEGIN");
+      for (let owner = 0; owner < 100; owner++) for (let i = 0; i < 50; i++) insert.run(`owner${String(owner).padStart(3, "0")}.c${i}`);
+      sql.exec("COMMIT");
+      const plans = [];
+      for (const options of [{ prefix: "owner042.", limit: 10 }, { limit: 10 }]) {
+        const page = await store.list(options);
+        assert.equal(page.chats.length, 10);
+        const more = await store.list({ ...options, cursor: page.next });
+        assert.equal(more.chats.length, 10);
+        for (const [text, params] of asked.splice(0)) {
+          plans.push(
+            sql
+              .prepare(`EXPLAIN QUERY PLAN ${text}`)
+              .all(...params)
+              .map((r) => r.detail)
+              .join("; "),
+          );
+        }
+      }
+      assert.equal(plans.length, 4);
+      for (const plan of plans.slice(0, 2)) assert.match(plan, /SEARCH c USING PRIMARY KEY \(chat_id>\? AND chat_id<\?\)/, plan);
+      for (const plan of plans.slice(2)) assert.match(plan, /(SCAN|SEARCH) c USING (COVERING )?INDEX oda_tasks_chats_by_created/, plan);
+      for (const plan of plans) assert.match(plan, /SEARCH e USING PRIMARY KEY \(chat_id=\? AND seq=\?\)/, plan);
+      for (const plan of plans) assert.doesNotMatch(plan, /SCAN c(;|$)/, "never every chat's row");
+      t.diagnostic(plans.join("\n"));
+    } finally {
+      db.done();
+    }
+  });
+
+  test(`SqliteStore on ${name}: list's prefix is a range of ids, code unit for code unit: LIKE's wildcards are plain characters, a prefix that ends in half a surrogate pair takes the pairs it begins, one no id can start with lists nothing`, async () => {
+    const db = fresh(open);
+    try {
+      const store = new SqliteStore(db.connect());
+      await store.migrate();
+      await listsPrefixes(store);
     } finally {
       db.done();
     }

@@ -318,9 +318,9 @@ export class FolderFeed {
         let madeAgain = false;
         if (before !== undefined && now !== undefined && now !== before) {
           const old = known.head?.identity === before ? await known.head.hash : undefined;
-          this.#learnHead(chatId, known, now);
-          const fresh = await known.head?.hash;
+          const fresh = await firstLineHash(path, now);
           if (!current(version)) continue;
+          known.head = { identity: now, hash: Promise.resolve(fresh) };
           madeAgain = old === undefined || fresh === undefined || old !== fresh;
         } else this.#learnHead(chatId, known, now);
         known.file = counted.file;

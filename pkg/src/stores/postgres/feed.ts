@@ -3,8 +3,11 @@
 // heard, one query for every watched chat's length after each (re)connect,
 // and, where LISTEN does not work, one such query per interval. A notice is a
 // hint ("this chat may have changed"): its length is never told, only the
-// length read back from the table.
+// length read back from the table. A chat read back without a row is told 0
+// (it was deleted); one read back under another epoch (deleted and made
+// again since the last read) is told 0, then its length.
 import { backoffDelay, type Backoff } from "../backoff.js";
+import { nextTold, type Told } from "../sql-store.js";
 import { StoreError } from "../store.js";
 import { ChangeListeners, type ChangeListener } from "../watchers.js";
 import type { Database, Listening } from "./drivers.js";
@@ -30,9 +33,9 @@ type State = "idle" | "connecting" | "listening" | "polling";
 
 let probes = 0;
 
-/** Per watched chat: the last length told (undefined: none yet), and a count of this process's tells, so a read taken meanwhile is read again. */
+/** Per watched chat: what was told last (undefined: nothing yet), and a count of this process's tells, so a read taken meanwhile is read again. */
 interface Known {
-  length: number | undefined;
+  told: Told | undefined;
   version: number;
 }
 
@@ -68,7 +71,7 @@ export class ChangeFeed {
 
   watch(chatId: string, onChange: ChangeListener): () => void {
     const stop = this.#listeners.watch(chatId, onChange);
-    if (!this.#known.has(chatId)) this.#known.set(chatId, { length: undefined, version: 0 });
+    if (!this.#known.has(chatId)) this.#known.set(chatId, { told: undefined, version: 0 });
     if (this.#state === "idle") this.#open();
     return () => {
       stop();
@@ -80,12 +83,16 @@ export class ChangeFeed {
     };
   }
 
-  /** A write of this process committed (its length is the database's answer): its watchers hear it now, not when the notice comes back. */
-  told(chatId: string, length: number): void {
+  /**
+   * A write of this process committed (its length is the database's answer;
+   * `epoch` the chat's when known, null when it deleted the chat): its
+   * watchers hear it now, not when the notice comes back.
+   */
+  told(chatId: string, length: number, epoch: string | null | undefined): void {
     const known = this.#known.get(chatId);
     if (known === undefined) return;
     known.version++;
-    this.#tell(chatId, known, length);
+    this.#tell(chatId, known, epoch === null ? null : { length, epoch }, epoch === null);
   }
 
   /** Stops listening and polling; watchers added later open it again. */
@@ -215,23 +222,27 @@ export class ChangeFeed {
     if (chats.length === 0) return;
     const versions = chats.map((chatId) => this.#known.get(chatId)?.version);
     const db = await this.#db;
-    const rows = (await db.query(LENGTHS, [chats])) as { chat_id: string; length: string }[];
+    const rows = (await db.query(LENGTHS, [chats])) as { chat_id: string; length: string; epoch: string | null }[];
     if (generation !== this.#generation) return;
-    const lengths = new Map(rows.map((row) => [row.chat_id, Number(row.length)]));
+    const found = new Map(rows.map((row) => [row.chat_id, row]));
     chats.forEach((chatId, i) => {
       const known = this.#known.get(chatId);
-      const length = lengths.get(chatId);
-      if (known === undefined || length === undefined || !Number.isSafeInteger(length)) return;
+      if (known === undefined) return;
+      const row = found.get(chatId);
+      const length = row === undefined ? 0 : Number(row.length);
+      if (!Number.isSafeInteger(length)) return;
       if (known.version !== versions[i])
         this.#hint(chatId); // told by a write of this process meanwhile: this read may be older
-      else this.#tell(chatId, known, length);
+      // No row: the chat is not there (deleted, or not made yet). No epoch: a chat of no entries yet.
+      else this.#tell(chatId, known, row === undefined ? null : { length, epoch: row.epoch ?? undefined });
     });
   }
 
-  #tell(chatId: string, known: Known, length: number): void {
-    if (known.length === length) return;
-    known.length = length;
-    this.#listeners.notify(chatId, length);
+  /** Tells what changed since `known` was told, the chat now found as `now` (null: not there; `existed`: this process deleted it). */
+  #tell(chatId: string, known: Known, now: Told | null, existed = false): void {
+    const { tell, told } = nextTold(known.told, now, existed);
+    known.told = told;
+    for (const length of tell) this.#listeners.notify(chatId, length);
   }
 
   /**
@@ -258,7 +269,10 @@ export class ChangeFeed {
       return;
     }
     const known = this.#known.get(rest);
-    if (known === undefined || (known.length !== undefined && middle === String(known.length))) return;
+    if (known === undefined) return;
+    // A 0 may be a deletion of a chat whose length was 0 too: always read back.
+    const told = known.told;
+    if (told !== undefined && told.epoch !== null && middle !== "0" && middle === String(told.length)) return;
     this.#hint(rest);
   }
 

@@ -81,8 +81,14 @@ function notice(length: string): string {
 /** The oid of the chats table the connection's `search_path` names, as notices carry it. */
 export const TABLE_OID = `SELECT '${CHATS}'::regclass::oid::text AS oid`;
 
-/** The watched chats' lengths, all in one query (a chat that does not exist has no row). */
-export const LENGTHS = `SELECT chat_id, length::text AS length FROM ${CHATS} WHERE chat_id = ANY($1::text[])`;
+/**
+ * The watched chats' lengths and epochs, all in one query (a chat that does
+ * not exist has no row). The epoch is as READ's below: a chat deleted and
+ * made again between two reads has another.
+ */
+export const LENGTHS = `SELECT c.chat_id, c.length::text AS length,
+  (SELECT f.xmin::text FROM ${ENTRIES} f WHERE f.chat_id = c.chat_id AND f.seq = 0) AS epoch
+FROM ${CHATS} c WHERE c.chat_id = ANY($1::text[])`;
 
 export const LENGTH = `SELECT length::text AS length FROM ${CHATS} WHERE chat_id = $1`;
 
@@ -95,6 +101,57 @@ SELECT c.length::text AS length, e.seq::text AS seq, e.entry::text AS entry,
 FROM ${CHATS} c LEFT JOIN ${ENTRIES} e ON e.chat_id = c.chat_id AND e.seq >= $2
 WHERE c.chat_id = $1
 ORDER BY e.seq`;
+
+// Delete, in one READ COMMITTED transaction of two statements. The first
+// locks the chat's row (FOR UPDATE), so it waits for an append that holds
+// it and commits; an append that comes later waits for the delete, then
+// finds no row (its UPDATE matches none, so it writes no entry: the append
+// is store/missing-chat). The second, with a snapshot taken after the lock,
+// sees every entry and removes them with the row; the foreign key from the
+// entries to the chat's row refuses an entry without its chat all the same.
+export const DELETE_LOCK = `SELECT 1 AS found FROM ${CHATS} WHERE chat_id = $1 FOR UPDATE`;
+
+export const DELETE = deleteSql(true);
+
+/** The delete of the chat's entries and row, with or without its notice (length 0); one row when it removed the chat. */
+export function deleteSql(notify: boolean): string {
+  return `
+WITH entries_gone AS (
+  DELETE FROM ${ENTRIES} WHERE chat_id = $1
+), gone AS (
+  DELETE FROM ${CHATS} WHERE chat_id = $1
+  RETURNING tableoid
+)
+SELECT pg_current_xact_id()::text AS xid${notify ? `, ${notice("0")}` : ""} FROM gone`;
+}
+
+/**
+ * A page of the listing (schema version 2): up to `count` chats of the ids
+ * in [`from`, `below`) (no bound for "" and null) made before `before` (null:
+ * from the newest), newest first, each with the text of its entry 0. With a
+ * range, the primary key's index serves it (chat_id is COLLATE "C", so a
+ * range of it is a range of the index) and only the prefix's chats are
+ * sorted; without one, the index on `created`, read backwards, gives the page
+ * alone. Only the page's chats are joined to their entry 0. Each variant is
+ * its own text, so a plan never has to serve another's.
+ */
+export function listQuery(from: string, below: string | null, before: string | null, count: number): { text: string; values: unknown[] } {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  if (from !== "") where.push(`c.chat_id >= ${param(from)}`);
+  if (below !== null) where.push(`c.chat_id < ${param(below)}`);
+  if (before !== null) where.push(`c.created < ${param(before)}::bigint`);
+  // The page's chats first, then their entry 0: only the page's entries are read.
+  const text = `SELECT p.chat_id, p.created::text AS created, e.entry::text AS first
+FROM (
+  SELECT c.chat_id, c.created FROM ${CHATS} c
+  ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}\n  `}ORDER BY c.created DESC
+  LIMIT ${param(count)}
+) p LEFT JOIN ${ENTRIES} e ON e.chat_id = p.chat_id AND e.seq = 0
+ORDER BY p.created DESC`;
+  return { text, values };
+}
 
 export interface MigrationFile {
   version: number;

@@ -5,7 +5,7 @@
 // with the one retry loop (client.ts), the drivers (drivers.ts) and the
 // change feed (feed.ts).
 import { BOOLEAN, readOptions, wholeNumber } from "../../core/options.js";
-import { SqlStore, checkedLength, type ReadRow } from "../sql-store.js";
+import { SqlStore, checkedLength, type IdRange, type ListRow, type ReadRow, type Written } from "../sql-store.js";
 import { StoreError, type Store } from "../store.js";
 import { backoffDelay, sleep } from "../backoff.js";
 import { queued } from "../queue.js";
@@ -13,7 +13,20 @@ import { RETRY_BACKOFF, currentLength, giveBack, lease, retrying, rollback, type
 import { LOCK_TIMEOUT, STATEMENT_TIMEOUT, asError, databaseError, isFatal, isServerError, retryable, withCause } from "./errors.js";
 import { databaseOf, poolFor, nodePostgres, type Database, type PostgresJsSql } from "./drivers.js";
 import { ChangeFeed } from "./feed.js";
-import { APPEND, CREATE, MIGRATIONS, MIGRATION_LOCK, READ, appendSql, createSql, migrationFiles } from "./sql.js";
+import {
+  APPEND,
+  CREATE,
+  DELETE,
+  DELETE_LOCK,
+  MIGRATIONS,
+  MIGRATION_LOCK,
+  READ,
+  appendSql,
+  createSql,
+  deleteSql,
+  listQuery,
+  migrationFiles,
+} from "./sql.js";
 
 export type { PgPool, PgPoolClient } from "./client.js";
 export type { PostgresJsSql, PostgresJsReserved, PostgresJsListening } from "./drivers.js";
@@ -70,6 +83,8 @@ const DEFAULTS = { attempts: 6, lockTimeout: 5_000, statementTimeout: 30_000, no
 /** How long a probe notice may take to come back before LISTEN counts as not working. */
 const PROBE_MS = 2_000;
 const FUNCTION = { expected: "a function", check: (v: unknown) => typeof v === "function" };
+/** A listing's transaction plans each statement for its values (PostgreSQL 12 and later). */
+const CUSTOM_PLAN = "; SET LOCAL plan_cache_mode = force_custom_plan";
 let stores = 0;
 
 /**
@@ -98,6 +113,7 @@ export class PostgresStore extends SqlStore implements Store {
   readonly #feed: ChangeFeed;
   readonly #append: string;
   readonly #create: string;
+  readonly #delete: string;
   readonly #attempts: number;
   readonly #lockTimeout: number;
   readonly #statementTimeout: number;
@@ -133,6 +149,7 @@ export class PostgresStore extends SqlStore implements Store {
     this.#statementTimeout = statementTimeout;
     this.#append = appendSql(notify);
     this.#create = createSql(notify);
+    this.#delete = deleteSql(notify);
     if (typeof client === "string") {
       this.#owned = true;
       this.#db = poolFor(client).then(nodePostgres);
@@ -172,7 +189,7 @@ export class PostgresStore extends SqlStore implements Store {
    * second finds nothing to do. Resolves to the versions this call applied.
    *
    * @example
-   * const applied = await new PostgresStore(pool).migrate(); // [1] the first time, [] after
+   * const applied = await new PostgresStore(pool).migrate(); // [1, 2] the first time, [] after
    */
   async migrate(): Promise<number[]> {
     const files = await migrationFiles();
@@ -222,7 +239,7 @@ export class PostgresStore extends SqlStore implements Store {
   }
 
   /** @internal */
-  protected appendTexts(chatId: string, texts: string[], expected: number | null, expectedLength?: number): Promise<number> {
+  protected appendTexts(chatId: string, texts: string[], expected: number | null, expectedLength?: number): Promise<Written> {
     return this.#writing(chatId, async (client) => {
       // Twice at most: a chat created after this statement's snapshot is
       // invisible to the UPDATE but seen by the next statement.
@@ -233,7 +250,7 @@ export class PostgresStore extends SqlStore implements Store {
           values: [chatId, texts, texts.length, expected],
         });
         const row = rows[0] as { length: string; xid: string } | undefined;
-        if (row !== undefined) return { value: Number(row.length), xid: row.xid };
+        if (row !== undefined) return { value: { length: Number(row.length) }, xid: row.xid };
         checkedLength(chatId, await currentLength(client, chatId), expected, expectedLength);
         if (round > 0) throw new StoreError("store/database", `chat "${chatId}": the append matched no row twice`, chatId);
       }
@@ -241,7 +258,7 @@ export class PostgresStore extends SqlStore implements Store {
   }
 
   /** @internal */
-  protected createTexts(chatId: string, texts: string[]): Promise<boolean> {
+  protected createTexts(chatId: string, texts: string[]): Promise<Written | null> {
     return this.#writing(chatId, async (client) => {
       const { rows } = await client.query({
         name: this.#create === CREATE ? "oda-tasks-create" : "oda-tasks-create-quiet",
@@ -249,13 +266,42 @@ export class PostgresStore extends SqlStore implements Store {
         values: [chatId, texts, texts.length],
       });
       const row = rows[0] as { xid: string } | undefined;
-      return { value: row !== undefined, xid: row?.xid ?? null };
+      if (row === undefined) return { value: null, xid: null };
+      // The epoch (READ's): the 32-bit id of the transaction that wrote entry 0, this one's.
+      return { value: { length: texts.length, epoch: texts.length === 0 ? undefined : xid32(row.xid) }, xid: row.xid };
     });
   }
 
   /** @internal */
-  protected told(chatId: string, length: number): void {
-    this.#feed.told(chatId, length);
+  protected deleteRows(chatId: string): Promise<boolean> {
+    return this.#writing(chatId, async (client) => {
+      const locked = await client.query({ name: "oda-tasks-delete-lock", text: DELETE_LOCK, values: [chatId] });
+      if (locked.rows.length === 0) return { value: false, xid: null };
+      const { rows } = await client.query({
+        name: this.#delete === DELETE ? "oda-tasks-delete" : "oda-tasks-delete-quiet",
+        text: this.#delete,
+        values: [chatId],
+      });
+      const row = rows[0] as { xid: string } | undefined;
+      if (row === undefined) throw new StoreError("store/database", `chat "${chatId}": the delete found no row under its lock`, chatId);
+      return { value: true, xid: row.xid };
+    });
+  }
+
+  /** @internal */
+  protected listRows(range: IdRange, before: string | null, count: number): Promise<readonly ListRow[]> {
+    const { text, values } = listQuery(range.from, range.below, before, count);
+    return this.#retrying("", "listing", async (client, deadline) => {
+      // Planned for its own values each time: a prepared statement's generic plan (postgres.js prepares
+      // each text) would not know how few chats a prefix holds, and may read the whole order of creation.
+      const { rows } = await this.#bounded(client, deadline, () => client.query(text, values), CUSTOM_PLAN);
+      return rows as ListRow[];
+    });
+  }
+
+  /** @internal */
+  protected told(chatId: string, length: number, epoch: string | null | undefined): void {
+    this.#feed.told(chatId, length, epoch);
   }
 
   /**
@@ -409,9 +455,9 @@ export class PostgresStore extends SqlStore implements Store {
     return `SET LOCAL lock_timeout = ${lockWait}; SET LOCAL statement_timeout = ${this.#statementTimeout}`;
   }
 
-  /** Runs reads in one READ ONLY transaction with the store's bounds; the transaction ends either way. */
-  async #bounded<T>(client: PgPoolClient, deadline: number, work: () => Promise<T>): Promise<T> {
-    await client.query(`BEGIN READ ONLY; ${this.#limits(deadline)}`);
+  /** Runs reads in one READ ONLY transaction with the store's bounds (and `settings`, SET LOCAL statements); the transaction ends either way. */
+  async #bounded<T>(client: PgPoolClient, deadline: number, work: () => Promise<T>, settings = ""): Promise<T> {
+    await client.query(`BEGIN READ ONLY; ${this.#limits(deadline)}${settings}`);
     let value: T;
     try {
       value = await work();
@@ -449,4 +495,9 @@ export class PostgresStore extends SqlStore implements Store {
       },
     );
   }
+}
+
+/** A transaction's 32-bit id (what `xmin` shows) from its 64-bit one (`pg_current_xact_id()`). */
+function xid32(xid: string): string {
+  return String(BigInt(xid) & 0xffff_ffffn);
 }

@@ -35,7 +35,8 @@ export interface Migration {
  * length and epoch, the id of this incarnation of the chat, so a warm
  * reader notices a chat deleted and made again) and one row per entry, its
  * JSON text kept as TEXT exactly as written. BINARY collation: ids compare
- * byte for byte, so two different ids never name one chat.
+ * byte for byte, so two different ids never name one chat. Version 2: the
+ * order of creation, for `list` (see {@link CREATED}).
  */
 export const MIGRATIONS_SQL: readonly Migration[] = [
   {
@@ -55,7 +56,35 @@ export const MIGRATIONS_SQL: readonly Migration[] = [
 ) WITHOUT ROWID`,
     ],
   },
+  {
+    version: 2,
+    name: "002_chat_order",
+    statements: [
+      `ALTER TABLE ${CHATS} ADD COLUMN created INTEGER`,
+      // The chats already there, in the order of their ids (the file kept no time of creation).
+      `UPDATE ${CHATS} SET created = o.n
+FROM (SELECT chat_id, row_number() OVER (ORDER BY chat_id) AS n FROM ${CHATS}) AS o
+WHERE ${CHATS}.chat_id = o.chat_id`,
+      `CREATE UNIQUE INDEX ${CHATS}_by_created ON ${CHATS} (created)`,
+      `CREATE TRIGGER ${CHATS}_created AFTER INSERT ON ${CHATS} FOR EACH ROW WHEN NEW.created IS NULL
+BEGIN
+  UPDATE ${CHATS} SET created = (SELECT coalesce(max(created), 0) + 1 FROM ${CHATS}) WHERE chat_id = NEW.chat_id;
+END`,
+    ],
+  },
 ];
+
+// The order of creation (version 2). Each chat's row holds `created`, one
+// more than the largest in the table when the row went in, set by a trigger
+// inside the inserting transaction (so also for a chat made by a process
+// still running an older version of the package, which does not name the
+// column). Writes to the file take turns (BEGIN IMMEDIATE, a D1 batch, a
+// Durable Object), so no two rows get the same number; a unique index holds
+// them, and serves the listing of every chat newest first, a page at a time.
+// A chat deleted and made again gets a new number: it lists as the newest.
+// Only `list` reads it: every other operation also works on a database of
+// version 1 (a deployment may run the new version before it migrates).
+const CREATED = "created";
 
 /** The migrations' own record: made first, outside any version. */
 export const CREATE_MIGRATIONS = `CREATE TABLE IF NOT EXISTS ${MIGRATIONS} (
@@ -101,8 +130,62 @@ WHERE c.chat_id = ? AND (? IS NULL OR c.length = ?)`,
       rows: false,
     },
     // changes(): rows the UPDATE just changed, on this connection (1: this append won).
-    { sql: `SELECT length, changes() AS changed FROM ${CHATS} WHERE chat_id = ?`, params: [chatId], rows: true },
+    { sql: `SELECT length, changes() AS changed, epoch FROM ${CHATS} WHERE chat_id = ?`, params: [chatId], rows: true },
   ];
+}
+
+// Delete: the entries, then the chat's row, in one transaction (a file's
+// write lock from BEGIN IMMEDIATE, a D1 batch, a Durable Object's
+// transactionSync), so no reader sees one without the other, and an append
+// runs wholly before it (its entries go with the chat) or wholly after (it
+// finds no row: its INSERT … SELECT writes no entry, and the append is
+// store/missing-chat). The last statement's changes() says whether a chat was there.
+
+/** The statements of a delete of chat `chatId`; the last answers `deleted` (1 or 0). */
+export function deleteStatements(chatId: string): Statement[] {
+  return [
+    { sql: `DELETE FROM ${ENTRIES} WHERE chat_id = ?`, params: [chatId], rows: false },
+    { sql: `DELETE FROM ${CHATS} WHERE chat_id = ?`, params: [chatId], rows: false },
+    { sql: "SELECT changes() AS deleted", params: [], rows: true },
+  ];
+}
+
+/**
+ * Up to `count` chats of the ids in [`from`, `below`) (no bound for "" and
+ * null) made before `before` (null: from the newest), newest first, each
+ * with the text of its entry 0. With a range, the chats' primary key serves
+ * it (a range of chat_id) and only the prefix's chats are sorted; without,
+ * the index on `created`, read backwards, gives the page alone (SQLite's
+ * planner picks; store-sqlite.test.mjs checks its plans). Only the page's
+ * chats are joined to their entry 0.
+ */
+export function listStatement(from: string, below: string | null, before: number | null, count: number): Statement {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (from !== "") {
+    where.push("c.chat_id >= ?");
+    params.push(from);
+  }
+  if (below !== null) {
+    where.push("c.chat_id < ?");
+    params.push(below);
+  }
+  if (before !== null) {
+    where.push(`c.${CREATED} < ?`);
+    params.push(before);
+  }
+  return {
+    // The page's chats first, then their entry 0: only the page's entries are read.
+    sql: `SELECT p.chat_id AS chat_id, p.created AS created, e.entry AS first
+FROM (
+  SELECT c.chat_id, c.${CREATED} AS created FROM ${CHATS} c
+  ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}\n  `}ORDER BY c.${CREATED} DESC
+  LIMIT ?
+) p LEFT JOIN ${ENTRIES} e ON e.chat_id = p.chat_id AND e.seq = 0
+ORDER BY p.created DESC`,
+    params: [...params, count],
+    rows: true,
+  };
 }
 
 // Create-if-absent: the chat's row goes in unless one is there; the entries
@@ -128,9 +211,9 @@ WHERE (SELECT epoch FROM ${CHATS} WHERE chat_id = ?) = ?`,
   ];
 }
 
-/** The chat's length, no row when it does not exist. */
+/** The chat's length and epoch, no row when it does not exist. */
 export function lengthOf(chatId: string): Statement {
-  return { sql: `SELECT length FROM ${CHATS} WHERE chat_id = ?`, params: [chatId], rows: true };
+  return { sql: `SELECT length, epoch FROM ${CHATS} WHERE chat_id = ?`, params: [chatId], rows: true };
 }
 
 /**
@@ -158,10 +241,10 @@ export const DATA_VERSION: Statement = { sql: "PRAGMA data_version", params: [],
 /** The main database's file ("" for one in memory): connections to one file in one process share a feed. */
 export const DATABASE_FILE: Statement = { sql: "SELECT file FROM pragma_database_list WHERE name = 'main'", params: [], rows: true };
 
-/** The lengths of the chats `chatIds` (a JSON array of ids) that exist: rows of chat_id and length. */
+/** The lengths of the chats `chatIds` (a JSON array of ids) that exist: rows of chat_id, length and epoch. */
 export function lengthsOf(chatIds: string): Statement {
   return {
-    sql: `SELECT chat_id, length FROM ${CHATS} WHERE chat_id IN (SELECT value FROM json_each(?))`,
+    sql: `SELECT chat_id, length, epoch FROM ${CHATS} WHERE chat_id IN (SELECT value FROM json_each(?))`,
     params: [chatIds],
     rows: true,
   };

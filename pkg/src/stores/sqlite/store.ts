@@ -3,7 +3,7 @@
 // Exported as `oda-tasks/sqlite`; no driver is a dependency of the package.
 import { oneOf, readOptions, wholeNumber } from "../../core/options.js";
 import { withRetries } from "../database-failures.js";
-import { SqlStore, type ReadRow } from "../sql-store.js";
+import { SqlStore, type IdRange, type ListRow, type ReadRow, type Written } from "../sql-store.js";
 import { ConflictError, missingChat, checkChatId, type Store } from "../store.js";
 import { driverFor, type SqlDriver, type SqliteDatabase } from "./drivers.js";
 import { isConnectionLost, isRefusedBeforeRunning, outcomeUnknown, storeRefusal } from "./errors.js";
@@ -13,7 +13,9 @@ import {
   MIGRATIONS_SQL,
   appendStatements,
   createStatements,
+  deleteStatements,
   lengthOf,
+  listStatement,
   readStatement,
   recordMigration,
   type Statement,
@@ -141,7 +143,7 @@ export class SqliteStore extends SqlStore implements Store {
    * safe: the second finds the versions recorded. Resolves to the versions this call applied.
    *
    * @example
-   * const applied = await new SqliteStore(db).migrate(); // [1] the first time, [] after
+   * const applied = await new SqliteStore(db).migrate(); // [1, 2] the first time, [] after
    */
   async migrate(): Promise<number[]> {
     await this.#reading("", "migration", () => this.#driver.beforeMigrate());
@@ -179,25 +181,37 @@ export class SqliteStore extends SqlStore implements Store {
   }
 
   /** @internal */
-  protected async appendTexts(chatId: string, texts: string[], expected: number | null, expectedLength?: number): Promise<number> {
+  protected async appendTexts(chatId: string, texts: string[], expected: number | null, expectedLength?: number): Promise<Written> {
     const results = await this.#writing(chatId, "write", appendStatements(chatId, stringify(texts), texts.length, expected));
     const row = results[2]?.[0];
     if (row === undefined) throw missingChat(chatId);
     const length = Number(row.length);
     if (Number(row.changed) !== 1) throw new ConflictError(chatId, expectedLength as number, length);
-    return length;
+    return { length, epoch: String(row.epoch) };
   }
 
   /** @internal */
-  protected async createTexts(chatId: string, texts: string[]): Promise<boolean> {
+  protected async createTexts(chatId: string, texts: string[]): Promise<Written | null> {
     const epoch = globalThis.crypto.randomUUID();
     const results = await this.#writing(chatId, "write", createStatements(chatId, stringify(texts), texts.length, epoch));
-    return results[2]?.[0]?.epoch === epoch;
+    return results[2]?.[0]?.epoch === epoch ? { length: texts.length, epoch } : null;
   }
 
   /** @internal */
-  protected told(chatId: string, length: number): void {
-    announce(() => this.#databaseKey(), chatId, length);
+  protected async deleteRows(chatId: string): Promise<boolean> {
+    const results = await this.#writing(chatId, "delete", deleteStatements(chatId));
+    return Number(results[2]?.[0]?.deleted) === 1;
+  }
+
+  /** @internal */
+  protected async listRows(range: IdRange, before: string | null, count: number): Promise<readonly ListRow[]> {
+    const statement = listStatement(range.from, range.below, before === null ? null : Number(before), count);
+    return this.#reading("", "listing", () => this.#driver.query(statement));
+  }
+
+  /** @internal */
+  protected told(chatId: string, length: number, epoch: string | null | undefined): void {
+    announce(() => this.#databaseKey(), chatId, length, epoch);
   }
 
   /**

@@ -8,8 +8,11 @@
 // fails or with `watchMode: "poll"`; only when it moved, the watched chats'
 // lengths in one query. D1 (no data_version) is asked the lengths per
 // interval; a Durable Object has no other writer, so no timer. Nothing runs
-// per chat, and nothing at all while no other connection writes.
+// per chat, and nothing at all while no other connection writes. A chat
+// whose row is gone is told 0; one whose epoch changed between two looks
+// (deleted and made again) is told 0, then its length.
 import type { FSWatcher } from "node:fs";
+import { nextTold, type Told } from "../sql-store.js";
 import { ChangeListeners, type ChangeListener } from "../watchers.js";
 import type { Row, SqlDriver } from "./drivers.js";
 import { DATABASE_FILE, DATA_VERSION, lengthOf, lengthsOf } from "./sql.js";
@@ -53,15 +56,16 @@ export function databaseKey(driver: SqlDriver, db: object): unknown {
 }
 
 /**
- * Tells the database's listeners in this process a write that committed (a
- * no-op while nothing watches any database).
+ * Tells the database's listeners in this process a write that committed
+ * (`epoch`: the chat's, when known; null: the chat was deleted); a no-op
+ * while nothing watches any database.
  *
  * @example
- * announce(() => key, "chat-1", 3);
+ * announce(() => key, "chat-1", 3, epoch);
  */
-export function announce(key: () => unknown, chatId: string, length: number): void {
+export function announce(key: () => unknown, chatId: string, length: number, epoch: string | null | undefined): void {
   if (feeds.size === 0) return;
-  feeds.get(key())?.announce(chatId, length);
+  feeds.get(key())?.announce(chatId, length, epoch);
 }
 
 /**
@@ -83,9 +87,6 @@ export function watchDatabase(key: unknown, driver: SqlDriver, timing: FeedTimin
   return stop;
 }
 
-/** What the feed last told of a chat (undefined: nothing yet). */
-type Told = number | undefined;
-
 /** node:fs where the runtime has it, found without an import a Worker's bundler would have to resolve. */
 function nodeFs(): typeof import("node:fs") | undefined {
   const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
@@ -98,7 +99,8 @@ function nodeFs(): typeof import("node:fs") | undefined {
 
 class DatabaseFeed {
   readonly #listeners = new ChangeListeners();
-  readonly #told = new Map<string, Told>();
+  /** The watched chats, and what was last told of each (undefined: nothing yet). */
+  readonly #told = new Map<string, Told | undefined>();
   readonly #driver: SqlDriver;
   /** The database file's path (`null`: not a file, or a database in memory). */
   readonly #file: string | null;
@@ -130,7 +132,7 @@ class DatabaseFeed {
         // A file answers at once: what the chat is now, so that only a change from here on is told.
         try {
           const row = (this.#driver.query(lengthOf(chatId)) as Row[])[0];
-          if (row !== undefined) this.#told.set(chatId, Number(row.length));
+          if (row !== undefined) this.#told.set(chatId, { length: Number(row.length), epoch: String(row.epoch) });
         } catch {
           // Not migrated yet, or locked: the first poll that reads it tells it.
         }
@@ -150,16 +152,17 @@ class DatabaseFeed {
     };
   }
 
-  announce(chatId: string, length: number): void {
+  announce(chatId: string, length: number, epoch: string | null | undefined): void {
     if (!this.#told.has(chatId)) return;
     this.#version++;
-    this.#tell(chatId, length);
+    this.#tell(chatId, epoch === null ? null : { length, epoch }, epoch === null);
   }
 
-  #tell(chatId: string, length: number): void {
-    if (this.#told.get(chatId) === length) return;
-    this.#told.set(chatId, length);
-    this.#listeners.notify(chatId, length);
+  /** Tells what changed since the last told of chat `chatId`, now found as `now` (null: not there; `existed`: this process deleted it). */
+  #tell(chatId: string, now: Told | null, existed = false): void {
+    const { tell, told } = nextTold(this.#told.get(chatId), now, existed);
+    this.#told.set(chatId, told);
+    for (const length of tell) this.#listeners.notify(chatId, length);
   }
 
   #start(): void {
@@ -260,16 +263,20 @@ class DatabaseFeed {
         this.#dataVersion = now;
       }
       const version = this.#version;
-      const rows = await this.#driver.query(lengthsOf(JSON.stringify([...this.#told.keys()])));
+      const chats = [...this.#told.keys()];
+      const rows = await this.#driver.query(lengthsOf(JSON.stringify(chats)));
       if (version !== this.#version) {
         // This process wrote meanwhile: what was read may be older than what it told; read the lengths again.
         this.#dataVersion = undefined;
         this.#again = this.#watcher !== undefined;
         return;
       }
-      for (const row of rows) {
-        const chatId = String(row.chat_id);
-        if (this.#told.has(chatId)) this.#tell(chatId, Number(row.length));
+      const found = new Map(rows.map((row) => [String(row.chat_id), row]));
+      for (const chatId of chats) {
+        if (!this.#told.has(chatId)) continue; // no longer watched
+        const row = found.get(chatId);
+        // No row: the chat is not there (deleted, or not made yet).
+        this.#tell(chatId, row === undefined ? null : { length: Number(row.length), epoch: String(row.epoch) });
       }
     } catch {
       // Locked, overloaded, or not migrated yet: the next interval asks again.
