@@ -28,8 +28,8 @@ export const DEFAULT_LIST_LIMIT = 50;
  * answers `store/unavailable`.
  *
  * @example
- * const first = await listOwnedChats(store, prefix, { limit: 50, cursor: null });
- * const second = first.next === null ? null : await listOwnedChats(store, prefix, { limit: 50, cursor: first.next });
+ * const first = await listOwnedChats(store, "", { limit: 50, cursor: null }); // one person's server: no prefix
+ * const second = first.next === null ? null : await listOwnedChats(store, "", { limit: 50, cursor: first.next });
  */
 export async function listOwnedChats(
   store: Store,

@@ -76,8 +76,9 @@ export interface Store {
  * What {@link Store.list} takes.
  *
  * @example
- * const page = await store.list({ prefix: "team-", limit: 20 });
- * const more = page.next === null ? null : await store.list({ prefix: "team-", limit: 20, cursor: page.next });
+ * const memory = new MemoryStore();
+ * const page = await memory.list({ prefix: "team-", limit: 20 });
+ * const more = page.next === null ? null : await memory.list({ prefix: "team-", limit: 20, cursor: page.next });
  */
 export interface StoreListOptions {
   /** Only chats whose ids start with it (default `""`: every chat). */
@@ -93,7 +94,7 @@ export interface StoreListOptions {
  * `session` entry `createChat` writes), `null` for a chat of no entries.
  *
  * @example
- * const { chats } = await store.list();
+ * const { chats } = await new MemoryStore().list();
  * for (const { chatId, first } of chats) console.log(chatId, first?.type); // "chat-1" "session"
  */
 export interface StoredChat {
@@ -106,8 +107,9 @@ export interface StoredChat {
  * the next page (`null` after the last).
  *
  * @example
- * let page: StoredChatPage = await store.list({ limit: 100 });
- * while (page.next !== null) page = await store.list({ limit: 100, cursor: page.next });
+ * const memory = new MemoryStore();
+ * let page: StoredChatPage = await memory.list({ limit: 100 });
+ * while (page.next !== null) page = await memory.list({ limit: 100, cursor: page.next });
  */
 export interface StoredChatPage {
   chats: StoredChat[];

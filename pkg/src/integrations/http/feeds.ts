@@ -379,7 +379,7 @@ const MISSING = eventBytes("error", JSON.stringify({ code: "store/missing-chat",
  * chat under its id).
  *
  * @example
- * source.addEventListener("deleted", () => showDeleted()); // the stream ends after it
+ * source.addEventListener("deleted", () => source.close()); // the stream's last event: no reconnect
  */
 export const DELETED = eventBytes("deleted", JSON.stringify({ code: "chat/deleted", message: "the chat was deleted" }), null);
 
