@@ -289,7 +289,34 @@ test("two people on two instances over one PostgreSQL database: each sees their 
   assert.equal(page.status, 200);
   assert.match(await page.text(), /<h1>ALICE-SECRET<\/h1>/);
   heardNothingOf(bobOnA, ["ALICE"], "Bob on A");
+
+  // Alice deletes a chat through A: a stream of it on B gets the last event and ends; B reads 404.
+  const stream = await fetch(`${b.url}/api/oda/chats/alice-only/events`, {
+    headers: { authorization: `Bearer ${await keys.token(audience, { sub: "alice" })}` },
+  });
+  const events = readAll(stream);
+  const aliceOnA = person(a.url, await keys.token(audience, { sub: "alice" }));
+  assert.equal((await aliceOnA.call("/api/sessions/alice-only", { method: "DELETE" })).body, '{"ok":true,"deleted":true}');
+  const text = await events;
+  assert.match(text, /^event: screen$/m);
+  assert.ok(text.endsWith('event: deleted\ndata: {"code":"chat/deleted","message":"the chat was deleted"}\n\n'), text.slice(-300));
+  assert.equal((await aliceOnB.call("/api/oda/chats/alice-only")).status, 404);
 });
+
+/** The whole text of an event stream, once it ends (within 20 s). */
+async function readAll(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const timer = setTimeout(() => reader.cancel(), 20_000);
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  clearTimeout(timer);
+  return text;
+}
 
 test("people of one tenant (--tenant-claim) share their chats; another tenant's are apart", async (t) => {
   const keys = await issuer(t);

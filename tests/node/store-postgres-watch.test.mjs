@@ -70,6 +70,53 @@ const ops = (schema, driver, list) =>
 const session = { type: "session", workspace: "/w" };
 
 for (const driver of DRIVERS) {
+  test(`watch (${driver}): a chat watched once the feed listens (for another chat) is read where it stands, so another process's delete of it is heard as 0`, async () => {
+    const db = await fresh();
+    const other = driver === "pg" ? "postgres.js" : "pg";
+    const store = new PostgresStore(db.client(driver), { onError: () => undefined });
+    await store.create("first", [session]);
+    await store.create("c", [session, { type: "turn_started" }]);
+    const heardFirst = [];
+    const heard = [];
+    const stops = [store.watch("first", (n) => heardFirst.push(n))];
+    try {
+      await until("the feed listening (its first read)", () => heardFirst.length === 1);
+      stops.push(store.watch("c", (n) => heard.push(n)));
+      await until("c read where it stands", () => heard.length === 1);
+      assert.deepEqual(heard, [2]);
+      await ops(db.schema, other, [["delete", "c"]]);
+      await until("the delete", () => heard.length === 2);
+      assert.deepEqual(heard, [2, 0]);
+      // Not yet made: nothing to tell until it is.
+      stops.push(store.watch("later", (n) => heard.push(n)));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(heard, [2, 0]);
+      // Deleted by another store object before this feed's first read of it (a viewer may have read it
+      // just before): its deletion's notice says so, the read back confirms it: 0.
+      const writer = new PostgresStore(db.client(other));
+      try {
+        await writer.create("soon", [session]);
+        await writer.create("again", [session]);
+        const soon = [];
+        const again = [];
+        stops.push(store.watch("soon", (n) => soon.push(n)));
+        await writer.delete("soon");
+        stops.push(store.watch("again", (n) => again.push(n)));
+        await writer.delete("again");
+        await writer.create("again", [session, { type: "turn_started" }]);
+        await until("the deletion before the first read", () => soon.length === 1 && again.length === 2);
+        assert.deepEqual(soon, [0]);
+        assert.deepEqual(again, [0, 2], "deleted and made again before the first read: 0, then the new chat's length");
+      } finally {
+        await writer.end();
+      }
+    } finally {
+      for (const stop of stops) stop();
+      await store.end();
+      await db.done();
+    }
+  });
+
   test(`watch (${driver}): another process's delete is heard as 0 (read back: no row), and a chat it deleted and made again as 0, then the new chat's length; polling (notify: false), also a chat replaced between two reads`, async () => {
     const db = await fresh();
     try {

@@ -33,10 +33,15 @@ type State = "idle" | "connecting" | "listening" | "polling";
 
 let probes = 0;
 
-/** Per watched chat: what was told last (undefined: nothing yet), and a count of this process's tells, so a read taken meanwhile is read again. */
+/**
+ * Per watched chat: what was told last (undefined: nothing yet), a count of
+ * this process's tells, so a read taken meanwhile is read again, and whether
+ * a notice said it was deleted before anything was told of it.
+ */
 interface Known {
   told: Told | undefined;
   version: number;
+  deleted?: boolean;
 }
 
 /**
@@ -71,8 +76,12 @@ export class ChangeFeed {
 
   watch(chatId: string, onChange: ChangeListener): () => void {
     const stop = this.#listeners.watch(chatId, onChange);
-    if (!this.#known.has(chatId)) this.#known.set(chatId, { told: undefined, version: 0 });
+    const fresh = !this.#known.has(chatId);
+    if (fresh) this.#known.set(chatId, { told: undefined, version: 0 });
     if (this.#state === "idle") this.#open();
+    // Listening already: no resync will read it, so read where it stands now, as a resync would
+    // (else a deletion of it, which reads back as no row, would tell nothing: nothing was told before).
+    else if (fresh && this.#state === "listening") this.#hint(chatId);
     return () => {
       stop();
       if (!this.#listeners.has(chatId)) {
@@ -231,10 +240,18 @@ export class ChangeFeed {
       const row = found.get(chatId);
       const length = row === undefined ? 0 : Number(row.length);
       if (!Number.isSafeInteger(length)) return;
-      if (known.version !== versions[i])
+      if (known.version !== versions[i]) {
         this.#hint(chatId); // told by a write of this process meanwhile: this read may be older
+        return;
+      }
       // No row: the chat is not there (deleted, or not made yet). No epoch: a chat of no entries yet.
-      else this.#tell(chatId, known, row === undefined ? null : { length, epoch: row.epoch ?? undefined });
+      const now = row === undefined ? null : { length, epoch: row.epoch ?? undefined };
+      // Deleted (its notice said so) before this feed's first read of it, which its watcher may have read
+      // before: the read back confirms it gone, or made again under another epoch, so it is told 0 (then its length).
+      const deletedFirst = known.deleted === true && known.told === undefined;
+      known.deleted = false;
+      if (deletedFirst && now !== null) this.#tell(chatId, known, { length: 0, epoch: null });
+      this.#tell(chatId, known, now, deletedFirst);
     });
   }
 
@@ -270,6 +287,8 @@ export class ChangeFeed {
     }
     const known = this.#known.get(rest);
     if (known === undefined) return;
+    // A deletion's notice before anything was told of the chat: the read back says whether it stands.
+    if (middle === "0" && known.told === undefined) known.deleted = true;
     // A 0 may be a deletion of a chat whose length was 0 too: always read back.
     const told = known.told;
     if (told !== undefined && told.epoch !== null && middle !== "0" && middle === String(told.length)) return;
