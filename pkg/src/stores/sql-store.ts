@@ -280,8 +280,9 @@ export abstract class SqlStore {
    * made, `limit` (1 to 1000, default 50) a page, each with its first entry
    * (`null` for a chat of none). `next` is the cursor of the next page, or
    * `null` after the last; a cursor this store did not make for this prefix
-   * is `store/bad-cursor`. A page reads its own chats' rows only (an index on
-   * the order of creation, or the prefix's range of ids).
+   * is `store/bad-cursor`. A page reads the index on the order of creation
+   * from the cursor on (no prefix) or the prefix's range of ids, and its own
+   * chats' first entries: never a log.
    *
    * @example
    * const page = await new SqliteStore(db).list({ prefix: "team-", limit: 20 });

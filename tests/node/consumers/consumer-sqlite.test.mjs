@@ -4,7 +4,10 @@
 // and passes with the printed fix; node:sqlite on Node 22 and 24; a Bun
 // server on bun:sqlite; a Worker with D1 and a Durable Object per chat under
 // `wrangler dev`, with nothing configured but the binding; and the packaged
-// contract suite itself on D1 and in a Durable Object, inside workerd.
+// contract suite itself on D1 and in a Durable Object, inside workerd, with
+// their change feeds (a delete heard as 0) and a database of schema version 1
+// upgraded by migrate() (its trigger and index made through D1's and the
+// object's own SQL).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -38,6 +41,28 @@ import { storeContract } from "oda-tasks/testing";
 import { SqliteStore } from "oda-tasks/sqlite";
 
 const TABLES = ["oda_tasks_entries", "oda_tasks_chats", "oda_tasks_schema_migrations"];
+
+// The tables as schema version 1 made them, with its record: a database an older version migrated.
+const VERSION_1 = [
+  "CREATE TABLE oda_tasks_chats (chat_id TEXT NOT NULL PRIMARY KEY, length INTEGER NOT NULL CHECK (length >= 0), epoch TEXT NOT NULL) WITHOUT ROWID",
+  "CREATE TABLE oda_tasks_entries (chat_id TEXT NOT NULL, seq INTEGER NOT NULL CHECK (seq >= 0), entry TEXT NOT NULL, PRIMARY KEY (chat_id, seq)) WITHOUT ROWID",
+  "CREATE TABLE oda_tasks_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  "INSERT INTO oda_tasks_schema_migrations VALUES (1, '001_init', '2026-01-01T00:00:00.000Z')",
+];
+
+/** On a database of version 1 (\`run\` runs one statement): chats made and one deleted, list refused, then migrate() and list. */
+async function upgrade(store, run) {
+  for (const table of TABLES) await run(\`DROP TABLE IF EXISTS \${table}\`);
+  for (const sql of VERSION_1) await run(sql);
+  for (const id of ["m", "z", "a", "gone"]) await store.create(id, [{ type: "session", chatId: id }]);
+  const deleted = await store.delete("gone");
+  const refused = await store.list().then(() => "listed", (e) => e.code);
+  const applied = await store.migrate();
+  await store.create("new", [{ type: "session", chatId: "new" }]);
+  await run("INSERT INTO oda_tasks_chats (chat_id, length, epoch) VALUES ('older', 0, 'e')");
+  const ids = (await store.list()).chats.map((chat) => chat.chatId);
+  return { deleted, refused, applied, ids };
+}
 
 async function runContract(name, makeStore, reopen) {
   const tests = [];
@@ -78,10 +103,16 @@ export class ContractObject extends DurableObject {
     const stop = store.watch("w", (length) => heard.push(length));
     await store.create("w", [{ type: "session" }]);
     await new SqliteStore(storage.sql).append("w", [{ type: "x" }, { type: "y" }]);
+    await new SqliteStore(storage.sql).delete("w");
     const atOnce = heard.slice();
     await pause(300);
     stop();
     return { atOnce, heard };
+  }
+
+  async upgrade() {
+    const sql = this.ctx.storage.sql;
+    return upgrade(new SqliteStore(this.ctx.storage), (text) => sql.exec(text));
   }
 }
 
@@ -101,9 +132,16 @@ async function d1Watch(env) {
     env.DB.prepare("UPDATE oda_tasks_chats SET length = 2 WHERE chat_id = 'w'"),
   ]);
   for (let waited = 0; heard.length < 2 && waited < 10_000; waited += 20) await pause(20);
+  const length = (await store.read("w")).length;
+  // Another Worker's delete: heard by the poll, which finds no row.
+  await env.DB.batch([
+    env.DB.prepare("DELETE FROM oda_tasks_entries WHERE chat_id = 'w'"),
+    env.DB.prepare("DELETE FROM oda_tasks_chats WHERE chat_id = 'w'"),
+  ]);
+  for (let waited = 0; heard.length < 3 && waited < 10_000; waited += 20) await pause(20);
   await pause(300);
   stop();
-  return { atOnce, heard, length: (await store.read("w")).length };
+  return { atOnce, heard, length };
 }
 
 export default {
@@ -111,6 +149,8 @@ export default {
     const path = new URL(request.url).pathname;
     if (path === "/d1-watch") return Response.json(await d1Watch(env));
     if (path === "/do-watch") return Response.json(await env.OBJ.get(env.OBJ.idFromName("watch")).watch());
+    if (path === "/do-upgrade") return Response.json(await env.OBJ.get(env.OBJ.idFromName("upgrade")).upgrade());
+    if (path === "/d1-upgrade") return Response.json(await upgrade(new SqliteStore(env.DB), (sql) => env.DB.prepare(sql).run()));
     if (path === "/d1") {
       const fresh = async () => {
         await env.DB.batch(TABLES.map((table) => env.DB.prepare(\`DROP TABLE IF EXISTS \${table}\`)));
@@ -284,8 +324,21 @@ test("the packaged contract suite passes on D1 and in a Durable Object, inside w
       `${where} ran the watch tests`,
     );
   }
-  // D1: this binding's writes heard at once; a write the store did not make (another Worker's) by the poll of the lengths.
-  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/d1-watch`)).json(), { atOnce: [1], heard: [1, 2], length: 2 });
-  // A Durable Object: its own writes, through either of its stores, at once.
-  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/do-watch`)).json(), { atOnce: [1, 3], heard: [1, 3] });
+  for (const [where, results] of [
+    ["D1", d1.value],
+    ["a Durable Object's ctx.storage", object],
+  ]) {
+    assert.ok(
+      results.some((r) => /delete: appends racing a delete/.test(r.title)) && results.some((r) => /list: paging is stable/.test(r.title)),
+      `${where} ran the delete and list tests`,
+    );
+  }
+  // D1: this binding's writes heard at once; a write or delete the store did not make (another Worker's) by the poll of the lengths.
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/d1-watch`)).json(), { atOnce: [1], heard: [1, 2, 0], length: 2 });
+  // A Durable Object: its own writes and deletes, through either of its stores, at once.
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/do-watch`)).json(), { atOnce: [1, 3, 0], heard: [1, 3, 0] });
+  // A database of schema version 1: everything but list works; migrate() adds version 2 (index and trigger), the chats there by id.
+  const upgraded = { deleted: true, refused: "store/not-migrated", applied: [2], ids: ["older", "new", "z", "m", "a"] };
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/d1-upgrade`)).json(), upgraded);
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/do-upgrade`)).json(), upgraded);
 });

@@ -265,7 +265,8 @@ export class ChangeFeed {
   /**
    * A notice: "<table oid> <length> <chat id>", or "<table oid> probe <token>".
    * Only a hint: the chat it names is read back, unless the length it says is
-   * the one told last (this process's own write coming back). A notice of
+   * the one told last of a chat that is there (this process's own write
+   * coming back) and not 0 (a delete says 0, whatever was told). A notice of
    * another table (another schema's store) is not ours; any other payload
    * (another version's format, garbled) may be a write too, so every watched
    * chat is read back.

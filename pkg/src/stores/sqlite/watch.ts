@@ -61,7 +61,7 @@ export function databaseKey(driver: SqlDriver, db: object): unknown {
  * while nothing watches any database.
  *
  * @example
- * announce(() => key, "chat-1", 3, epoch);
+ * announce(() => key, "chat-1", 3, undefined); // a length of 3, the epoch not known
  */
 export function announce(key: () => unknown, chatId: string, length: number, epoch: string | null | undefined): void {
   if (feeds.size === 0) return;
