@@ -274,9 +274,11 @@ test("live elements: a deleted chat's elements say so, stop following it (no rec
     assert.equal(await notice.getAttribute("role"), "status");
     // Only the notice is on show: the plan and the chips are hidden.
     assert.deepEqual(
-      await tab.locator(element).evaluate((el) =>
-        [...el.shadowRoot.children].filter((c) => c.localName !== "style" && !c.hidden).map((c) => c.getAttribute("part")),
-      ),
+      await tab
+        .locator(element)
+        .evaluate((el) =>
+          [...el.shadowRoot.children].filter((c) => c.localName !== "style" && !c.hidden).map((c) => c.getAttribute("part")),
+        ),
       ["deleted"],
     );
   }

@@ -78,7 +78,8 @@ export abstract class FollowingElement extends AnswerElement {
     super.redraw();
     const notice = this.#deleted;
     if (notice === null) return;
-    for (const child of Array.from(this.root.children)) if (child !== notice && child.localName !== "style") (child as HTMLElement).hidden = true;
+    for (const child of Array.from(this.root.children))
+      if (child !== notice && child.localName !== "style") (child as HTMLElement).hidden = true;
     if (notice.parentNode !== this.root) this.root.append(notice);
   }
 

@@ -37,7 +37,15 @@ export {
 } from "../chat/run.js";
 export * from "../chat/service.js";
 export * from "../integrations/sdk-tools.js";
-export { beginTurn, createChat, deleteChat, endTurn, type BeginTurnOptions, type ChatSession, type TurnOptions } from "../chat/lifecycle.js";
+export {
+  beginTurn,
+  createChat,
+  deleteChat,
+  endTurn,
+  type BeginTurnOptions,
+  type ChatSession,
+  type TurnOptions,
+} from "../chat/lifecycle.js";
 export * from "../chat/reminder.js";
 export {
   toolHandlers,
