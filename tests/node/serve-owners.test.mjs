@@ -328,6 +328,21 @@ test("people of one tenant (--tenant-claim) share their chats; another tenant's 
   assert.deepEqual((await dave.call("/api/oda/chats/plan")).json().todos, [{ content: "ACME-ITEM", status: "pending" }]);
   assert.equal((await erin.call("/api/oda/chats/plan")).status, 404);
   heardNothingOf(erin, ["ACME"], "Erin");
+
+  // A reader (oda:read) sees the chat's page with no Delete chat, and cannot delete it through the chat API.
+  const readerToken = await keys.token(audience, { sub: "frank", org: "acme", scope: "oda:read" });
+  const readerCookie = await signIn(url, readerToken);
+  const page = await (await fetch(`${url}/chats/plan`, { headers: { cookie: readerCookie } })).text();
+  assert.match(page, /<h1>ACME-PLAN<\/h1>/);
+  assert.doesNotMatch(page, /delete-chat/);
+  const writerPage = await (
+    await fetch(`${url}/chats/plan`, { headers: { cookie: await signIn(url, await keys.token(audience, { sub: "dave", org: "acme" })) } })
+  ).text();
+  assert.match(writerPage, /<button type="button" id="delete-chat" data-chat-id="plan">Delete chat<\/button>/);
+  const refused = await fetch(`${url}/api/oda/chats/plan`, { method: "DELETE", headers: { cookie: readerCookie } });
+  assert.equal(refused.status, 403);
+  assert.equal((await refused.json()).error.message, "this needs the scope oda:write");
+  assert.equal((await dave.call("/api/oda/chats/plan")).status, 200, "still there");
 });
 
 test("an owner's chat id may be at most 175 characters: a longer one is refused by every route, naming no key", async (t) => {
