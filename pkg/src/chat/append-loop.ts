@@ -7,6 +7,7 @@ import { isConflict, StoreError } from "../stores/store.js";
 import type { ChatState } from "../core/chat-state.js";
 import type { ChatStateCache } from "./state-cache.js";
 import type { LogEntry } from "../core/types.js";
+import { storeOperation } from "../telemetry/store-ops.js";
 
 /**
  * How many times a write is decided again after another writer appended to
@@ -54,7 +55,13 @@ export async function decideAndAppend<T>(
       const { append, then } = step as { append: readonly LogEntry[]; then: T };
       let length: number;
       try {
-        length = await cache.store.append(chatId, append, at);
+        // Seen as the store's work: a span under the caller's (a lost race its error), its time told.
+        length = await storeOperation(
+          cache.store,
+          "append",
+          () => cache.store.append(chatId, append, at),
+          (span) => attempt > 0 && span.set("oda_tasks.store.retry_count", attempt),
+        );
       } catch (e) {
         if (!isConflict(e)) throw e;
         wait = attempt > 0 ? backoffDelay(CONFLICT_BACKOFF, attempt - 1) : 0;

@@ -7,6 +7,7 @@ import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import { latestTurnId, MAX_TURN_ID_LENGTH } from "./turn-id.js";
 import { StoreError, jsonCopy, type Store } from "../stores/store.js";
 import type { JsonValue, SessionEntry, SessionSettings } from "../core/types.js";
+import { storeOperation } from "../telemetry/store-ops.js";
 
 /**
  * What a new chat runs as: the fields of its `session` entry. Every field is
@@ -85,7 +86,7 @@ export async function createChat(store: Store, chatId: string, session?: ChatSes
  */
 export async function createChatAt(store: Store, key: string, chatId: string, session?: ChatSession | null): Promise<boolean> {
   const entry = sessionEntry(chatId, session);
-  return store.create(key, [entry]);
+  return storeOperation(store, "create", () => store.create(key, [entry]));
 }
 
 /**
@@ -106,7 +107,7 @@ export async function deleteChat(store: Store, chatId: string): Promise<boolean>
   if (store === null || typeof store !== "object" || typeof store.delete !== "function") {
     throw new TypeError("oda-tasks: deleteChat needs a store with delete(chatId) (every store of the package has it)");
   }
-  return store.delete(chatId);
+  return storeOperation(store, "delete", () => (store.delete as NonNullable<Store["delete"]>).call(store, chatId));
 }
 
 /**

@@ -3,11 +3,12 @@
 // lost race is decided again. The host never judges a call itself.
 import { suggestTask, todoWrite } from "../core/functions.js";
 import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
-import { ANY, BOOLEAN, readOptions, wholeNumber, type OptionRules } from "../core/options.js";
+import { ANY, BOOLEAN, readOptions, wholeNumber, type OptionRule, type OptionRules } from "../core/options.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
 import { todoWriteWithCard, type ChatState } from "../core/chat-state.js";
 import type { Suggestion, SuggestionOfferedEntry, SuggestTaskResult, TodoCard, TodoUpdateEntry, TodoWriteResult } from "../core/types.js";
+import { toolCallSeen, type TelemetryOptions } from "../telemetry/tool-call.js";
 
 export { isConflict } from "../stores/store.js";
 
@@ -15,11 +16,13 @@ export { isConflict } from "../stores/store.js";
  * A model's call of one of the package's tools, as function-calling APIs
  * deliver it: the tool's name and its input, unchecked (`unknown`): the core
  * checks its shape, so a malformed input is the model's refusal, not a throw.
+ * `id`, the model's id of the call where the API gives one, is its span's
+ * `gen_ai.tool.call.id`.
  *
  * @example
- * const call: ToolCall = { name: "todo_write", input: block.input }; // block: an SDK's tool_use block, its input unknown
+ * const call: ToolCall = { name: "todo_write", input: block.input, id: block.id }; // block: an SDK's tool_use block, its input unknown
  */
-export type ToolCall = { name: "todo_write" | "suggest_task"; input: unknown };
+export type ToolCall = { name: "todo_write" | "suggest_task"; input: unknown; id?: string };
 
 /**
  * What to tell the model: the core's success `output` or its exact refusal
@@ -44,7 +47,25 @@ export interface RunToolOptions {
   maxInputLength?: number;
   /** The warm chat states to use; by default one cache per store, shared with `SuggestionService`. */
   cache?: ChatStateCache;
+  /**
+   * The call's OpenTelemetry span (`execute_tool <tool>`, where `@opentelemetry/api`
+   * is installed): `false` makes none; `{ recordContent: true }` also puts the
+   * model's arguments and the text it reads on it (docs/operations.md).
+   */
+  telemetry?: boolean | TelemetryOptions;
 }
+
+/** `telemetry`: a boolean, or `{ recordContent }` with a boolean. */
+const TELEMETRY: OptionRule = {
+  expected: "a boolean or { recordContent: boolean }",
+  check: (v) =>
+    typeof v === "boolean" ||
+    (typeof v === "object" &&
+      v !== null &&
+      !Array.isArray(v) &&
+      Object.keys(v).every((k) => k === "recordContent") &&
+      ["boolean", "undefined"].includes(typeof (v as TelemetryOptions).recordContent)),
+};
 
 /**
  * How many times a call is decided again after another writer appended to
@@ -56,7 +77,7 @@ export interface RunToolOptions {
 export const MAX_TOOL_ATTEMPTS = MAX_ATTEMPTS;
 
 /** Internal: the options of {@link runTool} and of every entry that passes them on (`toolHandlers`, `aiTools`, `aiTurn`). */
-export const RUN_OPTION_RULES: OptionRules<RunToolOptions> = { oneActive: BOOLEAN, maxInputLength: wholeNumber(2), cache: ANY };
+export const RUN_OPTION_RULES: OptionRules<RunToolOptions> = { oneActive: BOOLEAN, maxInputLength: wholeNumber(2), cache: ANY, telemetry: TELEMETRY };
 
 /**
  * Runs a `todo_write` or `suggest_task` call for chat `chatId` and records
@@ -106,14 +127,17 @@ export async function runToolForUi(store: Store, chatId: string, call: ToolCall,
 /**
  * Internal: {@link runToolForUi}'s answer and whether the core accepted the
  * call (`ok`), for protocols that mark a refusal (MCP's `isError`).
+ * `conversationId` is the chat as the caller names it on the call's span,
+ * where `chatId` is a store key of an owner's (stores/owners.ts).
  */
 export async function runToolWithParts(
   store: Store,
   chatId: string,
   call: ToolCall,
   options?: RunToolOptions | null,
+  conversationId = chatId,
 ): Promise<UiToolResult & { ok: boolean }> {
-  const r = await recordCall(store, chatId, call, options, true);
+  const r = await recordCall(store, chatId, call, options, true, conversationId);
   return { ok: r.ok, text: r.ok ? r.output : r.error, ...r.ui };
 }
 
@@ -125,20 +149,25 @@ async function recordCall(
   call: ToolCall,
   options: RunToolOptions | null | undefined,
   ui: boolean,
+  conversationId = chatId,
 ): Promise<Recorded> {
   const opts = readOptions("runTool", options, RUN_OPTION_RULES);
   const decide = decider(call, opts, ui);
   const cache = opts.cache ?? sharedCache(store);
   if (cache.store !== store) throw new TypeError("oda-tasks: invalid arguments of runTool: the cache belongs to another store");
   const name = String(ownValue(call, "name"));
-  return decideAndAppend<Recorded>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
-    const { result, card } = decide(state);
-    if (!result.ok) return { done: { ok: false, error: result.error, ui: {} } };
-    // Decided on the state the entry is appended to: the card is the one replay will make.
-    const shown = !ui || state === null ? {} : card !== null ? { card } : uiParts(result.entry);
-    // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
-    return { append: [result.entry], then: { ok: true, output: result.output, ui: shown } };
-  });
+  const id = ownValue(call, "id");
+  const about = { tool: name, callId: typeof id === "string" ? id : undefined, conversationId, input: ownValue(call, "input") };
+  const record = () =>
+    decideAndAppend<Recorded>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
+      const { result, card } = decide(state);
+      if (!result.ok) return { done: { ok: false, error: result.error, ui: {} } };
+      // Decided on the state the entry is appended to: the card is the one replay will make.
+      const shown = !ui || state === null ? {} : card !== null ? { card } : uiParts(result.entry);
+      // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
+      return { append: [result.entry], then: { ok: true, output: result.output, ui: shown } };
+    });
+  return toolCallSeen(about, opts.telemetry, record, (r) => ({ ok: r.ok, text: r.ok ? r.output : r.error }));
 }
 
 /** The offer of a `suggestion_offered` about to be appended (a `todo_update`'s card comes with its decision). */

@@ -8,6 +8,8 @@ import { ANY, BOOLEAN, readOptions } from "../core/options.js";
 import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
 import { sharedCache, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
+import { storeOperation } from "../telemetry/store-ops.js";
+import { inSpan, NO_SPAN, outOfScope, type SpanHandle } from "../telemetry/otel.js";
 import type {
   MessageEntry,
   ServiceFailure,
@@ -69,6 +71,8 @@ export interface SuggestionServiceOptions {
   permissions?: readonly string[];
   /** The warm chat states to use; by default one cache per store, shared with `runTool`. */
   cache?: ChatStateCache;
+  /** The operations' OpenTelemetry spans (`oda_tasks.suggestion.start`, …, where `@opentelemetry/api` is installed): `false` makes none. */
+  telemetry?: boolean;
 }
 
 /**
@@ -163,6 +167,7 @@ export class SuggestionService {
   readonly #starting: Map<string, Promise<StartResult>>;
   /** The store key prefix of this service's owner (`""`: the chat ids are the keys). */
   readonly #prefix: string;
+  readonly #telemetry: boolean;
 
   constructor(options: SuggestionServiceOptions) {
     const owned = owning;
@@ -175,6 +180,7 @@ export class SuggestionService {
       this.#permissions = of.#permissions;
       this.#starting = of.#starting;
       this.#prefix = owned.prefix;
+      this.#telemetry = of.#telemetry;
       return;
     }
     this.#starting = new Map();
@@ -183,11 +189,13 @@ export class SuggestionService {
       throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
     }
     // Own properties only: a polluted Object.prototype (`permissions`) is never an option.
-    const { store, cache, permissions } = readOptions<SuggestionServiceOptions>("SuggestionService", options, {
+    const { store, cache, permissions, telemetry } = readOptions<SuggestionServiceOptions>("SuggestionService", options, {
       store: ANY,
       cache: ANY,
       permissions: ANY,
+      telemetry: BOOLEAN,
     });
+    this.#telemetry = telemetry ?? true;
     if (store === undefined || store === null) throw new TypeError("oda-tasks: new SuggestionService({ store }) needs a store");
     this.#store = store;
     this.#cache = cache ?? sharedCache(store);
@@ -226,13 +234,19 @@ export class SuggestionService {
    * const { chatId } = await service.start("chat-1", "s1", { model: "small", permission: "full-access" });
    */
   start(chatId: string, id: string, request?: StartRequest): Promise<StartResult> {
-    const key = JSON.stringify([this.#prefix + chatId, id]);
-    let flight = this.#starting.get(key);
-    if (flight === undefined) {
-      flight = this.#start(chatId, id, request).finally(() => this.#starting.delete(key));
-      this.#starting.set(key, flight);
-    }
-    return flight.then((r) => ({ chatId: r.chatId }));
+    // The flight is registered before anything is awaited (the span's work begins at once).
+    return this.#seen("start", id, (span) => {
+      const key = JSON.stringify([this.#prefix + chatId, id]);
+      let flight = this.#starting.get(key);
+      if (flight === undefined) {
+        flight = this.#start(chatId, id, request, span).finally(() => this.#starting.delete(key));
+        this.#starting.set(key, flight);
+      } else span.set("oda_tasks.suggestion.start.joined", "process");
+      return flight.then((r) => {
+        span.set("oda_tasks.started_chat.id", r.chatId);
+        return { chatId: r.chatId };
+      });
+    });
   }
 
   /**
@@ -314,27 +328,46 @@ export class SuggestionService {
   }
 
   #settle(chatId: string, id: string, action: SettleAction): Promise<void> {
-    return decideAndAppend(this.#cache, this.#prefix + chatId, `${action} of suggestion "${id}" in chat "${chatId}"`, (state) => {
-      // A missing chat offers nothing: the core answers not-found for the id.
-      const decision = (state ?? emptyState()).settleSuggestion(id, action);
-      if (!decision.ok) throw new SuggestionError(decision);
-      // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
-      return decision.entry === null ? { done: undefined } : { append: [decision.entry], then: undefined };
-    });
+    return this.#seen(action, id, () =>
+      decideAndAppend(this.#cache, this.#prefix + chatId, `${action} of suggestion "${id}" in chat "${chatId}"`, (state) => {
+        // A missing chat offers nothing: the core answers not-found for the id.
+        const decision = (state ?? emptyState()).settleSuggestion(id, action);
+        if (!decision.ok) throw new SuggestionError(decision);
+        // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
+        return decision.entry === null ? { done: undefined } : { append: [decision.entry], then: undefined };
+      }),
+    );
   }
 
-  async #start(chatId: string, id: string, request: StartRequest | undefined): Promise<StartResult> {
+  /**
+   * Runs operation `action` on offer `id` in its span
+   * (`oda_tasks.suggestion.<action>`, a refusal its `error.type`), or with
+   * `telemetry: false` in none.
+   */
+  #seen<T>(action: SettleAction | "start", id: string, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+    if (!this.#telemetry) return outOfScope(() => work(NO_SPAN));
+    return inSpan(`oda_tasks.suggestion.${action}`, { attributes: { "oda_tasks.suggestion.id": id } }, work);
+  }
+
+  async #start(chatId: string, id: string, request: StartRequest | undefined, span: SpanHandle): Promise<StartResult> {
     const store = this.#store;
     type Started = { chatId: string; brief: MessageEntry };
     const what = `start of suggestion "${id}" in chat "${chatId}"`;
+    let decisions = 0;
     const started = await decideAndAppend<Started>(this.#cache, this.#prefix + chatId, what, async (state) => {
+      const again = decisions++ > 0;
       const decision = (state ?? emptyState()).planStart(chatId, id, request, this.#permissions);
       if (!decision.ok) throw new SuggestionError(decision);
-      if (decision.kind === "started") return { done: { chatId: decision.chatId, brief: decision.brief } };
+      if (decision.kind === "started") {
+        // Started after this Start lost a race: another Start (another instance, tab or process) came first.
+        if (again) span.set("oda_tasks.suggestion.start.joined", "instance");
+        return { done: { chatId: decision.chatId, brief: decision.brief } };
+      }
       // The new chat's id is the core's, derived from (chat, offer), so every
       // racing starter creates the same chat and at most one wins; the
       // losers find it and carry on with it.
-      if (!(await store.create(this.#prefix + decision.chatId, [decision.session]))) {
+      if (!(await storeOperation(store, "create", () => store.create(this.#prefix + decision.chatId, [decision.session])))) {
+        span.set("oda_tasks.suggestion.start.joined", "instance");
         const found = await this.#startedChatState(decision.chatId, chatId, id);
         if (found === "foreign" || found === "missing") throw startedChatBroken(decision.chatId, found, chatId, id);
       }

@@ -5,6 +5,7 @@ import { BOOLEAN, readOptions, wholeNumber } from "../core/options.js";
 import type { LogEntry } from "../core/types.js";
 import { readFrom, type Store } from "../stores/store.js";
 import { keyed } from "../stores/keyed.js";
+import { storeOperation } from "../telemetry/store-ops.js";
 
 /**
  * Default number of chats whose state a cache keeps.
@@ -175,8 +176,12 @@ export class ChatStateCache {
     slot.mark = log.mark;
   }
 
-  /** What is new in the log from `from` on: as stored texts where the store has them, with its mark. */
-  async #read(chatId: string, from: number, mark: string | null): Promise<Fresh | null> {
+  /** What is new in the log from `from` on: as stored texts where the store has them, with its mark; seen as the store's read. */
+  #read(chatId: string, from: number, mark: string | null): Promise<Fresh | null> {
+    return storeOperation(this.store, "read", () => this.#readStore(chatId, from, mark));
+  }
+
+  async #readStore(chatId: string, from: number, mark: string | null): Promise<Fresh | null> {
     const store = this.store;
     if (typeof store.readSince === "function") {
       const read = await store.readSince(chatId, from, mark);

@@ -2,7 +2,7 @@
 // bound to one stored chat: what every framework's `execute` needs, so no
 // adapter repeats `r.ok ? r.output : r.error`.
 import { BOOLEAN, ownOptions, readOptions } from "../core/options.js";
-import { RUN_OPTION_RULES, runTool, runToolForUi, type RunToolOptions, type UiToolResult } from "../chat/run.js";
+import { RUN_OPTION_RULES, runTool, runToolForUi, type RunToolOptions, type ToolCall, type UiToolResult } from "../chat/run.js";
 import type { Store } from "../stores/store.js";
 
 /**
@@ -25,10 +25,10 @@ export interface ChatToolsOptions extends RunToolOptions {
  * const text: string = await handlers.todo_write(call.input);
  */
 export interface ToolHandlers {
-  /** Runs the model's `todo_write` input on the chat: the core's output, or its exact refusal. */
-  todo_write(input: unknown): Promise<string>;
-  /** Runs the model's `suggest_task` input on the chat: the core's output, or its exact refusal. */
-  suggest_task(input: unknown): Promise<string>;
+  /** Runs the model's `todo_write` input on the chat: the core's output, or its exact refusal. `callId`: the model's id of the call, for its span. */
+  todo_write(input: unknown, callId?: string): Promise<string>;
+  /** Runs the model's `suggest_task` input on the chat: the core's output, or its exact refusal. `callId`: the model's id of the call, for its span. */
+  suggest_task(input: unknown, callId?: string): Promise<string>;
 }
 
 /**
@@ -54,10 +54,10 @@ export function chatToolsOptions(call: string, options: unknown): ChatToolsOptio
  * const { text, card } = await handlers.todo_write(call.input);
  */
 export interface UiToolHandlers {
-  /** Runs the model's `todo_write` input: `text` for the model, and the recorded update's `card`. */
-  todo_write(input: unknown): Promise<UiToolResult>;
-  /** Runs the model's `suggest_task` input: `text` for the model, and the recorded `offer`. */
-  suggest_task(input: unknown): Promise<UiToolResult>;
+  /** Runs the model's `todo_write` input: `text` for the model, and the recorded update's `card`. `callId`: the model's id of the call, for its span. */
+  todo_write(input: unknown, callId?: string): Promise<UiToolResult>;
+  /** Runs the model's `suggest_task` input: `text` for the model, and the recorded `offer`. `callId`: the model's id of the call, for its span. */
+  suggest_task(input: unknown, callId?: string): Promise<UiToolResult>;
 }
 
 /**
@@ -74,8 +74,9 @@ export interface ToolHandlersOptions extends ChatToolsOptions {
 /**
  * `todo_write` and `suggest_task` bound to chat `chatId`: each resolves to
  * the text to give the model back, or with `ui: true` to `{ text, card?,
- * offer? }` for a UI (the model still gets only `text`). An unknown option
- * throws here.
+ * offer? }` for a UI (the model still gets only `text`). Each takes the
+ * model's id of the call as a second argument where the API gives one (its
+ * span's `gen_ai.tool.call.id`). An unknown option throws here.
  *
  * @example
  * import { toolHandlers } from "oda-tasks";
@@ -95,8 +96,8 @@ export function toolHandlers(options: ToolHandlersOptions): ToolHandlers | UiToo
   if (asUi) return uiToolHandlers({ store, chatId, ...run });
   const handler =
     (name: "todo_write" | "suggest_task") =>
-    async (input: unknown): Promise<string> => {
-      const r = await runTool(store, chatId, { name, input }, run);
+    async (input: unknown, callId?: string): Promise<string> => {
+      const r = await runTool(store, chatId, toolCall(name, input, callId), run);
       return r.ok ? r.output : r.error;
     };
   return { todo_write: handler("todo_write"), suggest_task: handler("suggest_task") };
@@ -106,7 +107,12 @@ export function toolHandlers(options: ToolHandlersOptions): ToolHandlers | UiToo
 export function uiToolHandlers({ store, chatId, ...run }: ChatToolsOptions): UiToolHandlers {
   const handler =
     (name: "todo_write" | "suggest_task") =>
-    (input: unknown): Promise<UiToolResult> =>
-      runToolForUi(store, chatId, { name, input }, run);
+    (input: unknown, callId?: string): Promise<UiToolResult> =>
+      runToolForUi(store, chatId, toolCall(name, input, callId), run);
   return { todo_write: handler("todo_write"), suggest_task: handler("suggest_task") };
+}
+
+/** The call, with the model's id of it when the framework gave one (a string). */
+function toolCall(name: ToolCall["name"], input: unknown, callId: unknown): ToolCall {
+  return typeof callId === "string" ? { name, input, id: callId } : { name, input };
 }

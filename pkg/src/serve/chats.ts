@@ -3,6 +3,7 @@
 // it), by the ids the owner uses (their keys less the owner's prefix).
 import { ChatState } from "../core/chat-state.js";
 import { StoreError, type Store } from "../stores/store.js";
+import { storeOperation } from "../telemetry/store-ops.js";
 
 /**
  * One chat of a listing: its id, and its title and workspace when its
@@ -37,7 +38,8 @@ export async function listOwnedChats(
   { limit, cursor }: { limit: number; cursor: string | null },
 ): Promise<{ chats: ChatSummary[]; next: string | null }> {
   if (typeof store.list !== "function") throw new StoreError("store/unavailable", "this store cannot list its chats", "");
-  const page = await store.list({ prefix, limit, cursor });
+  const list = store.list;
+  const page = await storeOperation(store, "list", () => list.call(store, { prefix, limit, cursor }));
   const chats = page.chats.map(({ chatId, first }) => {
     const summary: ChatSummary = { chatId: chatId.slice(prefix.length) };
     const session = first === null ? null : sessionOf(first);

@@ -25,6 +25,7 @@ import {
 import { queued } from "./queue.js";
 import { cursorPosition, listOptions, makeCursor } from "./list.js";
 import { announce, watchDatabase, type ChatNow } from "./indexeddb-watch.js";
+import { STORE_KIND } from "../telemetry/store-ops.js";
 
 /**
  * The database layout's version; an upgrade adds to it. 1: "chats" and
@@ -114,6 +115,11 @@ class OpenFailure {
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class IndexedDbStore implements Store {
+  /** Internal: the kind its operations' spans and metrics name. */
+  get [STORE_KIND](): string {
+    return "indexeddb";
+  }
+
   /** The database's name. */
   readonly name: string;
   readonly #factory: IDBFactory;

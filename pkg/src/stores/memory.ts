@@ -20,6 +20,7 @@ import {
 } from "./store.js";
 import { cursorPosition, listOptions, makeCursor } from "./list.js";
 import { ChangeListeners } from "./watchers.js";
+import { STORE_KIND } from "../telemetry/store-ops.js";
 
 /** One chat: its entries, and its place in the order of creation (also its epoch: a chat made again has another). */
 interface Chat {
@@ -41,6 +42,11 @@ interface Chat {
  * const log = await store.read("chat-1");
  */
 export class MemoryStore implements Store {
+  /** Internal: the kind its operations' spans and metrics name. */
+  get [STORE_KIND](): string {
+    return "memory";
+  }
+
   readonly #chats = new Map<string, Chat>();
   readonly #listeners = new ChangeListeners();
   /** The creation counter: the last chat created has the highest number. */

@@ -87,8 +87,8 @@ type Runner = (name: keyof AiTools, run: () => Promise<UiToolResult>) => Promise
 
 function boundTools(handlers: UiToolHandlers, runner: Runner, parts: ChatParts | null): AiTools {
   // With a writer, the part a call changed is written before the call resolves (and counts in the turn).
-  const run = (name: keyof AiTools, input: unknown) => async () => {
-    const result = await handlers[name](input);
+  const run = (name: keyof AiTools, input: unknown, callId: string) => async () => {
+    const result = await handlers[name](input, callId);
     if (parts !== null) await parts.after(result);
     return result;
   };
@@ -97,7 +97,7 @@ function boundTools(handlers: UiToolHandlers, runner: Runner, parts: ChatParts |
       description: definition.description,
       // No `validate`: the SDK hands every input over as it came.
       inputSchema: jsonSchema<unknown>(JSON.parse(JSON.stringify(definition.inputSchema)) as JsonSchema),
-      execute: (input: unknown) => runner(name, run(name, input)),
+      execute: (input: unknown, { toolCallId }) => runner(name, run(name, input, toolCallId)),
       // The model reads the core's text and nothing else: the card and the offer are for the UI.
       toModelOutput: ({ output }) => ({ type: "text", value: output.text }),
     });

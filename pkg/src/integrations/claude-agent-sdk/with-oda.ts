@@ -65,14 +65,16 @@ export function withOda(options: Options | null | undefined, oda: OdaOptions): O
         `oda-tasks: ${name} ran without ${NAME}'s PreToolUse hook, so its agent is unknown; it was refused and recorded nothing (keep the hooks ${NAME} returns)`,
       );
     }
+    // The SDK's tool-use id of the call (its hook saw it): the span's gen_ai.tool.call.id.
+    const call = { name, input, ...(toolUseId === undefined ? {} : { id: toolUseId }) };
     if (agent === null) {
-      const r = await turns.run(name, () => runToolWithParts(store, chatId, { name, input }, run));
+      const r = await turns.run(name, () => runToolWithParts(store, chatId, call, run));
       return { ...r, chatId };
     }
     // A subagent works on a helper chat of its own: its own list, and the core refuses its suggestions.
     const helper = helperChatId(chatId, agent.agentId);
     await createChat(store, helper, { agent: "helper", ...(agent.agentType === undefined ? {} : { title: agent.agentType }) });
-    return { ...(await runToolWithParts(store, helper, { name, input }, run)), chatId: helper };
+    return { ...(await runToolWithParts(store, helper, call, run)), chatId: helper };
   };
 
   const server = odaServer(call);

@@ -10,6 +10,7 @@
 import { type Mark, changeBytes, screenBytes } from "./changes.js";
 import { type ChatFeed, type ChatFeeds, DELETED } from "./feeds.js";
 import { failure } from "./replies.js";
+import { tell } from "../../telemetry/observe.js";
 
 /** Limits and timing of the event streams. */
 export interface EventStreamLimits {
@@ -93,6 +94,7 @@ export class EventStreams {
   /** `s` started: it is open, and the timer runs. */
   opened(s: EventStream): void {
     this.#streams.add(s);
+    tell("eventStreams", 1);
     s.feed.streams.add(s);
     if (this.#timer === undefined) this.#timer = setInterval(() => this.#tick(), Math.min(this.limits.pollMs, 1000));
     keepAlive(this.#timer, true);
@@ -112,7 +114,7 @@ export class EventStreams {
   /** `s` closed: its chat is watched a little longer once it has no stream, so its client resumes by id. */
   closed(s: EventStream): void {
     this.#unearly(s);
-    this.#streams.delete(s);
+    if (this.#streams.delete(s)) tell("eventStreams", -1);
     s.feed.streams.delete(s);
     if (s.feed.streams.size === 0) this.feeds.idle(s.feed);
   }

@@ -4,7 +4,7 @@
 // Workers alike. Secure by default: `authorize` is required, no CORS header
 // is ever sent, a POST needs a JSON body of bounded size, and a failure says
 // a code and a fixed or service text, never a stack or a path.
-import { ANY, type OptionRules, readOptions, wholeBetween } from "../../core/options.js";
+import { ANY, BOOLEAN, type OptionRules, readOptions, wholeBetween } from "../../core/options.js";
 import { SuggestionService } from "../../chat/service.js";
 import { ChatStateCache } from "../../chat/state-cache.js";
 import { deleteChat } from "../../chat/lifecycle.js";
@@ -70,6 +70,8 @@ export interface ChatHandlerOptions {
   keepAliveMs?: number;
   /** The suggestion service's permission order, lowest first. */
   permissions?: readonly string[];
+  /** The suggestion actions' OpenTelemetry spans (`oda_tasks.suggestion.start`, …): `false` makes none. */
+  telemetry?: boolean;
   /** The warm states to read and write through (`cards: true`); by default one of the handler's own. */
   cache?: ChatStateCache;
   /** Told of every failure answered with a 500 or a 503, for the app's logs (the client never sees it). */
@@ -111,6 +113,7 @@ const RULES: OptionRules<ChatHandlerOptions> = {
   staleMs: wholeBetween(1000, 600_000),
   keepAliveMs: wholeBetween(1000, 300_000),
   permissions: ANY,
+  telemetry: BOOLEAN,
   cache: ANY,
   onError: ANY,
   allowedOrigins: ANY,
@@ -175,7 +178,12 @@ export function ownedChatHandler(
       "oda-tasks: invalid arguments of chatHandler: `cache` must be a ChatStateCache of the same store with `cards: true`",
     );
   }
-  const service = new SuggestionService({ store, cache, ...(o.permissions === undefined ? {} : { permissions: o.permissions }) });
+  const service = new SuggestionService({
+    store,
+    cache,
+    ...(o.permissions === undefined ? {} : { permissions: o.permissions }),
+    ...(o.telemetry === undefined ? {} : { telemetry: o.telemetry }),
+  });
   /** A store without `delete` (an app's own) serves no DELETE: the route answers 405. */
   const canDelete = typeof store.delete === "function";
 

@@ -120,7 +120,7 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
         const open = await begin(agentRun);
         if (open === undefined) throw new TypeError(refusal(definition.name));
         const handlers = uiToolHandlers({ store, chatId: chat, ...run });
-        const { text, ...ui } = await open.calls.run(definition.name, () => handlers[definition.name](input));
+        const { text, ...ui } = await open.calls.run(definition.name, () => handlers[definition.name](input, config.toolCall?.id));
         // The model reads `text`; the artifact carries what the UI draws.
         return [text, ui] as [string, typeof ui];
       },
@@ -178,6 +178,8 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
 interface Runtime {
   configurable?: unknown;
   signal?: AbortSignal | undefined;
+  /** A tool call's: the model's call, its `id` the span's `gen_ai.tool.call.id`. */
+  toolCall?: { id?: string | undefined } | undefined;
 }
 
 /** The request with the list's text after the system message (or as it, when there is none). */

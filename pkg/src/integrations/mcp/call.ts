@@ -68,7 +68,8 @@ export async function callTool(
         if (codeOf(e) !== "store/missing-chat") throw e;
       }
     }
-    return answer(await runToolWithParts(scope.store, key, { name, input: args }, scope.run), chatId);
+    // The span names the chat as the caller does: its own id, never an owner's store key.
+    return answer(await runToolWithParts(scope.store, key, { name, input: args }, scope.run, chatId), chatId);
   } catch (e) {
     try {
       scope.onError?.(e);

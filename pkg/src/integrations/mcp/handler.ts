@@ -14,6 +14,7 @@ import { readServerOptions, SERVER_OPTION_RULES, type OdaMcpServerOptions } from
 import { APP_TOOLS, appToolChat } from "./app/register.js";
 import { serverOf } from "./server.js";
 import { ownerPrefix } from "../../stores/owners.js";
+import { McpRequestSeen } from "./telemetry.js";
 
 /**
  * What `authorize` is told of one JSON-RPC message of a request.
@@ -149,12 +150,19 @@ export function ownedMcpHandler(
       // app-only tools are never listed (no model sees them) yet answer a call that names one.
       const callsApp = contexts.some((c) => c.method === "tools/call" && c.tool !== undefined && APP_TOOLS.includes(c.tool));
       const prefix = owner === undefined ? "" : await ownerPrefix(await owner(request));
+      // A span per message (its parent the client's `_meta.traceparent`), its outcome read from the answers sent.
+      const seen = new McpRequestSeen(read.value, request, server.telemetry !== false);
       const mcp = serverOf(server, callsApp ? "always" : "declared", prefix);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await mcp.connect(transport);
+      seen.watch(transport);
+      let status = 500;
       try {
-        return await transport.handleRequest(request, { parsedBody: read.value });
+        await mcp.connect(transport);
+        const response = await seen.run(() => transport.handleRequest(request, { parsedBody: read.value }));
+        status = response.status;
+        return response;
       } finally {
+        seen.end(status);
         await mcp.close().catch(report);
       }
     } catch (e) {

@@ -39,6 +39,7 @@ import { waitingReads, type ReadGroup, type Scan } from "./read-queue.js";
 import { NEWLINE, READ_ONLY, syncDir, syncDirSync, writeAll } from "./durable.js";
 import { announce, fileSignature, folderFeed, statSignature, type CountedLength } from "./watch.js";
 import { APPENDED_BYTES, committedAt, forgetCommit, hasCommit, recordCommit, stillAt, type CommitPoint } from "./commits.js";
+import { STORE_KIND } from "../../telemetry/store-ops.js";
 /**
  * Options of a {@link JsonlStore}.
  *
@@ -203,6 +204,11 @@ interface ScanFrom {
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class JsonlStore implements Store {
+  /** Internal: the kind its operations' spans and metrics name. */
+  get [STORE_KIND](): string {
+    return "jsonl";
+  }
+
   /** The directory, as an absolute path. */
   readonly dir: string;
   readonly #lockWait: number;

@@ -13,6 +13,7 @@ import { ChangeListeners, type ChangeListener } from "../watchers.js";
 import type { Database, Listening } from "./drivers.js";
 import { asError, withCause } from "./errors.js";
 import { CHANNEL, LENGTHS, TABLE_OID } from "./sql.js";
+import { tell } from "../../telemetry/observe.js";
 
 /** Tries to listen again: 1 s, doubling, at most 30 s, spread so stores do not reconnect in step. */
 export const LISTEN_BACKOFF: Backoff = { first: 1000, factor: 2, max: 30_000, jitter: true };
@@ -192,7 +193,9 @@ export class ChangeFeed {
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = null;
-      if (generation === this.#generation) void this.#connect(generation);
+      if (generation !== this.#generation) return;
+      tell("feedReconnect", "postgresql");
+      void this.#connect(generation);
     }, retry);
   }
 

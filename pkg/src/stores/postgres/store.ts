@@ -27,6 +27,7 @@ import {
   listQuery,
   migrationFiles,
 } from "./sql.js";
+import { STORE_KIND } from "../../telemetry/store-ops.js";
 
 export type { PgPool, PgPoolClient } from "./client.js";
 export type { PostgresJsSql, PostgresJsReserved, PostgresJsListening } from "./drivers.js";
@@ -107,6 +108,11 @@ let stores = 0;
  * await store.append("chat-1", [{ type: "turn_started" }], log.length);
  */
 export class PostgresStore extends SqlStore implements Store {
+  /** Internal: the kind its operations' spans and metrics name. */
+  get [STORE_KIND](): string {
+    return "postgresql";
+  }
+
   readonly #db: Promise<Database>;
   readonly #pool: Promise<PgPool>;
   readonly #owned: boolean;

@@ -21,6 +21,7 @@ import {
   type Statement,
 } from "./sql.js";
 import { announce, databaseKey, watchDatabase } from "./watch.js";
+import { STORE_KIND } from "../../telemetry/store-ops.js";
 
 /**
  * Options of {@link SqliteStore}.
@@ -75,6 +76,11 @@ const stringify = JSON.stringify; // as at load: an app's wrapper never sees the
  * await store.append("chat-1", [{ type: "turn_started" }], 1); // resolves to 2
  */
 export class SqliteStore extends SqlStore implements Store {
+  /** Internal: the kind its operations' spans and metrics name. */
+  get [STORE_KIND](): string {
+    return "sqlite";
+  }
+
   readonly #driver: SqlDriver;
   readonly #busyTimeout: number;
   readonly #attempts: number;

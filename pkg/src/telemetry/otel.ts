@@ -1,0 +1,281 @@
+// OpenTelemetry spans through `@opentelemetry/api`, an optional peer that is
+// never imported: the first span asked for loads it where the runtime loads a
+// package synchronously (Node's `process.getBuiltinModule("node:module")`), so
+// with the package absent, or in a runtime without that (a browser, a
+// Worker), no span is made and nothing else changes. With the API and no SDK
+// registered, every span is the API's own no-op. The types below are the few
+// shapes this package uses of the API, so no `.d.ts` of the package names it.
+
+/** A span attribute's value. */
+export type AttributeValue = string | number | boolean;
+
+/** Span attributes by name. */
+export type Attributes = Record<string, AttributeValue>;
+
+/** An OpenTelemetry `Context`: immutable, values by symbol. */
+export interface OtelContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): OtelContext;
+  deleteValue(key: symbol): OtelContext;
+}
+
+/** What this package does with an OpenTelemetry `Span`. */
+export interface OtelSpan {
+  setAttribute(key: string, value: AttributeValue): unknown;
+  setStatus(status: { code: number }): unknown;
+  updateName(name: string): unknown;
+  spanContext(): { traceId: string; spanId: string; traceFlags: number };
+  isRecording(): boolean;
+  end(): void;
+}
+
+/** How `propagation.extract` reads a carrier. */
+export interface CarrierGetter<C> {
+  keys(carrier: C): string[];
+  get(carrier: C, key: string): string | string[] | undefined;
+}
+
+/** What this package uses of `@opentelemetry/api`. */
+interface OtelApi {
+  trace: {
+    getTracer(name: string, version?: string): {
+      startSpan(name: string, options: { kind: number; attributes: Attributes }, context: OtelContext): OtelSpan;
+    };
+    setSpan(context: OtelContext, span: OtelSpan): OtelContext;
+    getSpan(context: OtelContext): OtelSpan | undefined;
+  };
+  context: { active(): OtelContext; with<T>(context: OtelContext, fn: () => T): T };
+  propagation: { extract<C>(context: OtelContext, carrier: C, getter?: CarrierGetter<C>): OtelContext };
+  createContextKey(description: string): symbol;
+}
+
+/** The API's package, loaded by name. */
+const API_PACKAGE = "@opentelemetry/api";
+
+/** The instrumentation scope of every span of this package. */
+const TRACER_NAME = "oda-tasks";
+
+/** `SpanKind` and `SpanStatusCode` of the API, as numbers (stable across its 1.x releases). */
+const KINDS = { internal: 0, server: 1 } as const;
+const STATUS_ERROR = 2;
+
+/** The loaded API, and its context keys: this package's scope, and a request's {@link TraceNote}. */
+interface Loaded {
+  api: OtelApi;
+  scope: symbol;
+  note: symbol;
+}
+
+let loaded: Loaded | null | undefined;
+
+/** The API, loaded on first use; `null` where it is absent or cannot be loaded. */
+function otel(): Loaded | null {
+  if (loaded === undefined) loaded = load();
+  return loaded;
+}
+
+function load(): Loaded | null {
+  try {
+    const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    if (typeof getBuiltin !== "function") return null;
+    const module = getBuiltin("node:module") as { createRequire?: (from: string) => (id: string) => unknown } | undefined;
+    if (typeof module?.createRequire !== "function" || typeof import.meta.url !== "string") return null;
+    const api = module.createRequire(import.meta.url)(API_PACKAGE) as Partial<OtelApi> | null;
+    if (typeof api?.trace?.getTracer !== "function" || typeof api.context?.with !== "function" || typeof api.createContextKey !== "function") {
+      return null;
+    }
+    // Every copy of the API makes the same key of a description (Symbol.for): spans of this package below mark the context.
+    return { api: api as OtelApi, scope: api.createContextKey("oda-tasks scope"), note: api.createContextKey("oda-tasks trace note") };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A span of this package as the code around it sees it: attributes to set,
+ * a failure to mark. Without the API (or with tracing off) it is
+ * {@link NO_SPAN}, whose methods do nothing.
+ */
+export interface SpanHandle {
+  /** Whether the span records (an SDK is registered and samples it); attributes that cost work to make are only made then. */
+  readonly live: boolean;
+  /** The trace id, or `""` without a span (or with the API's no-op, which has none). */
+  readonly traceId: string;
+  set(key: string, value: AttributeValue | undefined): void;
+  /** Marks the span failed: `error.type` and the status ERROR (never an error's message: it may name a chat or a file). */
+  fail(errorType: string): void;
+  rename(name: string): void;
+}
+
+/** The handle of no span. */
+export const NO_SPAN: SpanHandle = { live: false, traceId: "", set: () => undefined, fail: () => undefined, rename: () => undefined };
+
+/** The active context, or `null` without the API (a caller then makes no span). */
+export function activeContext(): OtelContext | null {
+  return otel()?.api.context.active() ?? null;
+}
+
+/** Whether the active context is inside a span of this package (store work there makes child spans). */
+export function inScope(): boolean {
+  const o = otel();
+  return o !== null && o.api.context.active().getValue(o.scope) === true;
+}
+
+/**
+ * The trace context a carrier holds (MCP's `_meta`, HTTP headers), read by
+ * the propagator the app registered, over `base`.
+ */
+export function extractContext<C>(base: OtelContext, carrier: C, getter?: CarrierGetter<C>): OtelContext {
+  const o = otel();
+  if (o === null) return base;
+  try {
+    return o.api.propagation.extract(base, carrier, getter);
+  } catch {
+    return base;
+  }
+}
+
+/** How a span of this package begins. */
+export interface SpanStart {
+  kind?: keyof typeof KINDS;
+  attributes?: Attributes;
+  /** The context to begin in (its span the parent); by default the active one. */
+  parent?: OtelContext | null;
+}
+
+/** A span begun by {@link beginSpan}: its handle, the context it is active in, whether it was failed, and its end. */
+export interface OpenSpan extends SpanHandle {
+  readonly context: OtelContext;
+  readonly failed: boolean;
+  end(): void;
+}
+
+/**
+ * Begins span `name` (its parent the active span, or `start.parent`'s) and
+ * the context where it is active and marked as this package's scope; `null`
+ * without the API. End it with `end()`.
+ *
+ * @example
+ * const span = beginSpan("initialize", { kind: "server", attributes: { "mcp.method.name": "initialize" } });
+ * try { await (span === null ? handle() : runIn(span.context, handle)); } finally { span?.end(); }
+ */
+export function beginSpan(name: string, start: SpanStart): OpenSpan | null {
+  const o = otel();
+  if (o === null) return null;
+  const { api, scope } = o;
+  const parent = start.parent ?? api.context.active();
+  const span = api.trace.getTracer(TRACER_NAME).startSpan(name, { kind: KINDS[start.kind ?? "internal"], attributes: start.attributes ?? {} }, parent);
+  const { traceId } = span.spanContext();
+  let failed = false;
+  return {
+    // A no-op span (the API without an SDK, or sampled out) is set nothing that costs work to make.
+    live: span.isRecording(),
+    traceId: /^0*$/.test(traceId) ? "" : traceId,
+    context: api.trace.setSpan(parent, span).setValue(scope, true),
+    get failed() {
+      return failed;
+    },
+    set: (key, value) => {
+      if (value !== undefined) span.setAttribute(key, value);
+    },
+    fail: (errorType) => {
+      failed = true;
+      span.setAttribute("error.type", errorType);
+      span.setStatus({ code: STATUS_ERROR });
+    },
+    rename: (to) => {
+      span.updateName(to);
+    },
+    end: () => span.end(),
+  };
+}
+
+/**
+ * Runs `fn` with `context` active (a span of {@link beginSpan}'s, a context read by {@link extractContext}).
+ *
+ * @example
+ * await runIn(span.context, () => transport.handleRequest(request));
+ */
+export function runIn<T>(context: OtelContext, fn: () => T): T {
+  const o = otel();
+  return o === null ? fn() : o.api.context.with(context, fn);
+}
+
+/**
+ * Runs `work` in a new span `name`, active while it runs (so spans it
+ * begins are its children) and marked as this package's scope; the span
+ * ends when `work` settles. A throw fails the span with {@link errorTypeOf}
+ * unless `work` failed it already. Without the API, `work(NO_SPAN)`.
+ *
+ * @example
+ * await inSpan("oda_tasks.suggestion.dismiss", { attributes: { "oda_tasks.suggestion.id": id } }, () => settle());
+ */
+export async function inSpan<T>(name: string, start: SpanStart, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+  const span = beginSpan(name, start);
+  if (span === null) return work(NO_SPAN);
+  try {
+    return await runIn(span.context, () => work(span));
+  } catch (e) {
+    if (!span.failed) span.fail(errorTypeOf(e));
+    throw e;
+  } finally {
+    span.end();
+  }
+}
+
+/** Where a request's handler notes the trace its work went to (a server's log line names it). */
+export interface TraceNote {
+  traceId: string;
+}
+
+/**
+ * `context` carrying `note`: the first span of this package begun below it
+ * that has a trace id and is not noted yet notes it ({@link noteTrace}).
+ *
+ * @example
+ * const note = { traceId: "" };
+ * await runIn(withTraceNote(activeContext(), note), () => handler(request)); // note.traceId: the MCP span's
+ */
+export function withTraceNote(context: OtelContext, note: TraceNote): OtelContext {
+  const o = otel();
+  return o === null ? context : context.setValue(o.note, note);
+}
+
+/**
+ * Notes `traceId` in the active context's {@link TraceNote}, unless one is noted already.
+ *
+ * @example
+ * noteTrace(span.traceId);
+ */
+export function noteTrace(traceId: string): void {
+  const o = otel();
+  const note = o?.api.context.active().getValue(o.note) as TraceNote | undefined;
+  if (note !== undefined && note.traceId === "" && traceId !== "") note.traceId = traceId;
+}
+
+/**
+ * Runs `work` outside this package's scope: spans of the caller's stay its
+ * parents, but no store work below makes a span (a tool call whose tracing
+ * is off).
+ */
+export function outOfScope<T>(work: () => T): T {
+  const o = otel();
+  if (o === null) return work();
+  const active = o.api.context.active();
+  return active.getValue(o.scope) === undefined ? work() : o.api.context.with(active.deleteValue(o.scope), work);
+}
+
+/**
+ * What `error.type` says of a thrown error: its code where it has one of
+ * this package's shape (`store/contended`, `task-suggestion/not-open`), else
+ * its name (`TypeError`), else `_OTHER`. Never its message.
+ *
+ * @example
+ * errorTypeOf(new StoreError("store/unavailable", "…", "c1")); // "store/unavailable"
+ */
+export function errorTypeOf(e: unknown): string {
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
+  if (typeof code === "string" && /^[a-z][a-z-]{0,40}\/[a-z][a-z-]{0,60}$/.test(code)) return code;
+  const name = e instanceof Error ? e.name : undefined;
+  return typeof name === "string" && /^[A-Za-z][A-Za-z0-9_]{0,60}$/.test(name) ? name : "_OTHER";
+}
