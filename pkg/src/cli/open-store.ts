@@ -33,13 +33,15 @@ export class StoreSpecError extends Error {
  * `.sqlite3` → `SqliteStore` over `node:sqlite` (Node ≥ 22.13) or
  * better-sqlite3 (tables migrated); anything else → `JsonlStore` on that
  * folder, created when missing. Rejects with a {@link StoreSpecError}.
+ * `onWarning` hears what a store says while it runs (PostgreSQL's change
+ * feed falling back to polling); by default it goes to `console.warn`.
  *
  * @example
  * const { store, close } = await openStore(process.env.DATABASE_URL ?? "./chats");
  */
-export async function openStore(spec: string): Promise<OpenedStore> {
+export async function openStore(spec: string, onWarning?: (error: Error) => void): Promise<OpenedStore> {
   if (spec.trim() === "") throw new StoreSpecError("--store needs a folder, a .db/.sqlite file or a postgres:// URL");
-  if (/^postgres(?:ql)?:\/\//i.test(spec)) return openPostgres(spec);
+  if (/^postgres(?:ql)?:\/\//i.test(spec)) return openPostgres(spec, onWarning);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) {
     throw new StoreSpecError(`--store ${scheme(spec)}://… is no store this CLI opens (a folder, a .db/.sqlite file or a postgres:// URL)`);
   }
@@ -59,7 +61,7 @@ async function openJsonl(dir: string): Promise<OpenedStore> {
   return { store: new JsonlStore(dir), close: async () => undefined };
 }
 
-async function openPostgres(url: string): Promise<OpenedStore> {
+async function openPostgres(url: string, onWarning: ((error: Error) => void) | undefined): Promise<OpenedStore> {
   const require = createRequire(import.meta.url);
   try {
     require.resolve("pg");
@@ -67,7 +69,7 @@ async function openPostgres(url: string): Promise<OpenedStore> {
     throw new StoreSpecError("--store postgres://… needs the `pg` package: npm install pg");
   }
   const { PostgresStore } = await import("../stores/postgres/store.js");
-  const store = new PostgresStore(url);
+  const store = new PostgresStore(url, onWarning === undefined ? {} : { onError: onWarning });
   try {
     await store.migrate();
   } catch (e) {
@@ -134,9 +136,9 @@ function codeOf(e: unknown): string {
  * @example
  * const { store, close } = await openStoreOr("./chats", (message) => { console.error(message); process.exit(2); });
  */
-export async function openStoreOr(spec: string, fail: (message: string) => never): Promise<OpenedStore> {
+export async function openStoreOr(spec: string, fail: (message: string) => never, onWarning?: (error: Error) => void): Promise<OpenedStore> {
   try {
-    return await openStore(spec);
+    return await openStore(spec, onWarning);
   } catch (e) {
     if (e instanceof StoreSpecError) fail(e.message);
     throw e;

@@ -9,10 +9,18 @@ import { serveApp } from "../serve/app.js";
 import { MIN_TOKEN_LENGTH, tokenGate } from "../serve/auth.js";
 import { type Gate, openGate } from "../serve/gate.js";
 import type { JwtKeys } from "../serve/jwt.js";
-import { type FetchHandler, listenFetch } from "../serve/node-http.js";
+import { jsonLogger, LOG_LEVELS, type Logger } from "../serve/log.js";
+import { PROMETHEUS_TYPE, ServeMetrics } from "../serve/metrics.js";
+import { type FetchHandler, type FetchServer, listenFetch } from "../serve/node-http.js";
+import { currentRequest, observedHandler } from "../serve/observe.js";
+import { Readiness } from "../serve/probes.js";
 import { requestGuard, type RequestGuard } from "../integrations/http/guard.js";
 import { failure } from "../integrations/http/replies.js";
+import { observe } from "../telemetry/observe.js";
+import { errorTypeOf, meter } from "../telemetry/otel.js";
+import { storeKind } from "../telemetry/store-ops.js";
 import { openStoreOr } from "./open-store.js";
+import { startSdk, wantsSdk, type StartedSdk } from "./otel.js";
 
 /** The shortest cookie secret taken under `--auth jwt`. */
 const MIN_COOKIE_SECRET_LENGTH = 32;
@@ -26,6 +34,7 @@ Serves one store to agents and people over HTTP:
   /api/sessions/:id    PUT: create a chat;  /api/turns/:id/begin|end  POST: a model turn
   /chats/:id           a page per chat: the live plan, suggestions and cards
   /health              GET: {"ok":true}
+  /livez, /readyz      GET: alive; ready (the store answers, not draining)
 
 Every route but /health needs the token in ODA_TASKS_TOKEN (at least ${MIN_TOKEN_LENGTH} characters):
 programs send "Authorization: Bearer <token>", a browser signs in once on the page.
@@ -49,7 +58,15 @@ not localhost, 127.0.0.1 or [::1] (or the --public-url's host).
   --tenant-claim C    the claim whose value owns the chats in place of sub, so that
                       people of one tenant share them
   --no-suggest-task   list only todo_write (for hosts that never send turns)
+  --metrics-port N    serve /metrics (Prometheus) on a listener of its own, no token
+  --metrics-host H    the metrics listener's address (default 127.0.0.1)
+  --log-level L       debug, info, warn, error or silent (default info): JSON lines on stderr
+  --drain-ms N        after SIGTERM, how long /readyz answers 503 while the rest is
+                      served before the server stops (default 2000)
   -h, --help          print this help
+
+With OTEL_EXPORTER_OTLP_ENDPOINT set, traces and metrics go out over OTLP
+(the @opentelemetry/sdk-node package; the standard OTEL_* variables apply).
 `;
 
 /** What the command line asked for. */
@@ -66,6 +83,11 @@ interface ServeArgs {
   audience: string | undefined;
   tenantClaim: string | undefined;
   suggestTask: boolean;
+  /** `--metrics-port`, or undefined: no metrics listener. */
+  metricsPort: number | undefined;
+  metricsHost: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  drainMs: number;
 }
 
 /** The flags only `--auth jwt` takes. */
@@ -80,7 +102,17 @@ function usageError(message: string): never {
 }
 
 function parseArgs(args: string[]): ServeArgs {
-  const out: Partial<ServeArgs> = { port: 8765, host: "127.0.0.1", publicUrl: undefined, auth: "token", suggestTask: true };
+  const out: Partial<ServeArgs> = {
+    port: 8765,
+    host: "127.0.0.1",
+    publicUrl: undefined,
+    auth: "token",
+    suggestTask: true,
+    metricsHost: "127.0.0.1",
+    logLevel: "info",
+    drainMs: 2000,
+  };
+  let metricsHostGiven = false;
   let noAuth = false;
   let authGiven = false;
   for (let i = 0; i < args.length; i++) {
@@ -93,11 +125,21 @@ function parseArgs(args: string[]): ServeArgs {
     if (arg === "--store") out.store = value();
     else if (arg === "--host") out.host = value();
     else if (arg === "--public-url") out.publicUrl = publicBase(value());
-    else if (arg === "--port") {
+    else if (arg === "--port") out.port = portOf("--port", value());
+    else if (arg === "--metrics-port") out.metricsPort = portOf("--metrics-port", value());
+    else if (arg === "--metrics-host") {
+      out.metricsHost = value();
+      metricsHostGiven = true;
+    } else if (arg === "--log-level") {
+      const level = value();
+      if (!(LOG_LEVELS as readonly string[]).includes(level))
+        usageError(`--log-level must be debug, info, warn, error or silent (got ${JSON.stringify(level.slice(0, 200))})`);
+      out.logLevel = level as ServeArgs["logLevel"];
+    } else if (arg === "--drain-ms") {
       const text = value();
-      if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-        usageError(`--port must be a whole number from 0 to 65535 (got ${JSON.stringify(text)})`);
-      out.port = Number(text);
+      if (!/^\d{1,6}$/.test(text) || Number(text) > 600_000)
+        usageError(`--drain-ms must be a whole number from 0 to 600000 (got ${JSON.stringify(text.slice(0, 200))})`);
+      out.drainMs = Number(text);
     } else if (arg === "--no-auth") noAuth = true;
     else if (arg === "--auth") {
       const mode = value();
@@ -116,6 +158,7 @@ function parseArgs(args: string[]): ServeArgs {
     else usageError(`unknown argument ${JSON.stringify(arg)}`);
   }
   if (out.store === undefined) usageError("--store is required");
+  if (metricsHostGiven && out.metricsPort === undefined) usageError("--metrics-host is only taken with --metrics-port");
   if (noAuth && authGiven) usageError(`--no-auth and --auth ${out.auth} exclude each other`);
   if (noAuth) out.auth = "none";
   if (out.auth !== "jwt") {
@@ -125,6 +168,12 @@ function parseArgs(args: string[]): ServeArgs {
     if (out.jwks === undefined) usageError("--auth jwt needs --jwks <URL | file> (the issuer's signing keys)");
   }
   return out as ServeArgs;
+}
+
+/** A port flag's value: a whole number from 0 to 65535. */
+function portOf(flag: string, text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) usageError(`${flag} must be a whole number from 0 to 65535 (got ${JSON.stringify(text)})`);
+  return Number(text);
 }
 
 /** A flag's value as an http(s) URL with no credentials or fragment, kept as written (`iss` and `aud` are compared exactly). */
@@ -220,12 +269,30 @@ export async function serveCommand(args: string[]): Promise<void> {
   }
   const options = parseArgs(args);
   const loopback = LOOPBACK.has(options.host);
+  const log = jsonLogger(options.logLevel);
+  // First, so that the spans and metrics of everything after go to the SDK's providers.
+  const sdk = wantsSdk(process.env) ? await startSdk(process.env, usageError) : null;
   // This server's address, known once it listens: the MCP Apps widget opens a started chat's page there.
   let where = "";
   const publicUrl = () => options.publicUrl ?? where;
-  const gate = await gateOf(options, loopback, publicUrl);
-  const opened = await openStoreOr(options.store, usageError);
-  const onError = (e: unknown) => process.stderr.write(`oda-tasks serve: ${e instanceof Error ? e.message : String(e)}\n`);
+  const gate = await gateOf(options, loopback, publicUrl, log);
+  // A store's own warnings (PostgreSQL's feed falling back to polling) as log lines.
+  const opened = await openStoreOr(options.store, usageError, (e) => log.write("warn", e.message));
+  // An error's type and the request it broke, never its message (it can name a chat or a file).
+  const onError = (e: unknown) => {
+    const request = currentRequest();
+    log.write("error", "request failed", {
+      errorType: errorTypeOf(e),
+      reqId: request?.reqId,
+      traceId: request?.note.traceId === "" ? undefined : request?.note.traceId,
+    });
+  };
+  const metrics =
+    options.metricsPort === undefined && sdk === null
+      ? null
+      : new ServeMetrics({ prometheus: options.metricsPort !== undefined, meter: sdk === null ? null : meter(), storeKind: storeKind(opened.store) });
+  if (metrics !== null) observe(metrics.observer);
+  const readiness = new Readiness(opened.store);
   const app = serveApp({
     store: opened.store,
     gate,
@@ -237,39 +304,85 @@ export async function serveCommand(args: string[]): Promise<void> {
     },
     // dist/ (the build rewrites the inner URL for where this code lands, and maps folders of src/ only)
     assets: new URL("../", new URL("../entrypoints/", import.meta.url)),
+    readiness,
     onError,
   });
   // Host and Origin before anything else is read; set once the port is known (no request comes before).
   let guard: RequestGuard = () => failure(503, "http/unavailable", "the server is starting");
-  const handler: FetchHandler = async (request) => guard(request) ?? app(request);
-  let server: Awaited<ReturnType<typeof listenFetch>>;
-  try {
-    server = await listenFetch(handler, { host: options.host, port: options.port, onError });
-  } catch (e) {
-    await opened.close();
-    const code = (e as { code?: string }).code;
-    process.stderr.write(`oda-tasks serve: cannot listen on ${options.host}:${options.port}${code ? ` (${code})` : ""}\n`);
-    process.exit(1);
-  }
-  where = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${server.port}`;
+  // Every request seen: its span, its duration, its log line (the front door's refusals too).
+  const handler: FetchHandler = observedHandler(async (request) => guard(request) ?? app(request), { log, metrics });
+  const listen = async (what: string, serve: FetchHandler, host: string, port: number): Promise<FetchServer> => {
+    try {
+      return await listenFetch(serve, { host, port, onError });
+    } catch (e) {
+      await opened.close();
+      const code = (e as { code?: string }).code;
+      log.write("error", `cannot listen on ${host}:${port}${code ? ` (${code})` : ""}`, { listener: what });
+      process.exit(1);
+    }
+  };
+  const server = await listen("serve", handler, options.host, options.port);
+  where = `http://${bracketed(options.host)}:${server.port}`;
   guard = frontDoor(options.publicUrl, loopback, server.port, where);
   process.stdout.write(`oda-tasks serve: listening on ${where}\n`);
-  if (options.auth === "none") process.stderr.write("oda-tasks serve: no authorization (--no-auth): anyone on this machine can use it\n");
+  log.write("info", "listening", { url: where, auth: options.auth, store: storeKind(opened.store), otlp: sdk !== null });
+  const metricsServer =
+    options.metricsPort === undefined || metrics === null ? null : await listen("metrics", metricsHandler(metrics, options.metricsHost), options.metricsHost, options.metricsPort);
+  if (metricsServer !== null) log.write("info", "metrics", { url: `http://${bracketed(options.metricsHost)}:${metricsServer.port}/metrics` });
+  if (options.auth === "none") log.write("warn", "no authorization (--no-auth): anyone on this machine can use it");
   if (options.auth === "jwt") {
-    process.stderr.write(
-      `oda-tasks serve: OAuth access tokens of ${options.issuer} for ${options.audience ?? `${publicUrl()}/mcp`} (--auth jwt)\n`,
-    );
+    log.write("info", "OAuth access tokens (--auth jwt)", { issuer: options.issuer, audience: options.audience ?? `${publicUrl()}/mcp` });
   }
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     await server.close();
+    await metricsServer?.close();
+    // What the SDK holds goes out before the process does.
+    await sdk?.shutdown().catch((e: unknown) => log.write("warn", "the OpenTelemetry SDK could not flush", { errorType: errorTypeOf(e) }));
     await opened.close();
+    log.write("info", "stopped");
     process.exit(0);
   };
-  process.on("SIGTERM", () => void stop());
-  process.on("SIGINT", () => void stop());
+  // SIGTERM drains first: /readyz answers 503 for --drain-ms while the rest is served, so a
+  // load balancer takes the instance out before it stops. A second signal, or SIGINT, stops at once.
+  let drainTimer: ReturnType<typeof setTimeout> | undefined;
+  process.on("SIGTERM", () => {
+    if (readiness.draining || options.drainMs === 0) {
+      clearTimeout(drainTimer);
+      void stop();
+      return;
+    }
+    readiness.drain();
+    log.write("info", "draining", { drainMs: options.drainMs });
+    drainTimer = setTimeout(() => void stop(), options.drainMs);
+  });
+  process.on("SIGINT", () => {
+    clearTimeout(drainTimer);
+    void stop();
+  });
+}
+
+/** A host as a URL writes it: an IPv6 address in brackets. */
+function bracketed(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * The metrics listener's one route, `GET /metrics`, with no token (as
+ * exporters are scraped); bound to loopback, a foreign Host gets 403, and
+ * a browser's request (any `Origin`) always does.
+ */
+function metricsHandler(metrics: ServeMetrics, host: string): FetchHandler {
+  const guard = requestGuard("serve", { allowedOrigins: [], ...(LOOPBACK.has(host) ? { allowedHosts: ["localhost", "127.0.0.1", "[::1]"] } : {}) });
+  return async (request) => {
+    const foreign = guard?.(request);
+    if (foreign) return foreign;
+    if (new URL(request.url).pathname !== "/metrics") return failure(404, "http/not-found", "no such route");
+    if (request.method !== "GET") return failure(405, "http/method-not-allowed", "GET only", { allow: "GET" });
+    return new Response(metrics.text(), { headers: { "content-type": PROMETHEUS_TYPE, "cache-control": "no-store" } });
+  };
 }
 
 /**
@@ -277,7 +390,7 @@ export async function serveCommand(args: string[]): Promise<void> {
  * is a usage error): `--no-auth` on loopback, the token of ODA_TASKS_TOKEN,
  * or `--auth jwt` with ODA_TASKS_COOKIE_SECRET and `jose` installed.
  */
-async function gateOf(options: ServeArgs, loopback: boolean, publicUrl: () => string): Promise<Gate> {
+async function gateOf(options: ServeArgs, loopback: boolean, publicUrl: () => string, log: Logger): Promise<Gate> {
   const secure = options.publicUrl?.startsWith("https:") === true;
   if (options.auth === "none") {
     if (!loopback) usageError(`--no-auth is only taken with a loopback --host (127.0.0.1, ::1, localhost), not ${options.host}`);
@@ -324,11 +437,9 @@ async function gateOf(options: ServeArgs, loopback: boolean, publicUrl: () => st
       ...(options.audience === undefined ? {} : { audience: options.audience }),
       ...(options.tenantClaim === undefined ? {} : { tenantClaim: options.tenantClaim }),
       onKeys: ({ available, reason }) =>
-        process.stderr.write(
-          available
-            ? "oda-tasks serve: the JWKS can be fetched again\n"
-            : `oda-tasks serve: the JWKS cannot be fetched (${reason}): requests with a token get 503 until it can\n`,
-        ),
+        available
+          ? log.write("info", "the JWKS can be fetched again")
+          : log.write("warn", `the JWKS cannot be fetched (${reason}): requests with a token get 503 until it can`),
     });
   } catch {
     // jose refused the key set read from the file.

@@ -1,10 +1,11 @@
 // `serve`'s one Fetch-API handler: MCP at /mcp, `chatHandler` at /api/oda,
 // the chat and turn routes an app without `_meta` needs, the owner's chats at
 // / (and /api/sessions), a page per chat at /chats/:id with its scripts under
-// /assets/, the sign-in form and /health. Every route but /health, the
-// sign-in form and the gate's own (the Protected Resource Metadata) asks the
-// gate who the request is and whether it may read (`oda:read`) or write
-// (`oda:write`); what it touches is that principal's owner's chats alone.
+// /assets/, the sign-in form, and /health, /livez and /readyz. Every route
+// but those three, the sign-in form and the gate's own (the Protected
+// Resource Metadata) asks the gate who the request is and whether it may read
+// (`oda:read`) or write (`oda:write`); what it touches is that principal's
+// owner's chats alone.
 import { readFile } from "node:fs/promises";
 import { beginTurn, createChatAt, deleteChat, endTurn, type ChatSession } from "../chat/lifecycle.js";
 import { ChatStateCache } from "../chat/state-cache.js";
@@ -18,6 +19,7 @@ import { listOwnedChats, listQuery } from "./chats.js";
 import { admit, type Gate, type Need, type Principal } from "./gate.js";
 import type { FetchHandler } from "./node-http.js";
 import { chatPage, chatsPage, missingChatPage, PAGE_HEADERS, signInPage } from "./pages.js";
+import { alive, Readiness } from "./probes.js";
 
 /** Where `chatHandler` is mounted. */
 export const API_BASE = "/api/oda";
@@ -31,6 +33,8 @@ export interface ServeAppOptions {
   mcp: Omit<McpHandlerOptions, "store" | "authorize">;
   /** The folder of the built package's JS (`dist/`), where /assets/ reads. */
   assets: URL;
+  /** What `/readyz` answers: the store's probe, and 503 once draining (by default a `Readiness` of `store`). */
+  readiness?: Readiness;
   onError?: (error: unknown) => void;
 }
 
@@ -48,7 +52,7 @@ const ASSET = /^\/assets\/((?:serve|elements|chunks)\/[A-Za-z0-9_-]+\.js)$/;
  * declare const gate: ServeAppOptions["gate"];
  * const handler = serveApp({ store, gate, mcp: { suggestTask: true }, assets: new URL("file:///app/node_modules/oda-tasks/dist/") });
  */
-export function serveApp({ store, gate, mcp: mcpOptions, assets, onError }: ServeAppOptions): FetchHandler {
+export function serveApp({ store, gate, mcp: mcpOptions, assets, readiness = new Readiness(store), onError }: ServeAppOptions): FetchHandler {
   /** Each request's verified principal, once the gate let it in: whose chats it touches comes from here alone. */
   const principals = new WeakMap<Request, Principal>();
   const ownerOf = (request: Request): string => {
@@ -85,6 +89,9 @@ export function serveApp({ store, gate, mcp: mcpOptions, assets, onError }: Serv
       const own = gate.route(request);
       if (own !== null) return own;
       if (path === "/health") return method === "GET" ? json(200, { ok: true }) : methodNotAllowed("GET");
+      // The probes ask for no credential, as /health: a load balancer or a kubelet sends none.
+      if (path === "/livez") return method === "GET" ? alive() : methodNotAllowed("GET");
+      if (path === "/readyz") return method === "GET" ? await readiness.answer() : methodNotAllowed("GET");
       if (path === "/sign-in") return method === "POST" ? await signIn(request, gate) : methodNotAllowed("POST");
       if (path === "/mcp") {
         // Programs only: a cookie never calls a tool. Every tool writes.

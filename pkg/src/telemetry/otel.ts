@@ -46,7 +46,18 @@ interface OtelApi {
   };
   context: { active(): OtelContext; with<T>(context: OtelContext, fn: () => T): T };
   propagation: { extract<C>(context: OtelContext, carrier: C, getter?: CarrierGetter<C>): OtelContext };
+  metrics: { getMeter(name: string): OtelMeter };
   createContextKey(description: string): symbol;
+}
+
+/** What this package records with an OpenTelemetry `Meter`. */
+export interface OtelMeter {
+  createHistogram(
+    name: string,
+    options: { unit: string; description: string; advice?: { explicitBucketBoundaries: number[] } },
+  ): { record(value: number, attributes: Attributes): void };
+  createCounter(name: string, options: { description: string }): { add(value: number, attributes: Attributes): void };
+  createUpDownCounter(name: string, options: { description: string }): { add(value: number, attributes?: Attributes): void };
 }
 
 /** The API's package, loaded by name. */
@@ -109,6 +120,17 @@ export interface SpanHandle {
 
 /** The handle of no span. */
 export const NO_SPAN: SpanHandle = { live: false, traceId: "", set: () => undefined, fail: () => undefined, rename: () => undefined };
+
+/**
+ * The meter of this package from the registered MeterProvider (the API's
+ * no-op without one); `null` without the API.
+ *
+ * @example
+ * meter()?.createCounter("oda_tasks.tool.calls", { description: "Tool calls" }).add(1, { "gen_ai.tool.name": "todo_write" });
+ */
+export function meter(): OtelMeter | null {
+  return otel()?.api.metrics.getMeter(TRACER_NAME) ?? null;
+}
 
 /** The active context, or `null` without the API (a caller then makes no span). */
 export function activeContext(): OtelContext | null {
