@@ -9,12 +9,14 @@ export const CLI = fileURLToPath(new URL("../../../pkg/dist/entrypoints/cli.js",
 export const TOKEN = "test-token-0123456789abcdef";
 
 /**
- * Starts `oda-tasks serve` with `args` (`--port 0` added); resolves to
- * `{ url, child, output(), stop() }` once it listens. `stop()` sends SIGTERM
- * and resolves to the exit code.
+ * Starts `oda-tasks serve` with `args` (`--port 0` added, and `--drain-ms 0`
+ * unless `args` name one: a test's stop need not wait for a load balancer);
+ * resolves to `{ url, child, output(), stop() }` once it listens. `stop()`
+ * sends SIGTERM and resolves to the exit code.
  */
 export async function startServe(args, { env = { ODA_TASKS_TOKEN: TOKEN }, t } = {}) {
-  const child = spawn(process.execPath, [CLI, "serve", ...args, "--port", "0"], {
+  const drain = args.includes("--drain-ms") ? [] : ["--drain-ms", "0"];
+  const child = spawn(process.execPath, [CLI, "serve", ...args, ...drain, "--port", "0"], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
