@@ -34,6 +34,9 @@ const TEST_ENTRIES = [
   "serve/auth",
   "serve/jwt",
   "serve/app",
+  "serve/observe",
+  "serve/metrics",
+  "serve/log",
 ];
 
 /**
