@@ -140,7 +140,10 @@ test("a store's failure is the tool span's error.type and its store span's; a lo
   }
   const racing = await openChat(new Racing());
   racing.lost = false;
-  assert.equal(await toolHandlers({ store: racing, chatId: "c1" }).todo_write(good), "Updated todo list: 1 pending, 1 in progress, 0 completed");
+  assert.equal(
+    await toolHandlers({ store: racing, chatId: "c1" }).todo_write(good),
+    "Updated todo list: 1 pending, 1 in progress, 0 completed",
+  );
   const raced = spans();
   const [recorded] = named(raced, "execute_tool todo_write");
   assert.equal(recorded.status, SpanStatusCode.UNSET);
@@ -167,7 +170,10 @@ test("telemetry: false makes no span of the package, the store's none either; th
     name: "TypeError",
     message: 'oda-tasks: invalid arguments of toolHandlers: `telemetry` must be a boolean or { recordContent: boolean } (got "yes")',
   });
-  assert.throws(() => toolHandlers({ store, chatId: "c1", telemetry: { record: true } }), /`telemetry` must be a boolean or \{ recordContent: boolean \}/);
+  assert.throws(
+    () => toolHandlers({ store, chatId: "c1", telemetry: { record: true } }),
+    /`telemetry` must be a boolean or \{ recordContent: boolean \}/,
+  );
   const service = new SuggestionService({ store, telemetry: false });
   await tools.suggest_task(suggestion);
   await service.dismiss("c1", "s1");
@@ -216,7 +222,13 @@ test("serve's app: an MCP SERVER span per message under the client's _meta.trace
   );
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
   const send = (path, method, body, extra = {}) =>
-    handler(new Request(`http://127.0.0.1${path}`, { method, headers: { ...headers, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) }));
+    handler(
+      new Request(`http://127.0.0.1${path}`, {
+        method,
+        headers: { ...headers, ...extra },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
   const chat = "secret-chat-7";
   assert.equal((await send(`/api/sessions/${chat}`, "PUT", {})).status, 201);
   assert.equal((await send(`/api/turns/${chat}/begin`, "POST", {})).status, 200);
@@ -226,7 +238,11 @@ test("serve's app: an MCP SERVER span per message under the client's _meta.trace
     jsonrpc: "2.0",
     id: 41,
     method: "tools/call",
-    params: { name: "todo_write", arguments: good, _meta: { "oda-tasks/chat": chat, traceparent: `00-${client.traceId}-${client.spanId}-01` } },
+    params: {
+      name: "todo_write",
+      arguments: good,
+      _meta: { "oda-tasks/chat": chat, traceparent: `00-${client.traceId}-${client.spanId}-01` },
+    },
   });
   assert.equal(call.status, 200);
   assert.equal((await call.json()).result.isError, undefined);
@@ -250,7 +266,12 @@ test("serve's app: an MCP SERVER span per message under the client's _meta.trace
   assert.equal(named(all, "POST /mcp").length, 0, "/mcp has MCP spans, not an HTTP one");
 
   // A refusal over MCP: tool_error on the SERVER span; an initialize: its own span with the protocol version.
-  await send("/mcp", "POST", { jsonrpc: "2.0", id: 42, method: "tools/call", params: { name: "todo_write", arguments: {}, _meta: { "oda-tasks/chat": chat } } });
+  await send("/mcp", "POST", {
+    jsonrpc: "2.0",
+    id: 42,
+    method: "tools/call",
+    params: { name: "todo_write", arguments: {}, _meta: { "oda-tasks/chat": chat } },
+  });
   await send("/mcp", "POST", {
     jsonrpc: "2.0",
     id: 43,

@@ -77,7 +77,12 @@ const TELEMETRY: OptionRule = {
 export const MAX_TOOL_ATTEMPTS = MAX_ATTEMPTS;
 
 /** Internal: the options of {@link runTool} and of every entry that passes them on (`toolHandlers`, `aiTools`, `aiTurn`). */
-export const RUN_OPTION_RULES: OptionRules<RunToolOptions> = { oneActive: BOOLEAN, maxInputLength: wholeNumber(2), cache: ANY, telemetry: TELEMETRY };
+export const RUN_OPTION_RULES: OptionRules<RunToolOptions> = {
+  oneActive: BOOLEAN,
+  maxInputLength: wholeNumber(2),
+  cache: ANY,
+  telemetry: TELEMETRY,
+};
 
 /**
  * Runs a `todo_write` or `suggest_task` call for chat `chatId` and records

@@ -136,7 +136,11 @@ function codeOf(e: unknown): string {
  * @example
  * const { store, close } = await openStoreOr("./chats", (message) => { console.error(message); process.exit(2); });
  */
-export async function openStoreOr(spec: string, fail: (message: string) => never, onWarning?: (error: Error) => void): Promise<OpenedStore> {
+export async function openStoreOr(
+  spec: string,
+  fail: (message: string) => never,
+  onWarning?: (error: Error) => void,
+): Promise<OpenedStore> {
   try {
     return await openStore(spec, onWarning);
   } catch (e) {

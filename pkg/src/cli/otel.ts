@@ -41,7 +41,9 @@ export async function startSdk(env: NodeJS.ProcessEnv, fail: (message: string) =
   } catch (e) {
     const { code } = e as { code?: unknown };
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      fail("OTEL_EXPORTER_OTLP_ENDPOINT needs the `@opentelemetry/sdk-node` package: npm install @opentelemetry/sdk-node @opentelemetry/api");
+      fail(
+        "OTEL_EXPORTER_OTLP_ENDPOINT needs the `@opentelemetry/sdk-node` package: npm install @opentelemetry/sdk-node @opentelemetry/api",
+      );
     }
     throw e;
   }

@@ -172,7 +172,8 @@ function parseArgs(args: string[]): ServeArgs {
 
 /** A port flag's value: a whole number from 0 to 65535. */
 function portOf(flag: string, text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) usageError(`${flag} must be a whole number from 0 to 65535 (got ${JSON.stringify(text)})`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    usageError(`${flag} must be a whole number from 0 to 65535 (got ${JSON.stringify(text)})`);
   return Number(text);
 }
 
@@ -290,7 +291,11 @@ export async function serveCommand(args: string[]): Promise<void> {
   const metrics =
     options.metricsPort === undefined && sdk === null
       ? null
-      : new ServeMetrics({ prometheus: options.metricsPort !== undefined, meter: sdk === null ? null : meter(), storeKind: storeKind(opened.store) });
+      : new ServeMetrics({
+          prometheus: options.metricsPort !== undefined,
+          meter: sdk === null ? null : meter(),
+          storeKind: storeKind(opened.store),
+        });
   if (metrics !== null) observe(metrics.observer);
   const readiness = new Readiness(opened.store);
   const app = serveApp({
@@ -327,8 +332,11 @@ export async function serveCommand(args: string[]): Promise<void> {
   process.stdout.write(`oda-tasks serve: listening on ${where}\n`);
   log.write("info", "listening", { url: where, auth: options.auth, store: storeKind(opened.store), otlp: sdk !== null });
   const metricsServer =
-    options.metricsPort === undefined || metrics === null ? null : await listen("metrics", metricsHandler(metrics, options.metricsHost), options.metricsHost, options.metricsPort);
-  if (metricsServer !== null) log.write("info", "metrics", { url: `http://${bracketed(options.metricsHost)}:${metricsServer.port}/metrics` });
+    options.metricsPort === undefined || metrics === null
+      ? null
+      : await listen("metrics", metricsHandler(metrics, options.metricsHost), options.metricsHost, options.metricsPort);
+  if (metricsServer !== null)
+    log.write("info", "metrics", { url: `http://${bracketed(options.metricsHost)}:${metricsServer.port}/metrics` });
   if (options.auth === "none") log.write("warn", "no authorization (--no-auth): anyone on this machine can use it");
   if (options.auth === "jwt") {
     log.write("info", "OAuth access tokens (--auth jwt)", { issuer: options.issuer, audience: options.audience ?? `${publicUrl()}/mcp` });
@@ -375,7 +383,10 @@ function bracketed(host: string): string {
  * a browser's request (any `Origin`) always does.
  */
 function metricsHandler(metrics: ServeMetrics, host: string): FetchHandler {
-  const guard = requestGuard("serve", { allowedOrigins: [], ...(LOOPBACK.has(host) ? { allowedHosts: ["localhost", "127.0.0.1", "[::1]"] } : {}) });
+  const guard = requestGuard("serve", {
+    allowedOrigins: [],
+    ...(LOOPBACK.has(host) ? { allowedHosts: ["localhost", "127.0.0.1", "[::1]"] } : {}),
+  });
   return async (request) => {
     const foreign = guard?.(request);
     if (foreign) return foreign;

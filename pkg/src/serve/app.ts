@@ -52,7 +52,14 @@ const ASSET = /^\/assets\/((?:serve|elements|chunks)\/[A-Za-z0-9_-]+\.js)$/;
  * declare const gate: ServeAppOptions["gate"];
  * const handler = serveApp({ store, gate, mcp: { suggestTask: true }, assets: new URL("file:///app/node_modules/oda-tasks/dist/") });
  */
-export function serveApp({ store, gate, mcp: mcpOptions, assets, readiness = new Readiness(store), onError }: ServeAppOptions): FetchHandler {
+export function serveApp({
+  store,
+  gate,
+  mcp: mcpOptions,
+  assets,
+  readiness = new Readiness(store),
+  onError,
+}: ServeAppOptions): FetchHandler {
   /** Each request's verified principal, once the gate let it in: whose chats it touches comes from here alone. */
   const principals = new WeakMap<Request, Principal>();
   const ownerOf = (request: Request): string => {

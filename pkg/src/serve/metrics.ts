@@ -98,9 +98,24 @@ function observeIn(h: Histogram, seconds: number): void {
  * console.log(metrics.text());
  */
 export class ServeMetrics {
-  readonly #http = new Family("http_server_request_duration_seconds", "histogram", "Duration of HTTP server requests (event streams left out).", histogram);
-  readonly #mcp = new Family("mcp_server_operation_duration_seconds", "histogram", "Duration of MCP requests and notifications.", histogram);
-  readonly #tools = new Family("oda_tasks_tool_calls_total", "counter", "Tool calls, by tool and outcome (recorded, refused, failed).", number);
+  readonly #http = new Family(
+    "http_server_request_duration_seconds",
+    "histogram",
+    "Duration of HTTP server requests (event streams left out).",
+    histogram,
+  );
+  readonly #mcp = new Family(
+    "mcp_server_operation_duration_seconds",
+    "histogram",
+    "Duration of MCP requests and notifications.",
+    histogram,
+  );
+  readonly #tools = new Family(
+    "oda_tasks_tool_calls_total",
+    "counter",
+    "Tool calls, by tool and outcome (recorded, refused, failed).",
+    number,
+  );
   readonly #streams = new Family("oda_tasks_event_streams", "gauge", "Event streams open now.", number);
   readonly #store = new Family(
     "oda_tasks_store_operation_duration_seconds",

@@ -118,9 +118,7 @@ export function observedHandler(handler: FetchHandler, { log, metrics }: { log: 
     const context = traced(request, route, method, record.note);
     let response: Response;
     try {
-      response = await requests.run(record, () =>
-        context === null ? handler(request) : runIn(context.context, () => handler(request)),
-      );
+      response = await requests.run(record, () => (context === null ? handler(request) : runIn(context.context, () => handler(request))));
     } catch {
       // As node-http would answer it, said once here with the request's id.
       response = Response.json({ error: { code: "http/internal", message: "internal error" } }, { status: 500 });

@@ -38,7 +38,10 @@ export interface CarrierGetter<C> {
 /** What this package uses of `@opentelemetry/api`. */
 interface OtelApi {
   trace: {
-    getTracer(name: string, version?: string): {
+    getTracer(
+      name: string,
+      version?: string,
+    ): {
       startSpan(name: string, options: { kind: number; attributes: Attributes }, context: OtelContext): OtelSpan;
     };
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
@@ -92,7 +95,11 @@ function load(): Loaded | null {
     const module = getBuiltin("node:module") as { createRequire?: (from: string) => (id: string) => unknown } | undefined;
     if (typeof module?.createRequire !== "function" || typeof import.meta.url !== "string") return null;
     const api = module.createRequire(import.meta.url)(API_PACKAGE) as Partial<OtelApi> | null;
-    if (typeof api?.trace?.getTracer !== "function" || typeof api.context?.with !== "function" || typeof api.createContextKey !== "function") {
+    if (
+      typeof api?.trace?.getTracer !== "function" ||
+      typeof api.context?.with !== "function" ||
+      typeof api.createContextKey !== "function"
+    ) {
       return null;
     }
     // Every copy of the API makes the same key of a description (Symbol.for): spans of this package below mark the context.
@@ -186,7 +193,9 @@ export function beginSpan(name: string, start: SpanStart): OpenSpan | null {
   if (o === null) return null;
   const { api, scope } = o;
   const parent = start.parent ?? api.context.active();
-  const span = api.trace.getTracer(TRACER_NAME).startSpan(name, { kind: KINDS[start.kind ?? "internal"], attributes: start.attributes ?? {} }, parent);
+  const span = api.trace
+    .getTracer(TRACER_NAME)
+    .startSpan(name, { kind: KINDS[start.kind ?? "internal"], attributes: start.attributes ?? {} }, parent);
   const { traceId } = span.spanContext();
   let failed = false;
   return {

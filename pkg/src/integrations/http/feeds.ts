@@ -252,8 +252,11 @@ export class ChatFeeds {
         if (read === null) return { moved: true, gone: true, at: null };
         return { moved: read.texts.length > 0, gone: false, at: { length: at.length + read.texts.length, mark: read.mark } };
       }
-      const fresh = await storeOperation(store, "read", (): Promise<unknown[] | null> =>
-        typeof store.readTextFrom === "function" ? store.readTextFrom(chatId, at.length) : readFrom(store, chatId, at.length),
+      const fresh = await storeOperation(
+        store,
+        "read",
+        (): Promise<unknown[] | null> =>
+          typeof store.readTextFrom === "function" ? store.readTextFrom(chatId, at.length) : readFrom(store, chatId, at.length),
       );
       if (fresh === null) return { moved: true, gone: true, at: null };
       return { moved: fresh.length > 0, gone: false, at: { length: at.length + fresh.length, mark: null } };
