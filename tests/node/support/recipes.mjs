@@ -1,4 +1,4 @@
-// The recipes of docs/integration.md, docs/stores.md and docs/serve.md, as the
+// The recipes of docs/integration.md, docs/stores.md, docs/serve.md and docs/operations.md, as the
 // tests run them: every code block marked `<!-- file: NAME -->` is a file of a
 // consumer project, and every command a test runs must be printed there as it runs.
 import assert from "node:assert/strict";
@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./browser.mjs";
 
-const pages = ["docs/integration.md", "docs/stores.md", "docs/serve.md"];
+const pages = ["docs/integration.md", "docs/stores.md", "docs/serve.md", "docs/operations.md"];
 const doc = pages.map((page) => readFileSync(join(root, page), "utf8")).join("\n");
 const onPages = pages.join(", ");
 
