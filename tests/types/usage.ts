@@ -132,7 +132,7 @@ frozen.push({ type: "turn_ended" });
 
 // The host layer.
 import { ConflictError, MemoryStore, runTool, StoreError, SuggestionError, SuggestionService } from "oda-tasks";
-import type { Store, ToolCall, ToolResult } from "oda-tasks";
+import type { Store, TelemetryOptions, ToolCall, ToolResult } from "oda-tasks";
 import { readFrom } from "oda-tasks";
 import { JsonlStore } from "oda-tasks/node";
 import { IndexedDbStore } from "oda-tasks/browser";
@@ -144,6 +144,14 @@ const result: ToolResult = await runTool(store, "c", call, { oneActive: false })
 if (result.ok) void result.output.length;
 // @ts-expect-error only the package's two tools
 await runTool(store, "c", { name: "bash", input: {} });
+// The call's span: the model's id of the call, and what the span records.
+const telemetry: TelemetryOptions = { recordContent: true };
+await runTool(store, "c", { name: "todo_write", input: { todos: [] }, id: "call-1" }, { telemetry });
+await runTool(store, "c", call, { telemetry: false });
+// @ts-expect-error telemetry is a boolean or { recordContent }
+await runTool(store, "c", call, { telemetry: "off" });
+const withService = new SuggestionService({ store, telemetry: false });
+void withService;
 const service = new SuggestionService({ store, permissions: ["read-only", "full-access"] });
 const started: { chatId: string } = await service.start("c", "s1", { model: "m" });
 void started;

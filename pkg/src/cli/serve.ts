@@ -17,10 +17,10 @@ import { Readiness } from "../serve/probes.js";
 import { requestGuard, type RequestGuard } from "../integrations/http/guard.js";
 import { failure } from "../integrations/http/replies.js";
 import { observe } from "../telemetry/observe.js";
-import { errorTypeOf, meter } from "../telemetry/otel.js";
+import { errorTypeOf, meter, traceOf } from "../telemetry/otel.js";
 import { storeKind } from "../telemetry/store-ops.js";
 import { openStoreOr } from "./open-store.js";
-import { startSdk, wantsSdk, type StartedSdk } from "./otel.js";
+import { startSdk, wantsSdk } from "./otel.js";
 
 /** The shortest cookie secret taken under `--auth jwt`. */
 const MIN_COOKIE_SECRET_LENGTH = 32;
@@ -285,7 +285,7 @@ export async function serveCommand(args: string[]): Promise<void> {
     log.write("error", "request failed", {
       errorType: errorTypeOf(e),
       reqId: request?.reqId,
-      traceId: request?.note.traceId === "" ? undefined : request?.note.traceId,
+      traceId: request === undefined ? undefined : traceOf(request.request) || undefined,
     });
   };
   const metrics =

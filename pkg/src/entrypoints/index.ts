@@ -35,6 +35,7 @@ export {
   type ToolResult,
   type UiToolResult,
 } from "../chat/run.js";
+export type { TelemetryOptions } from "../telemetry/tool-call.js";
 export * from "../chat/service.js";
 export * from "../integrations/sdk-tools.js";
 export {

@@ -8,25 +8,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { matchRoute } from "../integrations/http/routes.js";
-import {
-  activeContext,
-  beginSpan,
-  extractContext,
-  runIn,
-  withTraceNote,
-  type OpenSpan,
-  type OtelContext,
-  type TraceNote,
-} from "../telemetry/otel.js";
+import { activeContext, beginSpan, extractContext, noteTrace, runIn, traceOf, type OpenSpan, type OtelContext } from "../telemetry/otel.js";
 import { API_BASE } from "./app.js";
 import type { Logger } from "./log.js";
 import { httpMethod, type ServeMetrics } from "./metrics.js";
 import type { FetchHandler } from "./node-http.js";
 
-/** The request a piece of work runs for: its id and the trace it went to (`""`: none). */
+/** The request a piece of work runs for: its id, and the request (whose trace {@link traceOf} tells). */
 export interface RequestRecord {
   readonly reqId: string;
-  readonly note: TraceNote;
+  readonly request: Request;
 }
 
 const requests = new AsyncLocalStorage<RequestRecord>();
@@ -114,8 +105,8 @@ export function observedHandler(handler: FetchHandler, { log, metrics }: { log: 
     }
     const route = routeTemplate(path);
     const method = httpMethod(request.method);
-    const record: RequestRecord = { reqId: requestIdOf(request.headers.get("x-request-id")), note: { traceId: "" } };
-    const context = traced(request, route, method, record.note);
+    const record: RequestRecord = { reqId: requestIdOf(request.headers.get("x-request-id")), request };
+    const context = traced(request, route, method);
     let response: Response;
     try {
       response = await requests.run(record, () => (context === null ? handler(request) : runIn(context.context, () => handler(request))));
@@ -140,7 +131,7 @@ export function observedHandler(handler: FetchHandler, { log, metrics }: { log: 
       route: route === "" ? null : route,
       status,
       ms: Math.round(ms * 10) / 10,
-      traceId: record.note.traceId === "" ? undefined : record.note.traceId,
+      traceId: traceOf(request) || undefined,
     });
     try {
       response.headers.set("x-request-id", record.reqId);
@@ -152,21 +143,23 @@ export function observedHandler(handler: FetchHandler, { log, metrics }: { log: 
 }
 
 /**
- * The context a request is handled in: its HTTP span's (`/mcp` gets none:
- * its messages' spans note their trace), under the `traceparent` it came
- * with; `null` without the API.
+ * The context a request is handled in: its HTTP span's, under the
+ * `traceparent` it came with; `/mcp` gets no HTTP span (each message gets
+ * its MCP span, which notes its trace), only the `traceparent`'s context
+ * when it came with one. `null`: the active context serves.
  */
-function traced(request: Request, route: string, method: string, note: TraceNote): { context: OtelContext; span: OpenSpan | null } | null {
+function traced(request: Request, route: string, method: string): { context: OtelContext; span: OpenSpan | null } | null {
   const base = activeContext();
   if (base === null) return null;
-  const parent = withTraceNote(extractContext(base, request.headers, HEADERS_GETTER), note);
-  if (route === "/mcp") return { context: parent, span: null };
+  if (route === "/mcp") {
+    return request.headers.has("traceparent") ? { context: extractContext(base, request.headers, HEADERS_GETTER), span: null } : null;
+  }
   const span = beginSpan(route === "" ? method : `${method} ${route}`, {
     kind: "server",
-    parent,
+    parent: extractContext(base, request.headers, HEADERS_GETTER),
     attributes: { "http.request.method": method, ...(route === "" ? {} : { "http.route": route }) },
   });
   if (span === null) return null;
-  note.traceId = span.traceId;
+  noteTrace(request, span.traceId);
   return { context: span.context, span };
 }

@@ -35,15 +35,15 @@ export interface CarrierGetter<C> {
   get(carrier: C, key: string): string | string[] | undefined;
 }
 
+/** What this package does with an OpenTelemetry `Tracer`. */
+interface OtelTracer {
+  startSpan(name: string, options: { kind: number; attributes: Attributes }, context: OtelContext): OtelSpan;
+}
+
 /** What this package uses of `@opentelemetry/api`. */
 interface OtelApi {
   trace: {
-    getTracer(
-      name: string,
-      version?: string,
-    ): {
-      startSpan(name: string, options: { kind: number; attributes: Attributes }, context: OtelContext): OtelSpan;
-    };
+    getTracerProvider(): { getTracer(name: string): OtelTracer };
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
     getSpan(context: OtelContext): OtelSpan | undefined;
   };
@@ -73,11 +73,10 @@ const TRACER_NAME = "oda-tasks";
 const KINDS = { internal: 0, server: 1 } as const;
 const STATUS_ERROR = 2;
 
-/** The loaded API, and its context keys: this package's scope, and a request's {@link TraceNote}. */
+/** The loaded API, and the context key that marks this package's scope. */
 interface Loaded {
   api: OtelApi;
   scope: symbol;
-  note: symbol;
 }
 
 let loaded: Loaded | null | undefined;
@@ -96,14 +95,14 @@ function load(): Loaded | null {
     if (typeof module?.createRequire !== "function" || typeof import.meta.url !== "string") return null;
     const api = module.createRequire(import.meta.url)(API_PACKAGE) as Partial<OtelApi> | null;
     if (
-      typeof api?.trace?.getTracer !== "function" ||
+      typeof api?.trace?.getTracerProvider !== "function" ||
       typeof api.context?.with !== "function" ||
       typeof api.createContextKey !== "function"
     ) {
       return null;
     }
     // Every copy of the API makes the same key of a description (Symbol.for): spans of this package below mark the context.
-    return { api: api as OtelApi, scope: api.createContextKey("oda-tasks scope"), note: api.createContextKey("oda-tasks trace note") };
+    return { api: api as OtelApi, scope: api.createContextKey("oda-tasks scope") };
   } catch {
     return null;
   }
@@ -179,6 +178,57 @@ export interface OpenSpan extends SpanHandle {
   end(): void;
 }
 
+/** A span being made: one object, its methods shared (a span is made for every store operation of a call). */
+class LiveSpan implements OpenSpan {
+  readonly live: boolean;
+  readonly traceId: string;
+  failed = false;
+
+  constructor(
+    readonly span: OtelSpan,
+    readonly context: OtelContext,
+  ) {
+    // A no-op span (the API without an SDK, or sampled out) is set nothing that costs work to make.
+    this.live = span.isRecording();
+    const { traceId } = span.spanContext();
+    this.traceId = /^0*$/.test(traceId) ? "" : traceId;
+  }
+
+  set(key: string, value: AttributeValue | undefined): void {
+    if (value !== undefined) this.span.setAttribute(key, value);
+  }
+
+  fail(errorType: string): void {
+    this.failed = true;
+    this.span.setAttribute("error.type", errorType);
+    this.span.setStatus({ code: STATUS_ERROR });
+  }
+
+  rename(name: string): void {
+    this.span.updateName(name);
+  }
+
+  end(): void {
+    this.span.end();
+  }
+}
+
+/** This package's tracer, asked of the registered provider again only when another is registered. */
+let tracer: { provider: unknown; tracer: OtelTracer } | undefined;
+
+function tracerOf(api: OtelApi): OtelTracer {
+  const provider = api.trace.getTracerProvider();
+  if (tracer === undefined || tracer.provider !== provider) tracer = { provider, tracer: provider.getTracer(TRACER_NAME) };
+  return tracer.tracer;
+}
+
+/** Begins the span in `parent`: the context it is active in, marked as this package's scope. */
+function begin(o: Loaded, name: string, kind: number, attributes: Attributes, parent: OtelContext): LiveSpan {
+  const span = tracerOf(o.api).startSpan(name, { kind, attributes }, parent);
+  const active = o.api.trace.setSpan(parent, span);
+  return new LiveSpan(span, parent.getValue(o.scope) === true ? active : active.setValue(o.scope, true));
+}
+
 /**
  * Begins span `name` (its parent the active span, or `start.parent`'s) and
  * the context where it is active and marked as this package's scope; `null`
@@ -191,34 +241,7 @@ export interface OpenSpan extends SpanHandle {
 export function beginSpan(name: string, start: SpanStart): OpenSpan | null {
   const o = otel();
   if (o === null) return null;
-  const { api, scope } = o;
-  const parent = start.parent ?? api.context.active();
-  const span = api.trace
-    .getTracer(TRACER_NAME)
-    .startSpan(name, { kind: KINDS[start.kind ?? "internal"], attributes: start.attributes ?? {} }, parent);
-  const { traceId } = span.spanContext();
-  let failed = false;
-  return {
-    // A no-op span (the API without an SDK, or sampled out) is set nothing that costs work to make.
-    live: span.isRecording(),
-    traceId: /^0*$/.test(traceId) ? "" : traceId,
-    context: api.trace.setSpan(parent, span).setValue(scope, true),
-    get failed() {
-      return failed;
-    },
-    set: (key, value) => {
-      if (value !== undefined) span.setAttribute(key, value);
-    },
-    fail: (errorType) => {
-      failed = true;
-      span.setAttribute("error.type", errorType);
-      span.setStatus({ code: STATUS_ERROR });
-    },
-    rename: (to) => {
-      span.updateName(to);
-    },
-    end: () => span.end(),
-  };
+  return begin(o, name, KINDS[start.kind ?? "internal"], start.attributes ?? {}, start.parent ?? o.api.context.active());
 }
 
 /**
@@ -241,47 +264,84 @@ export function runIn<T>(context: OtelContext, fn: () => T): T {
  * @example
  * await inSpan("oda_tasks.suggestion.dismiss", { attributes: { "oda_tasks.suggestion.id": id } }, () => settle());
  */
-export async function inSpan<T>(name: string, start: SpanStart, work: (span: SpanHandle) => Promise<T>): Promise<T> {
-  const span = beginSpan(name, start);
-  if (span === null) return work(NO_SPAN);
+export function inSpan<T>(name: string, start: SpanStart, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+  const o = otel();
+  if (o === null) return work(NO_SPAN);
+  return within(o, begin(o, name, KINDS[start.kind ?? "internal"], start.attributes ?? {}, start.parent ?? o.api.context.active()), work);
+}
+
+/**
+ * Times `work` as a leaf span `name` (kind INTERNAL), a child of the active
+ * span, when that is a span of this package; else runs `work()` alone, no
+ * span made. The leaf is not made active (`work` begins no span of this
+ * package: a store's operation), which spares a context per operation.
+ * `attributes` is made only for a span.
+ *
+ * @example
+ * await inLeafSpan("oda_tasks.store.read", () => ({ "oda_tasks.store.kind": "memory" }), () => store.read("c1"));
+ */
+export function inLeafSpan<T>(name: string, attributes: () => Attributes, work: (span: SpanHandle | null) => Promise<T>): Promise<T> {
+  const o = otel();
+  if (o === null) return work(null);
+  const parent = o.api.context.active();
+  if (parent.getValue(o.scope) !== true) return work(null);
+  const span = new LiveSpan(tracerOf(o.api).startSpan(name, { kind: KINDS.internal, attributes: attributes() }, parent), parent);
+  let running: Promise<T>;
   try {
-    return await runIn(span.context, () => work(span));
+    running = work(span);
   } catch (e) {
-    if (!span.failed) span.fail(errorTypeOf(e));
-    throw e;
-  } finally {
-    span.end();
+    running = Promise.reject(e);
   }
+  return ended(span, running);
 }
 
-/** Where a request's handler notes the trace its work went to (a server's log line names it). */
-export interface TraceNote {
-  traceId: string;
+/** `work` with `span` active; the span ends when it settles, failed by a throw it did not fail itself. */
+function within<T>(o: Loaded, span: LiveSpan, work: (span: LiveSpan) => Promise<T>): Promise<T> {
+  let running: Promise<T>;
+  try {
+    running = o.api.context.with(span.context, () => work(span));
+  } catch (e) {
+    running = Promise.reject(e);
+  }
+  return ended(span, running);
+}
+
+/** `running`, `span` ended when it settles, failed by a throw it did not fail itself. */
+function ended<T>(span: LiveSpan, running: Promise<T>): Promise<T> {
+  return running.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (e: unknown) => {
+      if (!span.failed) span.fail(errorTypeOf(e));
+      span.end();
+      throw e;
+    },
+  );
+}
+
+/** The trace each request's work went to, noted by its first span of this package (a server's log line names it). */
+const traces = new WeakMap<object, string>();
+
+/**
+ * Notes that `request`'s work went to trace `traceId`, unless a trace is noted already.
+ *
+ * @example
+ * noteTrace(request, span.traceId);
+ */
+export function noteTrace(request: object, traceId: string): void {
+  if (traceId !== "" && !traces.has(request)) traces.set(request, traceId);
 }
 
 /**
- * `context` carrying `note`: the first span of this package begun below it
- * that has a trace id and is not noted yet notes it ({@link noteTrace}).
+ * The trace `request`'s work went to, or `""`.
  *
  * @example
- * const note = { traceId: "" };
- * await runIn(withTraceNote(activeContext(), note), () => handler(request)); // note.traceId: the MCP span's
+ * log.write("info", "request", { traceId: traceOf(request) || undefined });
  */
-export function withTraceNote(context: OtelContext, note: TraceNote): OtelContext {
-  const o = otel();
-  return o === null ? context : context.setValue(o.note, note);
-}
-
-/**
- * Notes `traceId` in the active context's {@link TraceNote}, unless one is noted already.
- *
- * @example
- * noteTrace(span.traceId);
- */
-export function noteTrace(traceId: string): void {
-  const o = otel();
-  const note = o?.api.context.active().getValue(o.note) as TraceNote | undefined;
-  if (note !== undefined && note.traceId === "" && traceId !== "") note.traceId = traceId;
+export function traceOf(request: object): string {
+  return traces.get(request) ?? "";
 }
 
 /**

@@ -3,7 +3,7 @@
 // observers. The host layer calls every store through here at the few places
 // each operation passes (the append loop, the warm-state cache's reads, the
 // creates and deletes of a chat's lifecycle), so no store is edited for it.
-import { inScope, inSpan, type SpanHandle } from "./otel.js";
+import { inLeafSpan, type SpanHandle } from "./otel.js";
 import { observed, tell, type StoreOutcome } from "./observe.js";
 
 /**
@@ -16,6 +16,9 @@ export const STORE_KIND: unique symbol = Symbol.for("oda-tasks.store-kind");
 /** The operations told. */
 export type StoreOperation = "read" | "append" | "create" | "delete" | "list" | "probe";
 
+/** Kinds already read, by store (a span or a measure is made for every store operation). */
+const kinds = new WeakMap<object, string>();
+
 /**
  * The kind of `store`, from {@link STORE_KIND}.
  *
@@ -23,9 +26,24 @@ export type StoreOperation = "read" | "append" | "create" | "delete" | "list" | 
  * storeKind(new MemoryStore()); // "memory"
  */
 export function storeKind(store: object): string {
-  const kind = (store as { [STORE_KIND]?: unknown })[STORE_KIND];
-  return typeof kind === "string" && /^[a-z][a-z0-9-]{0,30}$/.test(kind) ? kind : "custom";
+  let kind = kinds.get(store);
+  if (kind === undefined) {
+    const said = (store as { [STORE_KIND]?: unknown })[STORE_KIND];
+    kind = typeof said === "string" && /^[a-z][a-z0-9-]{0,30}$/.test(said) ? said : "custom";
+    kinds.set(store, kind);
+  }
+  return kind;
 }
+
+/** The spans' names, by operation. */
+const NAMES: Record<StoreOperation, string> = {
+  read: "oda_tasks.store.read",
+  append: "oda_tasks.store.append",
+  create: "oda_tasks.store.create",
+  delete: "oda_tasks.store.delete",
+  list: "oda_tasks.store.list",
+  probe: "oda_tasks.store.probe",
+};
 
 /**
  * Runs `run`, store `store`'s `operation`, seen: a child span with the store's
@@ -36,34 +54,35 @@ export function storeKind(store: object): string {
  * @example
  * const length = await storeOperation(store, "append", () => store.append(chatId, entries, at), (span) => span.set("oda_tasks.store.retry_count", 2));
  */
-export async function storeOperation<T>(
+export function storeOperation<T>(
   store: object,
   operation: StoreOperation,
   run: () => Promise<T>,
   note?: (span: SpanHandle) => void,
 ): Promise<T> {
-  const traced = inScope();
-  if (!traced && !observed()) return run();
-  const kind = storeKind(store);
-  const started = performance.now();
+  const started = observed() ? performance.now() : -1;
+  const traced = inLeafSpan(
+    NAMES[operation],
+    () => ({ "oda_tasks.store.kind": storeKind(store) }),
+    (span) => {
+      if (span !== null) note?.(span);
+      return run();
+    },
+  );
+  return started < 0 ? traced : measured(store, operation, started, traced);
+}
+
+/** `operation` of `store` (begun at `started`) told to the observers once it settles: its outcome and time. */
+async function measured<T>(store: object, operation: StoreOperation, started: number, running: Promise<T>): Promise<T> {
   let outcome: StoreOutcome = "error";
   try {
-    const value = await (traced
-      ? inSpan(`oda_tasks.store.${operation}`, { attributes: { "oda_tasks.store.kind": kind } }, (span) => {
-          note?.(span);
-          return run();
-        })
-      : run());
+    const value = await running;
     outcome = "ok";
     return value;
   } catch (e) {
-    if (conflict(e)) outcome = "conflict";
+    if (typeof e === "object" && e !== null && (e as { code?: unknown }).code === "store/conflict") outcome = "conflict";
     throw e;
   } finally {
-    tell("storeOperation", kind, operation, outcome, (performance.now() - started) / 1000);
+    tell("storeOperation", storeKind(store), operation, outcome, (performance.now() - started) / 1000);
   }
-}
-
-function conflict(e: unknown): boolean {
-  return typeof e === "object" && e !== null && (e as { code?: unknown }).code === "store/conflict";
 }

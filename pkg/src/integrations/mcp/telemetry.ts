@@ -57,10 +57,12 @@ export class McpRequestSeen {
   readonly #messages: Message[] = [];
   readonly #started = performance.now();
   readonly #told: boolean;
+  readonly #request: Request;
 
   /** `telemetry: false` makes no span; the observers are told all the same. */
   constructor(body: unknown, request: Request, telemetry: boolean) {
     this.#told = observed();
+    this.#request = request;
     const header = request.headers.get("mcp-protocol-version");
     const base = telemetry ? activeContext() : null;
     for (const raw of Array.isArray(body) ? body : [body]) {
@@ -103,7 +105,7 @@ export class McpRequestSeen {
   run<T>(handle: () => Promise<T>): Promise<T> {
     const only = this.#messages.length === 1 ? this.#messages[0]?.span : undefined;
     if (only === null || only === undefined) return handle();
-    noteTrace(only.traceId);
+    noteTrace(this.#request, only.traceId);
     return runIn(only.context, handle);
   }
 
