@@ -19,7 +19,7 @@ const ENDPOINTS = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_END
  * `OTEL_SDK_DISABLED` is not `true`.
  *
  * @example
- * if (wantsSdk(process.env)) await startSdk(process.env, fail);
+ * if (wantsSdk(process.env)) await startSdk(process.env, (message) => { throw new Error(message); });
  */
 export function wantsSdk(env: NodeJS.ProcessEnv): boolean {
   return ENDPOINTS.some((name) => (env[name] ?? "").trim() !== "") && (env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() !== "true";

@@ -183,6 +183,7 @@ export class ServeMetrics {
    * The metrics in Prometheus' text format (version 0.0.4).
    *
    * @example
+   * declare const metrics: ServeMetrics;
    * new Response(metrics.text(), { headers: { "content-type": PROMETHEUS_TYPE } });
    */
   text(): string {

@@ -26,7 +26,7 @@ const requests = new AsyncLocalStorage<RequestRecord>();
  * The request the current work runs for (an error reported while serving it), if any.
  *
  * @example
- * const onError = (e: unknown) => log.write("error", "request failed", { reqId: currentRequest()?.reqId });
+ * const onError = (e: unknown) => console.error(JSON.stringify({ msg: "request failed", reqId: currentRequest()?.reqId }));
  */
 export function currentRequest(): RequestRecord | undefined {
   return requests.getStore();
@@ -92,7 +92,8 @@ const HEADERS_GETTER = {
  * `handler` with each request seen: its span, its duration and its log line.
  *
  * @example
- * const handler = observedHandler(app, { log: jsonLogger("info"), metrics: null });
+ * declare const app: (request: Request) => Promise<Response>;
+ * const handler = observedHandler(app, { log: { enabled: () => true, write: (level, msg) => console.error(level, msg) }, metrics: null });
  */
 export function observedHandler(handler: FetchHandler, { log, metrics }: { log: Logger; metrics: ServeMetrics | null }): FetchHandler {
   return async (request) => {

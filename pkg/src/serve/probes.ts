@@ -78,7 +78,7 @@ export class Readiness {
  * `/livez`'s answer: 200 while the process runs (it asks nothing of the store).
  *
  * @example
- * if (path === "/livez") return alive();
+ * const answer: Response = alive(); // 200 {"ok":true}
  */
 export function alive(): Response {
   return json(200, { ok: true });

@@ -31,6 +31,7 @@ const observers = new Set<Observer>();
  * Adds `observer` for this process; resolves to the function that removes it.
  *
  * @example
+ * const counts = new Set<string>();
  * const stop = observe({ toolCall: (tool, outcome) => counts.add(`${tool} ${outcome}`) });
  */
 export function observe(observer: Observer): () => void {

@@ -235,6 +235,7 @@ function begin(o: Loaded, name: string, kind: number, attributes: Attributes, pa
  * without the API. End it with `end()`.
  *
  * @example
+ * const handle = async () => new Response("ok");
  * const span = beginSpan("initialize", { kind: "server", attributes: { "mcp.method.name": "initialize" } });
  * try { await (span === null ? handle() : runIn(span.context, handle)); } finally { span?.end(); }
  */
@@ -248,7 +249,8 @@ export function beginSpan(name: string, start: SpanStart): OpenSpan | null {
  * Runs `fn` with `context` active (a span of {@link beginSpan}'s, a context read by {@link extractContext}).
  *
  * @example
- * await runIn(span.context, () => transport.handleRequest(request));
+ * const span = beginSpan("tools/list", { kind: "server" });
+ * if (span !== null) await runIn(span.context, async () => "listed");
  */
 export function runIn<T>(context: OtelContext, fn: () => T): T {
   const o = otel();
@@ -262,7 +264,7 @@ export function runIn<T>(context: OtelContext, fn: () => T): T {
  * unless `work` failed it already. Without the API, `work(NO_SPAN)`.
  *
  * @example
- * await inSpan("oda_tasks.suggestion.dismiss", { attributes: { "oda_tasks.suggestion.id": id } }, () => settle());
+ * await inSpan("oda_tasks.suggestion.dismiss", { attributes: { "oda_tasks.suggestion.id": id } }, () => service.dismiss(chatId, id));
  */
 export function inSpan<T>(name: string, start: SpanStart, work: (span: SpanHandle) => Promise<T>): Promise<T> {
   const o = otel();
@@ -328,7 +330,8 @@ const traces = new WeakMap<object, string>();
  * Notes that `request`'s work went to trace `traceId`, unless a trace is noted already.
  *
  * @example
- * noteTrace(request, span.traceId);
+ * declare const request: Request;
+ * noteTrace(request, "4bf92f3577b34da6a3ce929d0e0e4736");
  */
 export function noteTrace(request: object, traceId: string): void {
   if (traceId !== "" && !traces.has(request)) traces.set(request, traceId);
@@ -338,7 +341,8 @@ export function noteTrace(request: object, traceId: string): void {
  * The trace `request`'s work went to, or `""`.
  *
  * @example
- * log.write("info", "request", { traceId: traceOf(request) || undefined });
+ * declare const request: Request;
+ * show({ traceId: traceOf(request) || undefined });
  */
 export function traceOf(request: object): string {
   return traces.get(request) ?? "";

@@ -52,7 +52,7 @@ const NAMES: Record<StoreOperation, string> = {
  * time told to the observers (`conflict`: a lost race, not a failure).
  *
  * @example
- * const length = await storeOperation(store, "append", () => store.append(chatId, entries, at), (span) => span.set("oda_tasks.store.retry_count", 2));
+ * const length = await storeOperation(store, "append", () => store.append(chatId, entries, log.length), (span) => span.set("oda_tasks.store.retry_count", 2));
  */
 export function storeOperation<T>(
   store: object,

@@ -33,7 +33,8 @@ export interface ToolCallAbout {
  * its result as accepted or refused and the text the model reads.
  *
  * @example
- * const r = await toolCallSeen(about, { recordContent: false }, () => record(), (r) => ({ ok: r.ok, text: r.ok ? r.output : r.error }));
+ * const about: ToolCallAbout = { tool: "todo_write", callId: block.id, conversationId: chatId, input: block.input };
+ * const r = await toolCallSeen(about, { recordContent: false }, () => runTool(store, chatId, call), (r) => ({ ok: r.ok, text: r.ok ? r.output : r.error }));
  */
 export async function toolCallSeen<R>(
   about: ToolCallAbout,
