@@ -43,7 +43,7 @@ interface OtelTracer {
 /** What this package uses of `@opentelemetry/api`. */
 interface OtelApi {
   trace: {
-    getTracerProvider(): { getTracer(name: string): OtelTracer };
+    getTracerProvider(): { getTracer(name: string): OtelTracer; getDelegateTracer?(name: string): OtelTracer | undefined };
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
     getSpan(context: OtelContext): OtelSpan | undefined;
   };
@@ -213,18 +213,29 @@ class LiveSpan implements OpenSpan {
   }
 }
 
-/** This package's tracer, asked of the registered provider again only when another is registered. */
+/** This package's tracer of the registered SDK, asked of the provider again only when another is registered. */
 let tracer: { provider: unknown; tracer: OtelTracer } | undefined;
 
-function tracerOf(api: OtelApi): OtelTracer {
+/**
+ * The tracer of the SDK the app registered, or `null` while none is: the
+ * API's own provider then hands out no-op spans, and making them (a context
+ * each) would be work for nothing on every call.
+ */
+function tracerOf(api: OtelApi): OtelTracer | null {
   const provider = api.trace.getTracerProvider();
-  if (tracer === undefined || tracer.provider !== provider) tracer = { provider, tracer: provider.getTracer(TRACER_NAME) };
-  return tracer.tracer;
+  if (tracer !== undefined && tracer.provider === provider) return tracer.tracer;
+  // The API's provider is a proxy of the SDK's: without a delegate there is no SDK (yet: asked again each span).
+  const delegate =
+    typeof provider.getDelegateTracer === "function" ? provider.getDelegateTracer(TRACER_NAME) : provider.getTracer(TRACER_NAME);
+  if (delegate === undefined) return null;
+  tracer = { provider, tracer: delegate };
+  return delegate;
 }
 
-/** Begins the span in `parent`: the context it is active in, marked as this package's scope. */
-function begin(o: Loaded, name: string, kind: number, attributes: Attributes, parent: OtelContext): LiveSpan {
-  const span = tracerOf(o.api).startSpan(name, { kind, attributes }, parent);
+/** Begins the span in `parent`: the context it is active in, marked as this package's scope; `null` with no SDK registered. */
+function begin(o: Loaded, name: string, kind: number, attributes: Attributes, parent: OtelContext): LiveSpan | null {
+  const span = tracerOf(o.api)?.startSpan(name, { kind, attributes }, parent);
+  if (span === undefined) return null;
   const active = o.api.trace.setSpan(parent, span);
   return new LiveSpan(span, parent.getValue(o.scope) === true ? active : active.setValue(o.scope, true));
 }
@@ -232,7 +243,7 @@ function begin(o: Loaded, name: string, kind: number, attributes: Attributes, pa
 /**
  * Begins span `name` (its parent the active span, or `start.parent`'s) and
  * the context where it is active and marked as this package's scope; `null`
- * without the API. End it with `end()`.
+ * without the API or with no SDK registered. End it with `end()`.
  *
  * @example
  * const handle = async () => new Response("ok");
@@ -268,8 +279,9 @@ export function runIn<T>(context: OtelContext, fn: () => T): T {
  */
 export function inSpan<T>(name: string, start: SpanStart, work: (span: SpanHandle) => Promise<T>): Promise<T> {
   const o = otel();
-  if (o === null) return work(NO_SPAN);
-  return within(o, begin(o, name, KINDS[start.kind ?? "internal"], start.attributes ?? {}, start.parent ?? o.api.context.active()), work);
+  const span =
+    o === null ? null : begin(o, name, KINDS[start.kind ?? "internal"], start.attributes ?? {}, start.parent ?? o.api.context.active());
+  return o === null || span === null ? work(NO_SPAN) : within(o, span, work);
 }
 
 /**
@@ -287,7 +299,9 @@ export function inLeafSpan<T>(name: string, attributes: () => Attributes, work: 
   if (o === null) return work(null);
   const parent = o.api.context.active();
   if (parent.getValue(o.scope) !== true) return work(null);
-  const span = new LiveSpan(tracerOf(o.api).startSpan(name, { kind: KINDS.internal, attributes: attributes() }, parent), parent);
+  const made = tracerOf(o.api)?.startSpan(name, { kind: KINDS.internal, attributes: attributes() }, parent);
+  if (made === undefined) return work(null);
+  const span = new LiveSpan(made, parent);
   let running: Promise<T>;
   try {
     running = work(span);
