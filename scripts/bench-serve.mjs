@@ -17,7 +17,9 @@
 // not to be found, as when it is not installed), with the API loaded and no
 // SDK, and traced by an SDK that records every span in memory; todo_write on
 // each against the untraced one (the targets serve_todo_write_traced_vs_untraced
-// >= 0.85 and serve_todo_write_api_only_vs_untraced >= 0.97). The last line is the JSON.
+// >= 0.85 and serve_todo_write_api_only_vs_untraced >= 0.97), and each
+// server's CPU per call beside them (the same comparison, less moved by the
+// machine's other work: reported). The last line is the JSON.
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -127,6 +129,12 @@ async function server(mode) {
     if (made.some((r) => r.status >= 300)) throw new Error(`making the chat ${mode}-${k} failed: ${made.map((r) => r.status)}`);
   }
   process.on("message", (message) => {
+    // The CPU this process has used, in µs: its cost per call, whatever else the machine runs meanwhile.
+    if (message === "cpu") {
+      const { user, system } = process.cpuUsage();
+      process.send({ cpu: user + system });
+      return;
+    }
     if (message !== "spans") return;
     // Every span was recorded (kept in memory); emptied so that a long run holds one run's spans.
     recorded += exporter?.getFinishedSpans().length ?? 0;
@@ -228,6 +236,11 @@ if (process.argv[2] === "--client") {
     const [{ port }] = await once(child, "message");
     tracing[mode] = { child, url: `http://127.0.0.1:${port}/mcp` };
   }
+  /** The CPU (µs) a server of tracing has used so far. */
+  const cpuOf = async (mode) => {
+    tracing[mode].child.send("cpu");
+    return (await once(tracing[mode].child, "message"))[0].cpu;
+  };
   /** How many spans the traced server recorded so far (and its memory emptied). */
   const spansRecorded = async () => {
     tracing.traced.child.send("spans");
@@ -258,7 +271,12 @@ if (process.argv[2] === "--client") {
     // Each round starts one further along, so that no run always follows the same one.
     for (let j = 0; j < order.length; j++) {
       const name = order[(round + j) % order.length];
-      rows[name].push(await run(runs[name]));
+      const mode = { untraced: "untraced", apiOnly: "api", traced: "traced" }[name];
+      const before = mode === undefined ? 0 : await cpuOf(mode);
+      const result = await run(runs[name]);
+      // A server of tracing: its CPU per call in this run.
+      if (mode !== undefined) result.cpuPerCall = ((await cpuOf(mode)) - before) / (result.perSecond * SECONDS);
+      rows[name].push(result);
       if (name === "traced") await spansRecorded();
     }
   }
@@ -277,6 +295,9 @@ if (process.argv[2] === "--client") {
   const ratio = (name, against = "noop") => Number(median(rows[against].map((n, i) => rows[name][i].perSecond / n.perSecond)).toFixed(3));
   const calls = (name) => Math.round(median(rows[name].map((r) => r.perSecond)));
   const p95 = (name) => Number(median(rows[name].map((r) => r.p95)).toFixed(2));
+  const cpu = (name) => Math.round(median(rows[name].map((r) => r.cpuPerCall)));
+  /** The median of the rounds' ratios of calls per CPU-second: `against`'s CPU per call over `name`'s. */
+  const cpuRatio = (name, against) => Number(median(rows[against].map((n, i) => n.cpuPerCall / rows[name][i].cpuPerCall)).toFixed(3));
   const result = {
     serve_noop_calls_per_s: calls("noop"),
     serve_noop_p95_ms: p95("noop"),
@@ -301,6 +322,11 @@ if (process.argv[2] === "--client") {
     serve_todo_write_api_only_vs_untraced: ratio("apiOnly", "untraced"),
     serve_todo_write_traced_vs_untraced: ratio("traced", "untraced"),
     serve_traced_spans_per_call: Number((spans / tracedCalls).toFixed(2)),
+    serve_todo_write_untraced_cpu_us_per_call: cpu("untraced"),
+    serve_todo_write_api_only_cpu_us_per_call: cpu("apiOnly"),
+    serve_todo_write_traced_cpu_us_per_call: cpu("traced"),
+    serve_todo_write_api_only_vs_untraced_cpu: cpuRatio("apiOnly", "untraced"),
+    serve_todo_write_traced_vs_untraced_cpu: cpuRatio("traced", "untraced"),
   };
   console.log(`rounds: ${ROUNDS} x ${SECONDS} s per run, ${CONCURRENCY} calls in flight, load from a second process`);
   console.log(`noop                    ${result.serve_noop_calls_per_s} calls/s, p95 ${result.serve_noop_p95_ms} ms`);
@@ -318,6 +344,11 @@ if (process.argv[2] === "--client") {
     `todo_write, serve's app  untraced ${result.serve_todo_write_untraced_calls_per_s} calls/s (p95 ${result.serve_todo_write_untraced_p95_ms} ms), ` +
       `API without SDK ${result.serve_todo_write_api_only_calls_per_s} (p95 ${result.serve_todo_write_api_only_p95_ms} ms), ` +
       `traced in memory ${result.serve_todo_write_traced_calls_per_s} (p95 ${result.serve_todo_write_traced_p95_ms} ms, ${result.serve_traced_spans_per_call} spans a call)`,
+  );
+  console.log(
+    `  the server's CPU per call: untraced ${result.serve_todo_write_untraced_cpu_us_per_call} µs, API without SDK ` +
+      `${result.serve_todo_write_api_only_cpu_us_per_call} µs (${result.serve_todo_write_api_only_vs_untraced_cpu} of the calls per CPU-second), ` +
+      `traced ${result.serve_todo_write_traced_cpu_us_per_call} µs (${result.serve_todo_write_traced_vs_untraced_cpu})`,
   );
   for (const [target, floor] of [
     ["serve_todo_write_vs_noop_tool", 0.8],
