@@ -164,7 +164,7 @@ test("editNotice tells the model once, with the exact text, recorded in the log"
     await toolHandlers({ store, chatId: "c" }).todo_write({ todos: items(["Write tests", "in_progress"]) }),
     "Updated todo list: 0 pending, 1 in progress, 0 completed",
   );
-  assert.equal(await editNotice(store, "missing"), null, "a chat that does not exist has nothing to tell");
+  await assert.rejects(editNotice(store, "missing"), { code: "store/missing-chat" });
 });
 
 test("the pure todoWrite and ChatState#todoWrite apply the same guard, with the entry to record", () => {

@@ -107,6 +107,37 @@ test("serve: the lifecycle routes create a chat and its turns; the chat API read
   assert.equal(screen.plan.state, "none");
 });
 
+test("serve: a person's edit through the chat API, and the context route that tells an agent in any language once", async (t) => {
+  const { url } = await startServe(["--store", tempStore(t)], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({ workspace: "/w" }), method: "PUT" });
+  // No edit yet: nothing to tell.
+  assert.deepEqual(await (await withToken(`${url}/api/turns/c1/context`, json({}))).json(), { ok: true, text: null });
+  const edited = await withToken(`${url}/api/oda/chats/c1/todos`, json({ todos: [{ content: "Ship", status: "pending" }], basedOn: 1 }));
+  assert.equal(edited.status, 200);
+  assert.deepEqual(await edited.json(), { ok: true, length: 2 });
+  const told = await withToken(`${url}/api/turns/c1/context`, json({}));
+  assert.equal(told.status, 200);
+  const text =
+    'The user edited the todo list while you worked. What they changed:\n- added "Ship" (pending)\nThe list as edited (1 pending, 0 in progress, 0 completed):\n1. [pending] "Ship"\nKeep their changes: your next todo_write sends this list whole, with the user\'s changes in it.';
+  assert.deepEqual(await told.json(), { ok: true, text });
+  // Told once: recorded, so the next ask has nothing, and the screen's log holds what was told.
+  assert.deepEqual(await (await withToken(`${url}/api/turns/c1/context`, json({}))).json(), { ok: true, text: null });
+  assert.equal((await (await withToken(`${url}/api/oda/chats/c1`)).json()).length, 3);
+  const missing = await withToken(`${url}/api/turns/nope/context`, json({}));
+  assert.equal(missing.status, 404);
+  assert.equal((await missing.json()).error.code, "store/missing-chat");
+  const body = await withToken(`${url}/api/turns/c1/context`, json({ after: 1 }));
+  assert.equal(body.status, 400);
+  assert.deepEqual(await body.json(), { error: { code: "http/bad-request", message: "context takes no fields in its body" } });
+  // A cookie is no credential there, as for begin and end.
+  const cookieOnly = await fetch(`${url}/api/turns/c1/context`, {
+    ...json({}),
+    headers: { "content-type": "application/json", cookie: "oda_session=x" },
+  });
+  assert.equal(cookieOnly.status, 401);
+  await cookieOnly.body?.cancel();
+});
+
 test("serve: a browser signs in once with the form; the cookie reads the chat but never calls a tool or writes a turn", async (t) => {
   const { url } = await startServe(["--store", tempStore(t)], { t });
   await withToken(`${url}/api/sessions/c1`, { ...json({}), method: "PUT" });

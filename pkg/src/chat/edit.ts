@@ -115,7 +115,8 @@ export interface EditNoticeOptions {
  * What the model must be told now of a person's edit, for its context at
  * its next step: the exact text (what the person changed, and the list as
  * edited), recorded in the log as told, so it is told once; `null` when no
- * edit waits (or the chat does not exist). Put it in the request you send
+ * edit waits. Rejects with a `StoreError` `store/missing-chat` for a chat
+ * that does not exist. Put it in the request you send
  * next: once it is recorded, the model's next `todo_write` records as usual.
  * The integrations (`aiTurn`'s `prepareStep`, the LangChain middleware,
  * `withOda`'s hooks, `odaAcp`'s `notice()`) call it for you.
@@ -141,8 +142,9 @@ export async function tellEdit(
   const { cache } = readOptions<EditNoticeOptions>("editNotice", options, { cache: ANY });
   const states = cacheFor("editNotice", store, cache);
   return decideAndAppend<{ text: string; todos: TodoItem[] } | null>(states, chatId, `editNotice on chat "${chatId}"`, (state) => {
-    const told: EditNotice | null = state === null ? null : state.editNotice();
-    if (state === null || told === null) return { done: null };
+    if (state === null) throw missingChat(chatId, "editNotice");
+    const told: EditNotice | null = state.editNotice();
+    if (told === null) return { done: null };
     // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append: [told.entry], then: { text: told.text, todos: state.listState().todos } };
   });

@@ -7,6 +7,7 @@
 // (`oda:write`); what it touches is that principal's owner's chats alone.
 import { readFile } from "node:fs/promises";
 import { beginTurn, createChatAt, deleteChat, endTurn, type ChatSession } from "../chat/lifecycle.js";
+import { editNotice } from "../chat/edit.js";
 import { ChatStateCache } from "../chat/state-cache.js";
 import { ownedChatHandler } from "../integrations/http/handler.js";
 import { readBounded, readJsonBody } from "../integrations/http/body.js";
@@ -132,7 +133,7 @@ export function serveApp({ store, gate, mcp: mcpOptions, assets, onError }: Serv
   };
 }
 
-/** What a chat API action needs: its reads `oda:read`, everything else (the suggestion actions, deletion) `oda:write`. */
+/** What a chat API action needs: its reads `oda:read`, everything else (a person's edit, the suggestion actions, deletion) `oda:write`. */
 function actionNeed(action: string): Need {
   return action === "read" || action === "cards" || action === "events" ? "read" : "write";
 }
@@ -155,8 +156,9 @@ function decodeSegment(segment: string): string | null {
  * The owner's chats and turns (store keys under `prefix`):
  * `GET /api/sessions?limit=&cursor=` (a page of the chats, newest first),
  * `PUT /api/sessions/:chatId` (create the chat, its session in the body),
- * `DELETE /api/sessions/:chatId`, `POST /api/turns/:chatId/begin` and
- * `POST /api/turns/:chatId/end`.
+ * `DELETE /api/sessions/:chatId`, `POST /api/turns/:chatId/begin`,
+ * `POST /api/turns/:chatId/end` and `POST /api/turns/:chatId/context` (the
+ * person's edit notice for the model's next step, recorded as told, or `null`).
  */
 async function chatRoutes(request: Request, store: Store, prefix: string, path: string, method: string): Promise<Response> {
   if (path === "/api/sessions") {
@@ -165,7 +167,7 @@ async function chatRoutes(request: Request, store: Store, prefix: string, path: 
     if (typeof query === "string") return failure(400, "http/bad-request", query);
     return json(200, await listOwnedChats(store, prefix, query));
   }
-  const match = /^\/api\/(sessions|turns)\/([^/]+)(?:\/(begin|end))?$/.exec(path);
+  const match = /^\/api\/(sessions|turns)\/([^/]+)(?:\/(begin|end|context))?$/.exec(path);
   const [, kind, segment = "", step] = match ?? [];
   if (match === null || (kind === "sessions") !== (step === undefined)) return failure(404, "http/not-found", "no such route");
   const allowed = kind === "sessions" ? ["PUT", "DELETE"] : ["POST"];
@@ -191,6 +193,7 @@ async function chatRoutes(request: Request, store: Store, prefix: string, path: 
   }
   if (Object.keys(read.body).length > 0) return failure(400, "http/bad-request", `${step} takes no fields in its body`);
   if (step === "begin") return json(200, { ok: true, turn: await beginTurn(store, key) });
+  if (step === "context") return json(200, { ok: true, text: await editNotice(store, key) });
   return json(200, { ok: true, ended: await endTurn(store, key) });
 }
 

@@ -253,7 +253,7 @@ function startedLinks(screen: AppScreen, chatUrl: (chatId: string) => string, re
 }
 
 /** A refusal of an app-only tool: `code: message` as text, the failure as `structuredContent.error`. */
-function refusal(error: { code: string; message: string; payload?: string | number }): CallToolResult {
+function refusal(error: ReturnType<typeof failureOf>["error"]): CallToolResult {
   return { content: [{ type: "text", text: `${error.code}: ${error.message}` }], structuredContent: { error }, isError: true };
 }
 
