@@ -154,8 +154,11 @@ async function everyRoute(who, chatId, cookie) {
   for (const action of ["start", "draft", "dismiss", "restore"]) {
     keep(action, await who.json(`/api/oda/chats/${id}/suggestions/s1/${action}`, "POST", {}));
   }
+  // An edit on a screen of length 0: another owner's chat would answer 409, a chat of none 404.
+  keep("edit", await who.json(`/api/oda/chats/${id}/todos`, "POST", { todos: [], basedOn: 0 }));
   keep("begin", await who.json(`/api/turns/${id}/begin`, "POST", {}));
   keep("end", await who.json(`/api/turns/${id}/end`, "POST", {}));
+  keep("context", await who.json(`/api/turns/${id}/context`, "POST", {}));
   for (const tool of ["oda_screen", "oda_start", "oda_dismiss"]) {
     const result = await who.mcp(tool, { chat: chatId, id: "s1" });
     answers.push(`${tool} ${JSON.stringify(result)}`);
@@ -343,6 +346,19 @@ test("people of one tenant (--tenant-claim) share their chats; another tenant's 
   assert.equal(refused.status, 403);
   assert.equal((await refused.json()).error.message, "this needs the scope oda:write");
   assert.equal((await dave.call("/api/oda/chats/plan")).status, 200, "still there");
+  // A person's edit is a write: the reader's is refused, a writer of the tenant makes it, on the tenant's chat.
+  const screen = (await dave.call("/api/oda/chats/plan")).json();
+  const edit = { todos: [{ content: "ACME-ITEM", status: "completed" }], basedOn: screen.length };
+  const readerEdit = await fetch(`${url}/api/oda/chats/plan/todos`, {
+    method: "POST",
+    headers: { cookie: readerCookie, "content-type": "application/json", origin: url },
+    body: JSON.stringify(edit),
+  });
+  assert.equal(readerEdit.status, 403);
+  assert.equal((await readerEdit.json()).error.message, "this needs the scope oda:write");
+  assert.equal((await carol.json("/api/oda/chats/plan/todos", "POST", edit)).status, 200);
+  assert.deepEqual((await dave.call("/api/oda/chats/plan")).json().todos, edit.todos);
+  assert.equal((await erin.json("/api/oda/chats/plan/todos", "POST", edit)).status, 404, "another tenant's chat is none of Erin's");
 });
 
 test("an owner's chat id may be at most 175 characters: a longer one is refused by every route, naming no key", async (t) => {
