@@ -4,7 +4,17 @@
 // and turns named by the host's ids.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { beginTurn, ChatState, ChatStateCache, createChat, editTodos, MemoryStore, replayTodos, suggestTaskTool, todoWriteTool } from "oda-tasks";
+import {
+  beginTurn,
+  ChatState,
+  ChatStateCache,
+  createChat,
+  editTodos,
+  MemoryStore,
+  replayTodos,
+  suggestTaskTool,
+  todoWriteTool,
+} from "oda-tasks";
 import { odaMcpServer } from "oda-tasks/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -81,7 +91,12 @@ test("the model reads only the exact text: content is one text part, no structur
 test("the guard alone: a todo_write written before the model saw a person's edit is refused once with the exact text (isError); the next records, the person's item kept", async () => {
   const store = await chatStore(["c1", { workspace: "/w" }]);
   const client = await connect({ store });
-  const plan = { todos: [{ content: "Write tests", status: "in_progress" }, { content: "Ship", status: "pending" }] };
+  const plan = {
+    todos: [
+      { content: "Write tests", status: "in_progress" },
+      { content: "Ship", status: "pending" },
+    ],
+  };
   const first = await client.callTool({ name: "todo_write", arguments: plan, _meta: meta("c1", "t1") });
   assert.equal(first.content[0].text, "Updated todo list: 1 pending, 1 in progress, 0 completed");
   // The person adds an item between the model's two calls; the host injects nothing into the model's context.
@@ -89,7 +104,12 @@ test("the guard alone: a todo_write written before the model saw a person's edit
   assert.equal((await editTodos(store, "c1", withC, { basedOn: (await store.read("c1")).length, by: "Ada" })).ok, true);
   const stale = await client.callTool({
     name: "todo_write",
-    arguments: { todos: [{ content: "Write tests", status: "completed" }, { content: "Ship", status: "in_progress" }] },
+    arguments: {
+      todos: [
+        { content: "Write tests", status: "completed" },
+        { content: "Ship", status: "in_progress" },
+      ],
+    },
     _meta: meta("c1", "t1"),
   });
   const refusal =
