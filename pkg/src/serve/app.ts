@@ -206,7 +206,7 @@ async function chatsHome(store: Store, prefix: string, query: URLSearchParams): 
 }
 
 /** `GET /chats/:chatId`: the chat's page, headed with its title; 404 for a chat the owner has not. */
-async function chatPageOf(cache: ChatStateCache, prefix: string, chatId: string, canDelete: boolean): Promise<Response> {
+async function chatPageOf(cache: ChatStateCache, prefix: string, chatId: string, canWrite: boolean): Promise<Response> {
   const lease = await cache.lease(ownedKey(prefix, chatId));
   let title: string | null;
   try {
@@ -215,7 +215,7 @@ async function chatPageOf(cache: ChatStateCache, prefix: string, chatId: string,
   } finally {
     lease.release();
   }
-  return new Response(chatPage(chatId, API_BASE, { title, canDelete }), { headers: PAGE_HEADERS });
+  return new Response(chatPage(chatId, API_BASE, { title, canWrite }), { headers: PAGE_HEADERS });
 }
 
 /**
