@@ -338,10 +338,12 @@ test("people of one tenant (--tenant-claim) share their chats; another tenant's 
   const page = await (await fetch(`${url}/chats/plan`, { headers: { cookie: readerCookie } })).text();
   assert.match(page, /<h1>ACME-PLAN<\/h1>/);
   assert.doesNotMatch(page, /delete-chat/);
+  assert.match(page, /<oda-plan src="\/api\/oda\/chats\/plan"><\/oda-plan>/, "a reader's plan is not editable");
   const writerPage = await (
     await fetch(`${url}/chats/plan`, { headers: { cookie: await signIn(url, await keys.token(audience, { sub: "dave", org: "acme" })) } })
   ).text();
   assert.match(writerPage, /<button type="button" id="delete-chat" data-chat-id="plan">Delete chat<\/button>/);
+  assert.match(writerPage, /<oda-plan src="\/api\/oda\/chats\/plan" editable><\/oda-plan>/, "a writer edits the list");
   const refused = await fetch(`${url}/api/oda/chats/plan`, { method: "DELETE", headers: { cookie: readerCookie } });
   assert.equal(refused.status, 403);
   assert.equal((await refused.json()).error.message, "this needs the scope oda:write");

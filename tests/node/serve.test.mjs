@@ -262,8 +262,20 @@ test("serve's page shows a chat's plan, suggestions and cards live", async (t) =
   await page.fill("#token", TOKEN);
   await page.click("button[type=submit]");
   await page.waitForSelector("oda-todo-card");
-  await tools.todo_write({ todos: [{ content: "Write the tests", status: "completed" }] });
+  // The person checks the item off on the page (the cookie may write): a person's edit, its card on the page.
+  await page.locator("oda-plan").locator("input[type=checkbox]").click();
+  await page.locator("oda-plan [part=edit-message]").filter({ hasText: "Saved your edit." }).waitFor({ timeout: 10_000 });
   await page.waitForFunction(() => document.querySelectorAll("oda-todo-card").length === 2);
+  assert.equal(await page.locator("oda-todo-card").first().locator("[part=by]").textContent(), "Edited by you");
+  const edited = (await new JsonlStore(dir).read("c1")).at(-1);
+  assert.deepEqual(edited, { type: "todo_update", v: 1, todos: [{ content: "Write the tests", status: "completed" }], by: {} });
+  // The agent's next write was written before it saw the edit: refused once; told so, it writes again.
+  assert.match(
+    await tools.todo_write({ todos: [{ content: "Write the tests", status: "in_progress" }] }),
+    /^Error: the user edited the todo list/,
+  );
+  await tools.todo_write({ todos: [{ content: "Write the tests", status: "completed" }] });
+  await page.waitForFunction(() => document.querySelectorAll("oda-todo-card").length === 3);
   await tools.suggest_task({ title: "Add retries", tldr: "Uploads fail.", brief: "Retry failed uploads." });
   const start = page.locator("oda-suggestions").getByRole("button", { name: "Start: Add retries" });
   await start.click();

@@ -105,10 +105,8 @@ export function editForm(rows: readonly EditRow[], actions: EditorActions, busy:
       part: "editor",
       "aria-label": "Edit the list",
       "aria-busy": busy ? "true" : null,
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        if (!busy) actions.save();
-      },
+      // Saved by its button or Enter in a row's text, never by a submission (a strict CSP's `form-action 'none'` blocks those).
+      onsubmit: (e: Event) => e.preventDefault(),
       onkeydown: (e: Event) => {
         if ((e as KeyboardEvent).key === "Escape") {
           e.preventDefault();
@@ -140,6 +138,11 @@ export function editForm(rows: readonly EditRow[], actions: EditorActions, busy:
             autocomplete: "off",
             "data-key": `text:${row.id}`,
             oninput: (e: Event) => actions.set(row.id, { content: (e.target as HTMLInputElement).value }),
+            onkeydown: (e: Event) => {
+              if ((e as KeyboardEvent).key !== "Enter") return;
+              e.preventDefault();
+              if (!busy) actions.save();
+            },
           }),
           h(
             "span",
@@ -161,12 +164,15 @@ export function editForm(rows: readonly EditRow[], actions: EditorActions, busy:
       "div",
       { class: "actions" },
       h("button", {
-        type: "submit",
+        type: "button",
         class: "primary",
         part: "button save-button",
         "aria-disabled": busy ? "true" : null,
         "data-key": "save",
         text: busy ? "Saving…" : "Save",
+        onclick: () => {
+          if (!busy) actions.save();
+        },
       }),
       h("button", { type: "button", part: "button cancel-button", "data-key": "cancel", text: "Cancel", onclick: () => actions.cancel() }),
     ),

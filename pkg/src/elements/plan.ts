@@ -169,8 +169,8 @@ export class OdaPlanElement extends FollowingElement {
           this.#heading,
           this.#body,
           this.#editArea,
-          this.#message,
           this.#live,
+          this.#message,
         ),
       );
     }

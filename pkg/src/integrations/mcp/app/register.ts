@@ -199,32 +199,7 @@ export function registerOwnedApp(server: McpServer, options: OdaAppOptions, pref
       },
       ({ chat, id }) => run(chat, id),
     );
-  const edit = server.registerTool(
-    "oda_edit",
-    {
-      title: "Edit the to-do list",
-      description: `Records the person's edit of the chat's whole to-do list, made on the log length their screen showed. ${PERSON_ONLY}`,
-      inputSchema: {
-        chat: CHAT,
-        todos: z.array(z.unknown()).max(100_000).describe("The whole list as the person left it: { content, status } items."),
-        basedOn: z.number().int().min(0).describe("The log length the widget's screen showed (its screen's `length`)."),
-      },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      _meta: { ui: { visibility: ["app"] } },
-    },
-    async ({ chat, todos, basedOn }) => {
-      // The core's refusal of the list is the widget's to show, with its text.
-      let refused: string | undefined;
-      const done = await answer(chat, `Saved the person's edit of chat "${chat}"'s list.`, async () => {
-        const r = await editTodos(store, ownedKey(prefix, chat), todos as TodoItem[], { basedOn, cache });
-        if (!r.ok) refused = r.error;
-        return undefined;
-      });
-      return refused === undefined ? done : refusal({ code: "todos/invalid", message: refused });
-    },
-  );
   const tools: RegisteredTool[] = [
-    edit,
     server.registerTool(
       "oda_screen",
       {
@@ -249,6 +224,33 @@ export function registerOwnedApp(server: McpServer, options: OdaAppOptions, pref
       answer(chat, `Restored suggestion "${id}" of chat "${chat}".`, async () => void (await service.restore(chat, id))),
     ),
   ];
+
+  tools.push(
+    server.registerTool(
+      "oda_edit",
+      {
+        title: "Edit the to-do list",
+        description: `Records the person's edit of the chat's whole to-do list, made on the log length their screen showed. ${PERSON_ONLY}`,
+        inputSchema: {
+          chat: CHAT,
+          todos: z.array(z.unknown()).max(100_000).describe("The whole list as the person left it: { content, status } items."),
+          basedOn: z.number().int().min(0).describe("The log length the widget's screen showed (its screen's `length`)."),
+        },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        _meta: { ui: { visibility: ["app"] } },
+      },
+      async ({ chat, todos, basedOn }) => {
+        // The core's refusal of the list is the widget's to show, with its text.
+        let refused: string | undefined;
+        const done = await answer(chat, `Saved the person's edit of chat "${chat}"'s list.`, async () => {
+          const r = await editTodos(store, ownedKey(prefix, chat), todos as TodoItem[], { basedOn, cache });
+          if (!r.ok) refused = r.error;
+          return undefined;
+        });
+        return refused === undefined ? done : refusal({ code: "todos/invalid", message: refused });
+      },
+    ),
+  );
 
   if (read.appTools !== "always") listForAppsHosts(server, tools);
 }
