@@ -15,7 +15,7 @@ import type { TodoItem } from "../core/types.js";
  * (`basedOn`), their display name (`by`), `todo_write`'s options, and the warm states to use.
  *
  * @example
- * const options: EditTodosCallOptions = { basedOn: screen.length, by: "Ada" };
+ * const options: EditTodosCallOptions = { basedOn: state.length, by: "Ada" };
  */
 export interface EditTodosCallOptions extends EditTodosOptions {
   /** The warm chat states to use; by default the store's shared cache (the one `runTool` uses). */
@@ -29,7 +29,7 @@ export interface EditTodosCallOptions extends EditTodosOptions {
  * at (the next edit's `basedOn`). The UI re-applies the edit to it, or asks.
  *
  * @example
- * try { await editTodos(store, "chat-1", todos, { basedOn }); }
+ * try { await editTodos(store, "chat-1", [{ content: "Ship", status: "completed" }], { basedOn: 4 }); }
  * catch (e) { if (e instanceof ChatChangedError) show(e.payload, e.length); else throw e; }
  */
 export class ChatChangedError extends Error {
@@ -52,7 +52,7 @@ export class ChatChangedError extends Error {
  * after it), or the core's refusal of the list (the text `todo_write` refuses it with).
  *
  * @example
- * const r: EditTodosResult = await editTodos(store, "chat-1", todos, { basedOn: 4 });
+ * const r: EditTodosResult = await editTodos(store, "chat-1", [{ content: "Ship", status: "pending" }], { basedOn: 4 });
  * if (!r.ok) show(r.error); // "Error: invalid todos: at most one task may be in_progress (got 2)"
  */
 export type EditTodosResult = { ok: true; length: number } | { ok: false; error: string };
@@ -76,8 +76,8 @@ const CALL_RULES = { ...EDIT_OPTION_RULES, cache: ANY };
  *
  * @example
  * import { editTodos } from "oda-tasks";
- * const r = await editTodos(store, "chat-1", [{ content: "Ship", status: "completed" }], { basedOn: screen.length, by: "Ada" });
- * if (r.ok) screen.length = r.length;
+ * const r = await editTodos(store, "chat-1", [{ content: "Ship", status: "completed" }], { basedOn: state.length, by: "Ada" });
+ * if (r.ok) show(r.length); // the log's length after it: the next edit's basedOn
  */
 export async function editTodos(
   store: Store,

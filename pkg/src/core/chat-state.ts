@@ -116,7 +116,7 @@ function detached(buffer: ArrayBufferLike): boolean {
  * showed, their display name, and `todo_write`'s options.
  *
  * @example
- * state.editTodos(todos, { basedOn: screen.length, by: "Ada" } satisfies EditTodosOptions);
+ * state.editTodos([{ content: "Ship", status: "completed" }], { basedOn: state.length, by: "Ada" } satisfies EditTodosOptions);
  */
 export interface EditTodosOptions extends TodoWriteOptions {
   /** The log's length the person's screen showed (a screen's `length`, `ChatState#length`): the list must not have changed since. */
@@ -132,7 +132,7 @@ export interface EditTodosOptions extends TodoWriteOptions {
  * list changed after `basedOn`.
  *
  * @example
- * const d: EditDecision = state.editTodos(todos, { basedOn: 12 });
+ * const d: EditDecision = state.editTodos([{ content: "Ship", status: "pending" }], { basedOn: 12 });
  * if (d.ok && d.entry !== null) await store.append("chat-1", [d.entry], state.length);
  */
 export type EditDecision = { ok: true; entry: TodoUpdateEntry | null } | { ok: false; error: string } | { ok: false; code: "chat/changed" };
@@ -434,7 +434,7 @@ export class ChatState {
    *
    * @example
    * const told = state.editNotice();
-   * if (told) { await store.append("chat-1", [told.entry], state.length); system.push(told.text); }
+   * if (told) { await store.append("chat-1", [told.entry], state.length); show(told.text); } // the text: the model's next request
    */
   editNotice(): EditNotice | null {
     return toldOf(ChatState.#live(this, "editNotice").told(false));

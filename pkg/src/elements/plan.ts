@@ -18,9 +18,12 @@ import { accepted, todoListProblem, todoPlanProblem } from "./shapes.js";
  * (after `preventDefault()`, or with no `src`) calls with what it answered.
  *
  * @example
- * plan.addEventListener("oda-edit", async (e) => {
- *   e.preventDefault();
- *   e.detail.respond(await editTodos(store, chatId, e.detail.todos, { basedOn: e.detail.basedOn }).then(() => ({ ok: true }), (x) => ({ ok: false, message: x.message })));
+ * import { editTodos } from "oda-tasks";
+ * document.querySelector("oda-plan")?.addEventListener("oda-edit", async (e) => {
+ *   e.preventDefault(); // the app makes the edit
+ *   const { todos, basedOn, respond } = (e as CustomEvent<EditEventDetail>).detail;
+ *   const r = await editTodos(store, chatId, todos, { basedOn });
+ *   respond(r.ok ? { ok: true } : { ok: false, message: r.error });
  * });
  */
 export interface EditEventDetail {

@@ -57,8 +57,8 @@ export interface AiTurnOptions extends AiToolsOptions, TurnReminderOptions {}
  *
  * @example
  * import { generateText } from "ai";
- * const call = ({ tools, prepareStep }: AiTurn) => generateText({ model, tools, prepareStep, messages });
- * const mine: OdaPrepareStep = prepareStep; // or, beside your own: async (o) => (await prepareStep(o)) ?? myStep(o)
+ * // beside a prepareStep of your own: prepareStep: async (o) => (await prepareStep(o)) ?? mine(o)
+ * const call = ({ tools, prepareStep }: AiTurn) => generateText({ model, tools, prepareStep: prepareStep satisfies OdaPrepareStep, messages });
  */
 export type OdaPrepareStep = <O extends { messages: ModelMessage[] }>(options: O) => Promise<{ messages: ModelMessage[] } | undefined>;
 
