@@ -12,7 +12,7 @@ import { createChat, editTodos, MemoryStore, replayTodos, suggestTaskTool, todoL
 import { CARD_META, CHAT_META, helperChatId, ODA_TOOL_NAMES, OFFER_META, SDK_TASK_TOOLS, withOda } from "oda-tasks/claude-agent-sdk";
 import { until } from "./support/until.mjs";
 import { offlineEnv, startFakeAnthropic, textsOf, toolResults, toolUse } from "./support/anthropic-fake.mjs";
-import { card, good, offer, suggestion } from "./support/tool-fixtures.mjs";
+import { card, edited, good, offer, suggestion } from "./support/tool-fixtures.mjs";
 
 const api = await startFakeAnthropic();
 const home = mkdtempSync(join(tmpdir(), "oda-claude-"));
@@ -191,14 +191,8 @@ test("each prompt of a streamed conversation is one turn, ended by its Stop or S
 test("a person's edit while the model works reaches its next request as the exact notice (PostToolUse), once; a stale todo_write is refused once and the person's items survive", async () => {
   const chat = new MemoryStore();
   await createChat(chat, "e", { workspace: "/w" });
-  const plan = {
-    todos: [
-      { content: "Write tests", status: "in_progress" },
-      { content: "Ship", status: "pending" },
-    ],
-  };
-  const withC = { todos: [...plan.todos, { content: "Tell the team", status: "pending" }] };
-  const withCD = { todos: [...withC.todos, { content: "Update the docs", status: "pending" }] };
+  const plan = good;
+  const { withC, withCD, notice, refusal } = edited;
   const edit = async (todos) => editTodos(chat, "e", todos, { basedOn: (await chat.read("e")).length, by: "Ada" });
   api.script("RUN-E", [
     [toolUse("e1", ODA_TOOL_NAMES.todo_write, plan)],
@@ -233,10 +227,6 @@ test("a person's edit while the model works reaches its next request as the exac
       "turn_ended",
     ],
   );
-  const notice =
-    'The user edited the todo list while you worked. What they changed:\n- added "Tell the team" (pending)\nThe list as edited (2 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\nKeep their changes: your next todo_write sends this list whole, with the user\'s changes in it.';
-  const refusal =
-    'Error: the user edited the todo list, and this update was not recorded: it was written before you saw their edit. What they changed:\n- added "Update the docs" (pending)\nThe list as edited (3 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\n4. [pending] "Update the docs"\nCall todo_write again with the whole list, starting from this one and keeping the user\'s changes.';
   assert.equal(log[5].text, notice);
   assert.equal(log[7].text, refusal);
   const requests = api.of("RUN-E");

@@ -8,14 +8,12 @@
 // docs/plan-edit-<390|1280>.png (the form open) and docs/plan-edit-saved-1280.png.
 import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { extname, join, normalize, sep } from "node:path";
+import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { beginTurn, createChat, MemoryStore, replayTodos, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
-import { launch, root } from "./support/browser.mjs";
+import { appTab, root } from "./support/browser.mjs";
 
 const test = (name, fn) => nodeTest(name, { timeout: 60_000 }, fn);
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -54,36 +52,7 @@ async function app(t) {
     },
     by: () => "Ada",
   });
-  const api = getRequestListener(handler);
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    if (path.startsWith("/api/oda/")) return api(req, res);
-    if (path === "/page.html") return res.writeHead(200, { "content-type": "text/html" }).end(page("/api/oda/chats/c"));
-    const file = normalize(join(root, path));
-    if (!file.startsWith(normalize(root + sep)) || !path.startsWith("/pkg/dist/")) return res.writeHead(404).end();
-    try {
-      if (!statSync(file).isFile()) throw new Error("no");
-      res
-        .writeHead(200, { "content-type": extname(file) === ".js" ? "text/javascript" : "application/octet-stream" })
-        .end(readFileSync(file));
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${server.address().port}`;
-  const browser = await launch();
-  t.after(async () => {
-    await browser.close();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
-  const tab = await browser.context.newPage();
-  const errors = [];
-  tab.on("pageerror", (e) => errors.push(e.message));
-  await tab.goto(`${url}/page.html`);
-  await tab.waitForFunction(() => window.__ready === true, null, { timeout: 20_000 });
+  const { tab, errors } = await appTab(t, getRequestListener(handler), page("/api/oda/chats/c"));
   const mine = tab.locator("#mine");
   await mine.locator("input[type=checkbox]").first().waitFor({ timeout: 10_000 });
   return { store, tools, tab, errors, posts, mine, viewer: tab.locator("#viewer") };

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { AIMessage, createAgent, createMiddleware, fakeModel, modelRetryMiddleware, todoListMiddleware, tool } from "langchain";
 import { createChat, editTodos, MemoryStore, replaySuggestions, replayTodos, todoListText, todoWrite } from "oda-tasks";
 import { odaTasksMiddleware } from "oda-tasks/langchain";
-import { card, good, offer, SlowStore, suggestion } from "../support/tool-fixtures.mjs";
+import { card, edited, good, offer, SlowStore, suggestion } from "../support/tool-fixtures.mjs";
 
 const calls = [
   { id: "1", name: "todo_write", args: good },
@@ -273,14 +273,8 @@ test('remind: "always" (after compaction or on resume): the list in every model 
 test("a person's edit between two model calls reaches the next call as the exact notice, once; a stale todo_write is refused once and the person's items survive", async () => {
   const store = new MemoryStore();
   await createChat(store, "c", { workspace: "/w" });
-  const plan = {
-    todos: [
-      { content: "Write tests", status: "in_progress" },
-      { content: "Ship", status: "pending" },
-    ],
-  };
-  const withC = { todos: [...plan.todos, { content: "Tell the team", status: "pending" }] };
-  const withCD = { todos: [...withC.todos, { content: "Update the docs", status: "pending" }] };
+  const plan = good;
+  const { withC, withCD, notice, refusal } = edited;
   const model = fakeModel()
     .respondWithTools([{ id: "1", name: "todo_write", args: plan }])
     .respondWithTools([{ id: "2", name: "todo_write", args: withC }])
@@ -307,10 +301,6 @@ test("a person's edit between two model calls reaches the next call as the exact
     log.map((e) => e.type + (e.by ? " by" : "")),
     ["session", "turn_started", "todo_update", "todo_update by", "todo_told", "todo_update by", "todo_told", "todo_update", "turn_ended"],
   );
-  const notice =
-    'The user edited the todo list while you worked. What they changed:\n- added "Tell the team" (pending)\nThe list as edited (2 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\nKeep their changes: your next todo_write sends this list whole, with the user\'s changes in it.';
-  const refusal =
-    'Error: the user edited the todo list, and this update was not recorded: it was written before you saw their edit. What they changed:\n- added "Update the docs" (pending)\nThe list as edited (3 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\n4. [pending] "Update the docs"\nCall todo_write again with the whole list, starting from this one and keeping the user\'s changes.';
   assert.equal(log[4].text, notice);
   assert.equal(log[6].text, refusal);
   const system = (n) => model.calls[n].messages[0].text;

@@ -8,6 +8,7 @@ import { createUIMessageStream, createUIMessageStreamResponse, readUIMessageStre
 import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
 import { beginTurn, createChat, editTodos, MemoryStore, replayTodos } from "oda-tasks";
 import { aiTools, aiTurnResponse, aiTurnStream } from "oda-tasks/ai";
+import { edited } from "./tool-fixtures.mjs";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const finish = (unified) => ({ type: "finish", finishReason: { unified, raw: unified }, usage });
@@ -150,8 +151,7 @@ test("aiTurnResponse: the UI message stream carries the plan (replaced in place)
 test("aiTurnResponse: a person's edit between two model steps reaches the next request as the exact notice; a stale todo_write is refused once and the person's items survive", async () => {
   const store = await chat();
   const prompts = [];
-  const withC = { todos: [...plan1.todos, { content: "Tell the team", status: "pending" }] };
-  const withCD = { todos: [...withC.todos, { content: "Update the docs", status: "pending" }] };
+  const { withC, withCD, notice, refusal } = edited;
   const steps = [
     [call("1", "todo_write", plan1), finish("tool-calls")],
     // Written after the model read the first edit, before it could see the second: stale.
@@ -188,10 +188,6 @@ test("aiTurnResponse: a person's edit between two model steps reaches the next r
     log.map((e) => e.type + (e.by ? " by" : "")),
     ["session", "turn_started", "todo_update", "todo_update by", "todo_told", "todo_update by", "todo_told", "todo_update", "turn_ended"],
   );
-  const notice =
-    'The user edited the todo list while you worked. What they changed:\n- added "Tell the team" (pending)\nThe list as edited (2 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\nKeep their changes: your next todo_write sends this list whole, with the user\'s changes in it.';
-  const refusal =
-    'Error: the user edited the todo list, and this update was not recorded: it was written before you saw their edit. What they changed:\n- added "Update the docs" (pending)\nThe list as edited (3 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\n4. [pending] "Update the docs"\nCall todo_write again with the whole list, starting from this one and keeping the user\'s changes.';
   // What was told is in the log, byte for byte.
   assert.equal(log[4].text, notice);
   assert.equal(log[6].text, refusal);
