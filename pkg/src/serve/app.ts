@@ -1,5 +1,5 @@
 // `serve`'s one Fetch-API handler: MCP at /mcp, `chatHandler` at /api/oda,
-// the chat and turn routes an app without `_meta` needs, the owner's chats at
+// the chat, turn and reminder routes an app without `_meta` needs, the owner's chats at
 // / (and /api/sessions), a page per chat at /chats/:id with its scripts under
 // /assets/, the sign-in form and /health. Every route but /health, the
 // sign-in form and the gate's own (the Protected Resource Metadata) asks the
@@ -7,6 +7,7 @@
 // (`oda:write`); what it touches is that principal's owner's chats alone.
 import { readFile } from "node:fs/promises";
 import { beginTurn, createChatAt, deleteChat, endTurn, type ChatSession } from "../chat/lifecycle.js";
+import { DEFAULT_REMINDER_TURNS, listReminder } from "../chat/reminder.js";
 import { ChatStateCache } from "../chat/state-cache.js";
 import { ownedChatHandler } from "../integrations/http/handler.js";
 import { readBounded, readJsonBody } from "../integrations/http/body.js";
@@ -97,7 +98,7 @@ export function serveApp({ store, gate, mcp: mcpOptions, assets, onError }: Serv
         // Programs only: a cookie never writes a session or a turn (the page deletes through the chat API).
         const principal = await admit(gate, request, method === "GET" ? "read" : "write", { cookie: false });
         if (principal instanceof Response) return principal;
-        return await chatRoutes(request, store, await ownerPrefix(principal.owner), path, method);
+        return await chatRoutes(request, store, cache, await ownerPrefix(principal.owner), path, method);
       }
       if (path.startsWith(`${API_BASE}/`)) return await api(request);
       if (path === "/" || /^\/chats\/[^/]+\/?$/.test(path)) {
@@ -155,15 +156,38 @@ function decodeSegment(segment: string): string | null {
  * The owner's chats and turns (store keys under `prefix`):
  * `GET /api/sessions?limit=&cursor=` (a page of the chats, newest first),
  * `PUT /api/sessions/:chatId` (create the chat, its session in the body),
- * `DELETE /api/sessions/:chatId`, `POST /api/turns/:chatId/begin` and
- * `POST /api/turns/:chatId/end`.
+ * `DELETE /api/sessions/:chatId`, `GET /api/sessions/:chatId/reminder`
+ * (the list's text for the model's context), `POST /api/turns/:chatId/begin`
+ * and `POST /api/turns/:chatId/end`.
  */
-async function chatRoutes(request: Request, store: Store, prefix: string, path: string, method: string): Promise<Response> {
+async function chatRoutes(
+  request: Request,
+  store: Store,
+  cache: ChatStateCache,
+  prefix: string,
+  path: string,
+  method: string,
+): Promise<Response> {
   if (path === "/api/sessions") {
     if (method !== "GET") return methodNotAllowed("GET");
     const query = listQuery(new URL(request.url).searchParams);
     if (typeof query === "string") return failure(400, "http/bad-request", query);
     return json(200, await listOwnedChats(store, prefix, query));
+  }
+  const reminder = /^\/api\/sessions\/([^/]+)\/reminder$/.exec(path);
+  if (reminder !== null) {
+    if (method !== "GET") return methodNotAllowed("GET");
+    const chatId = decodeSegment(reminder[1] ?? "");
+    if (chatId === null) return failure(400, "http/bad-request", "invalid chat id");
+    const query = reminderQuery(new URL(request.url).searchParams);
+    if (typeof query === "string") return failure(400, "http/bad-request", query);
+    const lease = await cache.lease(ownedKey(prefix, chatId));
+    try {
+      if (lease.state === null) return failure(404, "store/missing-chat", "no such chat");
+      return json(200, { text: listReminder(lease.state.listState(), query.always, query.everyTurns) });
+    } finally {
+      lease.release();
+    }
   }
   const match = /^\/api\/(sessions|turns)\/([^/]+)(?:\/(begin|end))?$/.exec(path);
   const [, kind, segment = "", step] = match ?? [];
@@ -192,6 +216,27 @@ async function chatRoutes(request: Request, store: Store, prefix: string, path: 
   if (Object.keys(read.body).length > 0) return failure(400, "http/bad-request", `${step} takes no fields in its body`);
   if (step === "begin") return json(200, { ok: true, turn: await beginTurn(store, key) });
   return json(200, { ok: true, ended: await endTurn(store, key) });
+}
+
+/** The largest `everyTurns` the reminder route takes (the query numbers' bound, 2³¹ − 1). */
+const MAX_EVERY_TURNS = 2 ** 31 - 1;
+
+/**
+ * `always` and `everyTurns` of `GET /api/sessions/:chatId/reminder` (`todoReminder`'s
+ * options), or what is wrong with the query.
+ */
+function reminderQuery(query: URLSearchParams): { always: boolean; everyTurns: number } | string {
+  for (const key of query.keys()) {
+    if (key !== "always" && key !== "everyTurns") return `unknown query parameter \`${key}\` (the reminder takes always and everyTurns)`;
+    if (query.getAll(key).length > 1) return `\`${key}\` is given more than once`;
+  }
+  const always = query.get("always");
+  if (always !== null && always !== "true" && always !== "false") return "`always` must be true or false";
+  const every = query.get("everyTurns");
+  if (every !== null && (!/^[1-9]\d{0,9}$/.test(every) || Number(every) > MAX_EVERY_TURNS)) {
+    return `\`everyTurns\` must be a whole number from 1 to ${MAX_EVERY_TURNS}`;
+  }
+  return { always: always === "true", everyTurns: every === null ? DEFAULT_REMINDER_TURNS : Number(every) };
 }
 
 /** `GET /`: the owner's chats, newest first, a page at a time (`?cursor=`). */
