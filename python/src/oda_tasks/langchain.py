@@ -37,7 +37,7 @@ _TODO_LIST_TOOL = "write_todos"
 Client = OdaClient | AsyncOdaClient
 
 
-class OdaMiddleware(AgentMiddleware[AgentState[Any], Any]):
+class OdaMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """The two tools of `oda-tasks serve` for a LangChain v1 agent, one turn of the chat per agent run.
 
     - `chat_id`: the chat every run works on; omitted, each run's `configurable.thread_id`

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents import Agent, FunctionTool, RunContextWrapper, RunHooks, Runner, RunResult, TResponseInputItem
+from agents import Agent, FunctionTool, RunContextWrapper, RunHooks, Runner, RunResult, Tool, TResponseInputItem
 from agents.run_context import AgentHookContext
 from agents.tool_context import ToolContext
 from agents.usage import Usage
@@ -49,8 +49,8 @@ class OdaAgentTools:
         result = await oda.run(agent, "Fix the upload")
     """
 
-    tools: list[FunctionTool]
-    """`todo_write` and `suggest_task`, their names, descriptions and schemas as the server lists them."""
+    tools: list[Tool]
+    """`todo_write` and `suggest_task`, `FunctionTool`s named, described and typed as the server lists them."""
     hooks: RunHooks[Any]
     """The run hooks: the turn begun at the run's first agent, ended at its final output."""
 
@@ -78,9 +78,7 @@ class OdaAgentTools:
             strict_json_schema=False,
         )
 
-    def instructions(
-        self, own: Instructions = None
-    ) -> Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str | None]]:
+    def instructions(self, own: Instructions = None) -> Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str]]:
         """The agent's instructions (`own`: a string, a function as `Agent` takes it, or `None`)
         followed by what the model should be told in this run: the list's reminder when it is due.
 
@@ -89,14 +87,13 @@ class OdaAgentTools:
             agent = Agent(name="Coder", instructions=oda.instructions("You are a coding agent."), tools=oda.tools)
         """
 
-        async def instructions(context: RunContextWrapper[Any], agent: Agent[Any]) -> str | None:
+        async def instructions(context: RunContextWrapper[Any], agent: Agent[Any]) -> str:
             text = own(context, agent) if callable(own) else own
             if isinstance(text, Awaitable):
                 text = await text
             run = self._runs.get(self._rule.chat(context.context))
             told = run.turn.texts() if run is not None and run.usage is context.usage else []
-            parts = [part for part in (text, *told) if part]
-            return "\n\n".join(parts) if parts else None
+            return "\n\n".join(part for part in (text, *told) if part)
 
         return instructions
 
