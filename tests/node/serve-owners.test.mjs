@@ -151,12 +151,12 @@ async function everyRoute(who, chatId, cookie) {
   keep("screen", await who.call(`/api/oda/chats/${id}`));
   keep("cards", await who.call(`/api/oda/chats/${id}/cards`));
   keep("events", await who.call(`/api/oda/chats/${id}/events`));
+  keep("reminder", await who.call(`/api/sessions/${id}/reminder?always=true`));
   for (const action of ["start", "draft", "dismiss", "restore"]) {
     keep(action, await who.json(`/api/oda/chats/${id}/suggestions/s1/${action}`, "POST", {}));
   }
   keep("begin", await who.json(`/api/turns/${id}/begin`, "POST", {}));
   keep("end", await who.json(`/api/turns/${id}/end`, "POST", {}));
-  keep("reminder", await who.call(`/api/sessions/${id}/reminder?always=true`));
   for (const tool of ["oda_screen", "oda_start", "oda_dismiss"]) {
     const result = await who.mcp(tool, { chat: chatId, id: "s1" });
     answers.push(`${tool} ${JSON.stringify(result)}`);

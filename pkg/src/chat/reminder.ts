@@ -92,20 +92,12 @@ export async function todoReminder(store: Store, chatId: string, options?: Remin
   if (states.store !== store) throw new TypeError("oda-tasks: invalid arguments of todoReminder: the cache belongs to another store");
   const lease = await states.lease(chatId);
   try {
-    return lease.state === null ? null : listReminder(lease.state.listState(), always, everyTurns);
+    if (lease.state === null) return null;
+    const list = lease.state.listState();
+    return always || reminderDue(list, everyTurns) ? todoListText(list.todos) : null;
   } finally {
     lease.release();
   }
-}
-
-/**
- * Internal: the rule of {@link todoReminder} on a chat's list state (options
- * already read): the list's text when `always` or {@link reminderDue}, else `null`.
- *
- * @internal
- */
-export function listReminder(list: ListState, always: boolean, everyTurns: number): string | null {
-  return always || reminderDue(list, everyTurns) ? todoListText(list.todos) : null;
 }
 
 function checkEvery(everyTurns: unknown): void {

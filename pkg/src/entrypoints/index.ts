@@ -46,7 +46,7 @@ export {
   type ChatSession,
   type TurnOptions,
 } from "../chat/lifecycle.js";
-export { DEFAULT_REMINDER_TURNS, reminderDue, todoListText, todoReminder, type ReminderOptions } from "../chat/reminder.js";
+export * from "../chat/reminder.js";
 export {
   toolHandlers,
   type ChatToolsOptions,

@@ -7,7 +7,6 @@
 // (`oda:write`); what it touches is that principal's owner's chats alone.
 import { readFile } from "node:fs/promises";
 import { beginTurn, createChatAt, deleteChat, endTurn, type ChatSession } from "../chat/lifecycle.js";
-import { DEFAULT_REMINDER_TURNS, listReminder } from "../chat/reminder.js";
 import { ChatStateCache } from "../chat/state-cache.js";
 import { ownedChatHandler } from "../integrations/http/handler.js";
 import { readBounded, readJsonBody } from "../integrations/http/body.js";
@@ -15,6 +14,7 @@ import { failure, json, thrown } from "../integrations/http/replies.js";
 import { type McpHandlerOptions, ownedMcpHandler } from "../integrations/mcp/handler.js";
 import { ownedKey, ownerPrefix } from "../stores/owners.js";
 import { checkChatId, type Store } from "../stores/store.js";
+import { DEFAULT_REMINDER_TURNS, todoReminder } from "../chat/reminder.js";
 import { listOwnedChats, listQuery } from "./chats.js";
 import { admit, type Gate, type Need, type Principal } from "./gate.js";
 import type { FetchHandler } from "./node-http.js";
@@ -98,7 +98,10 @@ export function serveApp({ store, gate, mcp: mcpOptions, assets, onError }: Serv
         // Programs only: a cookie never writes a session or a turn (the page deletes through the chat API).
         const principal = await admit(gate, request, method === "GET" ? "read" : "write", { cookie: false });
         if (principal instanceof Response) return principal;
-        return await chatRoutes(request, store, cache, await ownerPrefix(principal.owner), path, method);
+        const prefix = await ownerPrefix(principal.owner);
+        const reminder = REMINDER.exec(path);
+        if (reminder !== null) return await reminderRoute(request, cache, ownedKeyOf(prefix, reminder[1] ?? ""), method);
+        return await chatRoutes(request, store, prefix, path, method);
       }
       if (path.startsWith(`${API_BASE}/`)) return await api(request);
       if (path === "/" || /^\/chats\/[^/]+\/?$/.test(path)) {
@@ -156,38 +159,15 @@ function decodeSegment(segment: string): string | null {
  * The owner's chats and turns (store keys under `prefix`):
  * `GET /api/sessions?limit=&cursor=` (a page of the chats, newest first),
  * `PUT /api/sessions/:chatId` (create the chat, its session in the body),
- * `DELETE /api/sessions/:chatId`, `GET /api/sessions/:chatId/reminder`
- * (the list's text for the model's context), `POST /api/turns/:chatId/begin`
- * and `POST /api/turns/:chatId/end`.
+ * `DELETE /api/sessions/:chatId`, `POST /api/turns/:chatId/begin` and
+ * `POST /api/turns/:chatId/end`.
  */
-async function chatRoutes(
-  request: Request,
-  store: Store,
-  cache: ChatStateCache,
-  prefix: string,
-  path: string,
-  method: string,
-): Promise<Response> {
+async function chatRoutes(request: Request, store: Store, prefix: string, path: string, method: string): Promise<Response> {
   if (path === "/api/sessions") {
     if (method !== "GET") return methodNotAllowed("GET");
     const query = listQuery(new URL(request.url).searchParams);
     if (typeof query === "string") return failure(400, "http/bad-request", query);
     return json(200, await listOwnedChats(store, prefix, query));
-  }
-  const reminder = /^\/api\/sessions\/([^/]+)\/reminder$/.exec(path);
-  if (reminder !== null) {
-    if (method !== "GET") return methodNotAllowed("GET");
-    const chatId = decodeSegment(reminder[1] ?? "");
-    if (chatId === null) return failure(400, "http/bad-request", "invalid chat id");
-    const query = reminderQuery(new URL(request.url).searchParams);
-    if (typeof query === "string") return failure(400, "http/bad-request", query);
-    const lease = await cache.lease(ownedKey(prefix, chatId));
-    try {
-      if (lease.state === null) return failure(404, "store/missing-chat", "no such chat");
-      return json(200, { text: listReminder(lease.state.listState(), query.always, query.everyTurns) });
-    } finally {
-      lease.release();
-    }
   }
   const match = /^\/api\/(sessions|turns)\/([^/]+)(?:\/(begin|end))?$/.exec(path);
   const [, kind, segment = "", step] = match ?? [];
@@ -218,13 +198,37 @@ async function chatRoutes(
   return json(200, { ok: true, ended: await endTurn(store, key) });
 }
 
+/** The path of a chat's reminder. */
+const REMINDER = /^\/api\/sessions\/([^/]+)\/reminder$/;
+
+/** The store key of the owner's chat named by path `segment`, or `null` for a segment that names no chat. */
+function ownedKeyOf(prefix: string, segment: string): string | null {
+  const chatId = decodeSegment(segment);
+  return chatId === null ? null : ownedKey(prefix, chatId); // an id too long for an owner: store/bad-chat-id, a 400
+}
+
+/**
+ * `GET /api/sessions/:chatId/reminder?always=&everyTurns=`: `{ text }`, the
+ * list's text for the model's context when `todoReminder` says it is due (with
+ * `always`, whenever the list has items), else `null`; 404 for a chat the owner
+ * has not. For an agent that is not a TypeScript process (the Python package).
+ */
+async function reminderRoute(request: Request, cache: ChatStateCache, key: string | null, method: string): Promise<Response> {
+  if (method !== "GET") return methodNotAllowed("GET");
+  if (key === null) return failure(400, "http/bad-request", "invalid chat id");
+  const query = reminderQuery(new URL(request.url).searchParams);
+  if (typeof query === "string") return failure(400, "http/bad-request", query);
+  const lease = await cache.lease(key);
+  const exists = lease.state !== null;
+  lease.release();
+  if (!exists) return failure(404, "store/missing-chat", "no such chat");
+  return json(200, { text: await todoReminder(cache.store, key, { ...query, cache }) });
+}
+
 /** The largest `everyTurns` the reminder route takes (the query numbers' bound, 2³¹ − 1). */
 const MAX_EVERY_TURNS = 2 ** 31 - 1;
 
-/**
- * `always` and `everyTurns` of `GET /api/sessions/:chatId/reminder` (`todoReminder`'s
- * options), or what is wrong with the query.
- */
+/** `always` and `everyTurns` of the reminder route (`todoReminder`'s options), or what is wrong with the query. */
 function reminderQuery(query: URLSearchParams): { always: boolean; everyTurns: number } | string {
   for (const key of query.keys()) {
     if (key !== "always" && key !== "everyTurns") return `unknown query parameter \`${key}\` (the reminder takes always and everyTurns)`;
