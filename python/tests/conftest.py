@@ -1,7 +1,7 @@
 """The pytest suite of the oda-tasks package runs against a real `oda-tasks serve`, started
 from the build by tests/node/python-package.test.mjs (`npm test`), which passes it here:
 
-- `ODA_URL`: the server's address; `ODA_AUTH`: `token` or `jwt`;
+- `ODA_TASKS_URL`: the server's address; `ODA_AUTH`: `token` or `jwt`;
 - `ODA_TASKS_TOKEN`: the token (or, under `--auth jwt`, an access token with `oda:write`);
 - under `--auth jwt` also `ODA_OTHER_TOKEN` (another owner's, `oda:write`) and
   `ODA_READ_TOKEN` (the first owner's, `oda:read` only).
@@ -30,7 +30,7 @@ def _env(name: str) -> str:
 
 @pytest.fixture(scope="session")
 def url() -> str:
-    return _env("ODA_URL")
+    return _env("ODA_TASKS_URL")
 
 
 @pytest.fixture(scope="session")

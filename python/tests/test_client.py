@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -257,3 +259,10 @@ def test_jwt_a_read_only_token_reads_and_writes_nothing(url: str, auth: str, oda
                 403,
                 "this needs the scope oda:write",
             )
+
+
+def test_no_framework_is_imported_unless_its_module_is() -> None:
+    frameworks = ("pydantic_ai", "langchain", "langchain_core", "langgraph", "agents", "openai")
+    probe = f"import sys, oda_tasks; print([m for m in {frameworks!r} if m in sys.modules])"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"

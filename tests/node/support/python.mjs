@@ -12,8 +12,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The package's folder, python/ of this checkout. */
-export const PACKAGE_DIR = fileURLToPath(new URL("../../../python/", import.meta.url));
+/** The repository's root, and the package's folder, python/ of this checkout. */
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const PACKAGE_DIR = join(ROOT, "python/");
 
 /**
  * The venv's pins: the MCP client and Pydantic AI (with its MCP toolset) of
@@ -48,9 +49,10 @@ function python() {
 }
 
 /**
- * The venv's python for `requirements` (pip's arguments: exact pins, `-e <dir>`),
- * created and installed once per Python, `requirements` and `key` (what else
- * decides what gets installed, e.g. a pyproject.toml's text).
+ * The venv's python for `requirements` (pip's arguments, run in the repository's
+ * root: exact pins, `-e python[all]`), created and installed once per Python,
+ * `requirements` and `key` (what else decides what gets installed: the checkout
+ * an editable install points at, its pyproject.toml).
  */
 export function pythonVenv(requirements, key = "") {
   const interpreter = python();
@@ -66,15 +68,18 @@ export function pythonVenv(requirements, key = "") {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync(interpreter, ["-m", "venv", dir], { stdio: "pipe" });
-  execFileSync(bin, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", ...requirements], { stdio: "pipe" });
+  execFileSync(bin, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", ...requirements], {
+    cwd: ROOT,
+    stdio: "pipe",
+  });
   writeFileSync(done, `${requirements.join("\n")}\n`);
   return bin;
 }
 
-/** The project's venv: the package (`pip install -e python[all]`) and {@link PYTHON_REQUIREMENTS}. */
+/** The project's venv: the package (`pip install -e "python[all]"`, as docs/python.md prints it) and {@link PYTHON_REQUIREMENTS}. */
 export function projectVenv() {
   const pyproject = readFileSync(join(PACKAGE_DIR, "pyproject.toml"), "utf8");
-  return pythonVenv([...PYTHON_REQUIREMENTS, "-e", `${PACKAGE_DIR}[all]`], pyproject);
+  return pythonVenv([...PYTHON_REQUIREMENTS, "-e", "python[all]"], `${PACKAGE_DIR}\n${pyproject}`);
 }
 
 /** Runs `python args` with `env` added; resolves to stdout, rejects with both streams on a non-zero exit. */
