@@ -40,6 +40,15 @@ def test_create_chat_and_turns(oda: OdaClient) -> None:
         oda.create_chat(new_id(), agent="boss")
     assert (bad.value.code, bad.value.status) == ("http/bad-request", 400)
     assert bad.value.message == 'invalid session of createChat: `agent` must be "top-level" or "helper"'
+    with pytest.raises(TypeError, match=r"^oda-tasks: create_chat has no field 'owner'$"):
+        oda.create_chat(new_id(), owner="me")  # type: ignore[call-arg]
+    made = new_id()
+    oda.create_chat(made, workspace="/w", scheduled_task_folder=True, agent="helper", sandbox={"net": False})
+    oda.begin_turn(made)
+    refused = oda.call_tool(made, "suggest_task", offer("Add retries"))
+    assert refused.text == (
+        "suggest_task is only for the top-level agent; report the follow-up in your result instead"
+    ), "the helper is refused before the folder: each field reached the session"
 
 
 def test_tools_over_mcp_read_the_exact_texts(oda: OdaClient, chat: str) -> None:

@@ -87,11 +87,11 @@ async def test_the_pydantic_ai_block(tmp_path: Path, oda: OdaClient, chat: str) 
         return ModelResponse(parts=[TextPart("Done.")])
 
     await page.agent.run("Fix the upload", deps=page.Chat(chat), model=FunctionModel(scripted))
-    steps = [[("suggest_task", offer("Add metrics")), ("suggest_task", offer("Add docs"))]]
+    steps = [[("suggest_task", offer("Add metrics"))], [("suggest_task", offer("Add docs"))]]
     await page.agent.run("Go on", deps=page.Chat(chat, compacted=True), model=FunctionModel(scripted))
     assert read == [updated(0, 1, 0), suggested("Add retries"), suggested("Add metrics"), ONE_PER_TURN]
     told = f"You are a coding agent.\n\n{reminder(('Reproduce', 'in_progress'))}"
-    assert instructions == ["You are a coding agent."] * 2 + [told] * 2, "after the compaction, the list"
+    assert instructions == ["You are a coding agent."] * 2 + [told] * 3, "after the compaction, the list"
     assert oda.end_turn(chat) is False
 
 

@@ -12,7 +12,7 @@ Example::
     oda.create_chat("chat-1", workspace="/repos/app")
 """
 
-from ._client import AsyncOdaClient, OdaClient
+from ._client import AsyncOdaClient, ChatSession, OdaClient
 from ._turn import Remind
 from ._types import (
     CardPage,
@@ -43,6 +43,7 @@ __all__ = [
     "AsyncOdaClient",
     "CardPage",
     "ChatPage",
+    "ChatSession",
     "ChatSummary",
     "OdaClient",
     "OdaError",

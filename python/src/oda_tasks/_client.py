@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, cast
 from urllib.parse import quote
 
 import httpx
@@ -31,6 +31,9 @@ from ._types import (
     chat_page_of,
     screen_of,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 T = TypeVar("T")
 
@@ -59,42 +62,46 @@ def _field(name: str, kind: Callable[[Any], T]) -> Callable[[Any], T]:
     return lambda answer: kind(answer[name])
 
 
-def _create_chat(
-    chat_id: str,
-    *,
-    title: str | None,
-    workspace: str | None,
-    scheduled_task_folder: bool | None,
-    agent: str | None,
-    preset: str | None,
-    model: str | None,
-    permission: str | None,
-    sandbox: Any,
-    approval: Any,
-) -> _Call[bool]:
-    session: dict[str, Any] = {}
-    if title is not None:
-        session["title"] = title
-    if workspace is not None:
-        session["workspace"] = workspace
-    if scheduled_task_folder is not None:
-        session["scheduledTaskFolder"] = scheduled_task_folder
-    if agent is not None:
-        session["agent"] = agent
-    settings = {
-        name: value
-        for name, value in (
-            ("preset", preset),
-            ("model", model),
-            ("permission", permission),
-            ("sandbox", sandbox),
-            ("approval", approval),
-        )
-        if value is not None
-    }
+class ChatSession(TypedDict, total=False):
+    """A chat's session, as `create_chat` takes it (each field optional; `createChat`'s in TypeScript).
+
+    Example::
+
+        session: ChatSession = {"workspace": "/repos/app", "permission": "ask"}
+        oda.create_chat("chat-1", **session)
+    """
+
+    title: str
+    workspace: str
+    permission: str
+    model: str
+    preset: str
+    sandbox: Any
+    approval: Any
+    scheduled_task_folder: bool
+    agent: str
+
+
+# Where each field goes in the session `PUT /api/sessions/:id` takes: a member of it, or of its settings.
+_SESSION = {
+    "title": "title",
+    "workspace": "workspace",
+    "scheduled_task_folder": "scheduledTaskFolder",
+    "agent": "agent",
+}
+_SETTINGS = ("preset", "model", "permission", "sandbox", "approval")
+
+
+def _create_chat(chat_id: str, session: ChatSession) -> _Call[bool]:
+    fields = cast("dict[str, Any]", session)
+    unknown = sorted(set(fields) - set(_SESSION) - set(_SETTINGS))
+    if unknown:
+        raise TypeError(f"oda-tasks: create_chat has no field {unknown[0]!r}")
+    body: dict[str, Any] = {_SESSION[name]: value for name, value in fields.items() if name in _SESSION}
+    settings = {name: value for name, value in fields.items() if name in _SETTINGS}
     if settings:
-        session["settings"] = settings
-    return _Call("PUT", f"/api/sessions/{_id(chat_id)}", _field("created", _bool), body=session)
+        body["settings"] = settings
+    return _Call("PUT", f"/api/sessions/{_id(chat_id)}", _field("created", _bool), body=body)
 
 
 def _begin_turn(chat_id: str) -> _Call[int]:
@@ -213,45 +220,20 @@ class OdaClient:
     ) -> None:
         self.close()
 
-    def create_chat(
-        self,
-        chat_id: str,
-        *,
-        title: str | None = None,
-        workspace: str | None = None,
-        permission: str | None = None,
-        model: str | None = None,
-        preset: str | None = None,
-        sandbox: Any = None,
-        approval: Any = None,
-        scheduled_task_folder: bool | None = None,
-        agent: str | None = None,
-    ) -> bool:
+    def create_chat(self, chat_id: str, **session: Unpack[ChatSession]) -> bool:
         """Creates chat `chat_id` with its session, unless it exists; returns whether this call created it.
 
         `workspace` is the folder the chat works in (Start refuses an offer without one);
         `permission`, `model`, `preset`, `sandbox` and `approval` are its settings, which a chat
-        started from its offers inherits (never with more permission); `agent="helper"` for a
-        subagent's chat. A field of the wrong type is refused (`OdaError` `http/bad-request`).
+        started from its offers inherits (never with more permission); `title` names it;
+        `agent="helper"` for a subagent's chat; `scheduled_task_folder=True` for a chat in a
+        scheduled task's folder. A field of the wrong type is refused (`OdaError` `http/bad-request`).
 
         Example::
 
             oda.create_chat("chat-1", title="Fix the upload", workspace="/repos/app", permission="ask")
         """
-        return self._send(
-            _create_chat(
-                chat_id,
-                title=title,
-                workspace=workspace,
-                scheduled_task_folder=scheduled_task_folder,
-                agent=agent,
-                preset=preset,
-                model=model,
-                permission=permission,
-                sandbox=sandbox,
-                approval=approval,
-            )
-        )
+        return self._send(_create_chat(chat_id, session))
 
     def begin_turn(self, chat_id: str) -> int:
         """Opens a model turn of the chat (ending the open one first); returns its number (1 for the first).
@@ -431,40 +413,14 @@ class AsyncOdaClient:
     ) -> None:
         await self.aclose()
 
-    async def create_chat(
-        self,
-        chat_id: str,
-        *,
-        title: str | None = None,
-        workspace: str | None = None,
-        permission: str | None = None,
-        model: str | None = None,
-        preset: str | None = None,
-        sandbox: Any = None,
-        approval: Any = None,
-        scheduled_task_folder: bool | None = None,
-        agent: str | None = None,
-    ) -> bool:
+    async def create_chat(self, chat_id: str, **session: Unpack[ChatSession]) -> bool:
         """`OdaClient.create_chat`.
 
         Example::
 
             await oda.create_chat("chat-1", workspace="/repos/app", permission="ask")
         """
-        return await self._send(
-            _create_chat(
-                chat_id,
-                title=title,
-                workspace=workspace,
-                scheduled_task_folder=scheduled_task_folder,
-                agent=agent,
-                preset=preset,
-                model=model,
-                permission=permission,
-                sandbox=sandbox,
-                approval=approval,
-            )
-        )
+        return await self._send(_create_chat(chat_id, session))
 
     async def begin_turn(self, chat_id: str) -> int:
         """`OdaClient.begin_turn`.

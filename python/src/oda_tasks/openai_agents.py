@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,9 +111,11 @@ class OdaAgentTools:
         try:
             return await Runner.run(agent, input, hooks=self.hooks, **options)
         except BaseException:
-            run = self._runs.pop(self._rule.chat(options.get("context")), None)
-            if run is not None:
-                await end_turn_async(self._client, run.turn, failed=True)
+            # The run's failure is the one to report: a chat the context does not name had no turn.
+            with suppress(TypeError):
+                run = self._runs.pop(self._rule.chat(options.get("context")), None)
+                if run is not None:
+                    await end_turn_async(self._client, run.turn, failed=True)
             raise
 
 
