@@ -9,6 +9,8 @@ import subprocess
 import sys
 import uuid
 
+import httpx
+import httpx2
 import pytest
 from texts import EMPTY_CONTENT, ONE_PER_TURN, SUGGEST_DESCRIPTION, offer, plan, reminder, suggested, updated
 
@@ -275,3 +277,11 @@ def test_no_framework_is_imported_unless_its_module_is() -> None:
     probe = f"import sys, oda_tasks; print([m for m in {frameworks!r} if m in sys.modules])"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
+
+
+def test_a_server_that_cannot_be_reached() -> None:
+    with OdaClient("http://127.0.0.1:9", "any-token-0123456789") as away:
+        with pytest.raises(httpx.ConnectError):
+            away.screen("any")
+        with pytest.raises(httpx2.ConnectError):
+            away.call_tool("any", "todo_write", {"todos": []})

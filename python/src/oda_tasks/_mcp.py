@@ -58,6 +58,10 @@ class Endpoint:
                 error = _found(e, MCPError)
                 if error is not None:
                     raise OdaError(f"mcp/{error.code}", error.message, status=200, payload=error.data) from e
+                # The MCP SDK's task group wraps a connection's failure: raised as itself.
+                unreachable = _found(e, httpx2.TransportError)
+                if unreachable is not None:
+                    raise unreachable from e
                 raise
 
     async def list_tools(self) -> list[ToolDefinition]:
