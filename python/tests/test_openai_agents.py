@@ -133,3 +133,22 @@ async def test_bad_options_are_refused(aoda: AsyncOdaClient, oda: OdaClient) -> 
         oda_tools(oda, chat_id="c")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^oda-tasks: `every_turns` must be a whole number >= 1 \(got 0\)$"):
         oda_tools(aoda, chat_id="c", every_turns=0)
+
+
+async def test_a_streamed_run_with_the_hooks_is_one_turn(aoda: AsyncOdaClient, oda: OdaClient, chat: str) -> None:
+    oda_ = oda_tools(aoda, chat_id=chat)
+    model = ScriptedModel(
+        [
+            [call("suggest_task", offer("Add retries"), 1)],
+            [call("suggest_task", offer("Add metrics"), 2)],
+            [assistant_message("Done.")],
+        ]
+    )
+    agent = Agent(name="Coder", tools=oda_.tools, model=model)
+    streamed = Runner.run_streamed(agent, "Plan", hooks=oda_.hooks)
+    async for _ in streamed.stream_events():
+        pass
+    assert outputs(model, 1)[-1] == suggested("Add retries")
+    assert outputs(model, 2)[-1] == ONE_PER_TURN
+    assert oda.end_turn(chat) is False, "the stream's end ended the turn"
+    assert oda.begin_turn(chat) == 2
