@@ -142,7 +142,7 @@ async function chatOf(who, chatId, { title, item, offer }) {
 /**
  * Every route `who` can name chat `chatId` by, and what each answered:
  * reads, events, cards, actions, turns, the widget's tools, the page (with
- * `cookie`), delete. Nothing here writes when the chat is not `who`'s.
+ * `cookie`), the reminder, delete. Nothing here writes when the chat is not `who`'s.
  */
 async function everyRoute(who, chatId, cookie) {
   const id = encodeURIComponent(chatId);
@@ -151,6 +151,7 @@ async function everyRoute(who, chatId, cookie) {
   keep("screen", await who.call(`/api/oda/chats/${id}`));
   keep("cards", await who.call(`/api/oda/chats/${id}/cards`));
   keep("events", await who.call(`/api/oda/chats/${id}/events`));
+  keep("reminder", await who.call(`/api/sessions/${id}/reminder?always=true`));
   for (const action of ["start", "draft", "dismiss", "restore"]) {
     keep(action, await who.json(`/api/oda/chats/${id}/suggestions/s1/${action}`, "POST", {}));
   }
@@ -196,6 +197,8 @@ async function twoPeople(urlA, urlB, keys, audience) {
   // Each reads their own c1.
   assert.deepEqual((await alice.call("/api/oda/chats/c1")).json().todos, [{ content: "ALICE-ITEM", status: "pending" }]);
   assert.deepEqual((await bob.call("/api/oda/chats/c1")).json().todos, [{ content: "BOB-ITEM", status: "pending" }]);
+  assert.match((await alice.call("/api/sessions/c1/reminder?always=true")).json().text, /^1\. \[pending\] "ALICE-ITEM"$/m);
+  assert.match((await bob.call("/api/sessions/c1/reminder?always=true")).json().text, /^1\. \[pending\] "BOB-ITEM"$/m);
 
   // For Alice's chat, every route answers Bob exactly as before it existed; Alice's chat is untouched.
   const after = await everyRoute(bob, "alice-only", bobCookie);

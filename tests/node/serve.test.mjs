@@ -179,6 +179,9 @@ test("serve: a browser signs in once with the form; the cookie reads the chat bu
     assert.equal(r.status, 401, path);
     await r.body?.cancel();
   }
+  const reminder = await fetch(`${url}/api/sessions/c1/reminder`, { headers: { cookie: session } });
+  assert.equal(reminder.status, 401, "the reminder is for programs");
+  await reminder.body?.cancel();
 });
 
 test("serve --public-url: the MCP Apps view links a started chat's page at the public address, not the bound one", async (t) => {
@@ -349,4 +352,65 @@ test("serve's pages: / lists the chats newest first by title; a chat's page is h
   const gone = await page.goto(`${url}/chats/c1`);
   assert.equal(gone.status(), 404);
   assert.equal(await page.locator("h1").textContent(), "No such chat");
+});
+
+test("serve: the reminder route answers the list's text by todoReminder's rule, for the owner's chat, to a program", async (t) => {
+  const dir = tempStore(t);
+  const { url } = await startServe(["--store", dir], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({}), method: "PUT" });
+  const reminder = async (query = "") => {
+    const r = await withToken(`${url}/api/sessions/c1/reminder${query}`);
+    return [r.status, await r.json()];
+  };
+  const turn = async () => {
+    await withToken(`${url}/api/turns/c1/begin`, json({}));
+    await withToken(`${url}/api/turns/c1/end`, json({}));
+  };
+  assert.deepEqual(await reminder("?always=true"), [200, { text: null }], "no list: nothing to put back");
+  await withToken(`${url}/api/turns/c1/begin`, json({}));
+  const tools = toolHandlers({ store: new JsonlStore(dir), chatId: "c1" });
+  await tools.todo_write({
+    todos: [
+      { content: "Write tests", status: "in_progress" },
+      { content: 'Ship "v2"', status: "pending" },
+    ],
+  });
+  await withToken(`${url}/api/turns/c1/end`, json({}));
+  const text = [
+    "Your todo list, as last recorded with todo_write (1 pending, 1 in progress, 0 completed):",
+    '1. [in_progress] "Write tests"',
+    '2. [pending] "Ship \\"v2\\""',
+    "Keep it current: call todo_write with the whole list when an item's state changes.",
+  ].join("\n");
+  assert.deepEqual(await reminder("?always=true"), [200, { text }], "after compaction: whenever the list has items");
+  assert.deepEqual(await reminder(), [200, { text: null }], "not due in the turn after the update");
+  await turn();
+  assert.deepEqual(await reminder(), [200, { text: null }]);
+  assert.deepEqual(await reminder("?everyTurns=1"), [200, { text }]);
+  await turn();
+  assert.deepEqual(await reminder("?everyTurns=2&always=false"), [200, { text }]);
+  assert.deepEqual(await reminder(), [200, { text: null }]);
+  await turn();
+  assert.deepEqual(await reminder(), [200, { text }], "three whole turns without a todo_write");
+  // The open turn does not count: the same answer after begin.
+  await withToken(`${url}/api/turns/c1/begin`, json({}));
+  assert.deepEqual(await reminder(), [200, { text }]);
+  for (const [query, message] of [
+    ["?always=yes", "`always` must be true or false"],
+    ["?everyTurns=0", "`everyTurns` must be a whole number from 1 to 2147483647"],
+    ["?everyTurns=2147483648", "`everyTurns` must be a whole number from 1 to 2147483647"],
+    ["?everyTurns=1.5", "`everyTurns` must be a whole number from 1 to 2147483647"],
+    ["?always=true&always=true", "`always` is given more than once"],
+    ["?cards=1", "unknown query parameter `cards` (the reminder takes always and everyTurns)"],
+  ]) {
+    assert.deepEqual(await reminder(query), [400, { error: { code: "http/bad-request", message } }], query);
+  }
+  const missing = await withToken(`${url}/api/sessions/nope/reminder`);
+  assert.equal(missing.status, 404);
+  assert.deepEqual(await missing.json(), { error: { code: "store/missing-chat", message: "no such chat" } });
+  const post = await withToken(`${url}/api/sessions/c1/reminder`, json({}));
+  assert.equal(post.status, 405);
+  assert.equal(post.headers.get("allow"), "GET");
+  await post.body?.cancel();
+  assert.equal((await fetch(`${url}/api/sessions/c1/reminder`)).status, 401);
 });
