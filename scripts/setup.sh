@@ -33,8 +33,8 @@ for flag in "$@"; do
       [ -x /usr/sbin/pgbouncer ] || APT+=(pgbouncer)
       [ -x /usr/bin/websockify ] || APT+=(websockify)
       ;;
-    # Python >= 3.11 with venv for the Python agents of the MCP tests, which make
-    # their own venv and install their packages from PyPI with pip.
+    # Python >= 3.11 with venv for the Python package (python/) and the MCP tests'
+    # Python agents, whose venv installs its packages from PyPI with pip.
     --python)
       "${PYTHON:-python3}" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || APT+=(python3 python3-venv)
       ;;
@@ -53,7 +53,8 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm_config_better_sqlite3_local_prebuilds="$PREBUILDS" npm ci --no-audit --no-fund --loglevel=error
 fi
 node scripts/keep-prebuild.mjs "$PREBUILDS"
-# The MCP tests' Python venv (packages from PyPI), so the test steps install nothing.
+# The project's Python venv (the package of python/, the frameworks and the checks,
+# from PyPI), so the test steps install nothing.
 for flag in "$@"; do
   if [ "$flag" = --python ]; then node tests/node/support/python.mjs >&2; fi
 done

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::entry::{
-    read_entry, Entry, KnownType, Origin, Read, SessionEntry, Settings, Skipped, Source, TodoItem, TOP_LEVEL,
+    read_entry, Editor, Entry, KnownType, Origin, Read, SessionEntry, Settings, Skipped, Source, TodoItem, TOP_LEVEL,
 };
 use crate::suggest::SuggestionLedger;
 use crate::todo::{self, Card, TodoLedger};
@@ -76,15 +76,17 @@ impl Chat {
         }
     }
 
-    /// The card a `todo_update` of `todos` makes when appended now (at the
-    /// log's end, in the current turn): what a UI shows for a recorded call.
-    pub fn next_card(&self, todos: Vec<TodoItem>) -> Card {
+    /// The card a `todo_update` of `todos` (by `by`, a person, or the model)
+    /// makes when appended now (at the log's end, in the current turn): what
+    /// a UI shows for a recorded call.
+    pub fn next_card(&self, todos: Vec<TodoItem>, by: Option<Editor>) -> Card {
         Card {
             index: self.len,
             turn: self.turns.open.then_some(self.turns.started),
             counts: todo::counts(&todos),
             changes: todo::diff(&self.todos.todos, &todos),
             todos,
+            by,
         }
     }
 
@@ -173,8 +175,9 @@ impl Chat {
             Entry::TodoUpdate(update) => {
                 let turn = self.turns.open.then_some(self.turns.started);
                 self.turns.started_at_update = Some(self.turns.started);
-                self.todos.record(index, turn, update.todos);
+                self.todos.record(index, turn, update.todos, update.by);
             }
+            Entry::TodoTold(_) => self.todos.told(),
             Entry::SuggestionOffered(offer) => {
                 // Any offer entry fills the turn, even one whose id repeats.
                 self.turns.offered_this_turn = true;

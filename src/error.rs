@@ -35,6 +35,10 @@ pub enum TodoError {
     DuplicateContent(String),
     #[error("Error: invalid todos: at most one task may be in_progress (got {0})")]
     TooManyActive(usize),
+    /// A person's edit is the list's latest change and the model was not told
+    /// of it: `{0}` says what they changed and the list as edited.
+    #[error("Error: the user edited the todo list, and this update was not recorded: it was written before you saw their edit. {0}\nCall todo_write again with the whole list, starting from this one and keeping the user's changes.")]
+    UserEdited(String),
 }
 
 /// Refusals of a `suggest_task` call, in the order they are checked.
@@ -170,6 +174,7 @@ mod tests {
             (TodoError::EmptyContent.text(), "Error: invalid todo: `content` must be a non-empty string"),
             (TodoError::DuplicateContent("a".into()).text(), "Error: invalid todos: duplicate content \"a\""),
             (TodoError::TooManyActive(2).text(), "Error: invalid todos: at most one task may be in_progress (got 2)"),
+            (TodoError::UserEdited("B".into()).text(), "Error: the user edited the todo list, and this update was not recorded: it was written before you saw their edit. B\nCall todo_write again with the whole list, starting from this one and keeping the user's changes."),
             (SuggestError::NoSession.text(), "suggest_task requires an owning agent session"),
             (SuggestError::Helper.text(), "suggest_task is only for the top-level agent; report the follow-up in your result instead"),
             (SuggestError::ScheduledFolder.text(), "suggest_task: this chat runs in a scheduled task folder, where no new chat can start; offer no suggestions here"),

@@ -4,13 +4,15 @@
 //! (the stored format: its types, and `entry::read` the tolerant reader),
 //! `input` (a model's input), `error`, `intern` (texts by number); `todo` and `suggest` (checks and
 //! ledgers); `chat` (the one fold every decision reads); `jsonl` (logs as
-//! bytes); `suggest_call`, `settle` and `replay` (what the fold answers);
+//! bytes); `suggest_call`, `settle`, `edit` (a person's edit and what the model
+//! is told of it) and `replay` (what the fold answers);
 //! `whole_log` (each call over a whole log of values, for native callers),
 //! `tool` (the tool definitions). Nothing here does I/O, reads a clock or
 //! panics; `wasm` (with its params reader) is the only module that knows
 //! about JavaScript.
 
 pub mod chat;
+pub mod edit;
 pub mod entry;
 pub mod error;
 pub mod input;

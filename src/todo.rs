@@ -5,7 +5,7 @@
 //! the next, so the reported error does not depend on item order); a list
 //! already in the log is taken as recorded.
 
-pub use crate::entry::{TodoItem, TodoStatus};
+pub use crate::entry::{Editor, TodoItem, TodoStatus};
 use crate::entry::{TodoUpdate, FORMAT_VERSION};
 use std::collections::BTreeMap;
 
@@ -53,6 +53,7 @@ pub fn todo_write(has_session: bool, input: &Input, options: TodoOptions) -> Res
         entry: TodoUpdate {
             v: FORMAT_VERSION,
             todos,
+            by: None,
         },
         output,
     })
@@ -175,11 +176,18 @@ pub fn counts(todos: &[TodoItem]) -> Counts {
 }
 
 fn summary(todos: &[TodoItem]) -> String {
-    let c = counts(todos);
-    format!(
-        "Updated todo list: {} pending, {} in progress, {} completed",
-        c.pending, c.in_progress, c.completed
-    )
+    format!("Updated todo list: {}", counts(todos))
+}
+
+impl std::fmt::Display for Counts {
+    /// `2 pending, 1 in progress, 0 completed`: the counts as the model reads them.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{} pending, {} in progress, {} completed",
+            self.pending, self.in_progress, self.completed
+        )
+    }
 }
 
 /// One "Update to-do list" card: the list an update sent and what changed.
@@ -192,6 +200,9 @@ pub struct Card {
     pub todos: Vec<TodoItem>,
     pub counts: Counts,
     pub changes: Changes,
+    /// A person's edit: who (absent for the model's `todo_write`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<Editor>,
 }
 
 /// What an update changed against the previous list. Items are matched by
@@ -232,16 +243,28 @@ pub struct Move {
 
 /// Compares two lists. Texts are unique within a list the core wrote; a
 /// stored list with repeats (an older or foreign writer) matches the first.
+/// Both lists are numbered as the ledger keeps its cards, and compared as its cards are.
 pub fn diff(prev: &[TodoItem], next: &[TodoItem]) -> Changes {
-    diff_by(
-        prev,
-        next,
-        |item| item.content.as_str(),
-        |item| (item.content.clone(), item.status),
-    )
+    let mut texts = Interner::default();
+    let mut packed = |list: &[TodoItem]| -> Vec<u32> {
+        list.iter()
+            .map(|item| texts.intern(&item.content) << 2 | status_bits(item.status))
+            .collect()
+    };
+    let (prev, next) = (packed(prev), packed(next));
+    diff_packed(&texts, &prev, &next)
 }
 
-/// [`diff`] over any items with an ordered key (a text, or an interned text's number).
+/// [`diff`] of two lists kept as numbers (`text << 2 | state`) whose texts `texts` holds.
+fn diff_packed(texts: &Interner, prev: &[u32], next: &[u32]) -> Changes {
+    let show = |bits: &u32| {
+        let text = texts.get(bits >> 2).map(String::from).unwrap_or_default();
+        (text, status_of(*bits))
+    };
+    diff_by(prev, next, |bits| bits >> 2, show)
+}
+
+/// [`diff`] over any items with an ordered key (an interned text's number).
 fn diff_by<'t, T, K: Ord>(
     prev: &'t [T],
     next: &'t [T],
@@ -368,6 +391,7 @@ struct Update {
     index: usize,
     turn: Option<usize>,
     items: Box<[u32]>,
+    by: Option<Editor>,
 }
 
 fn status_bits(status: TodoStatus) -> u32 {
@@ -398,6 +422,12 @@ pub struct TodoLedger {
     /// The plan's state and turn; its items are always the latest list.
     plan_state: PlanState,
     plan_turn: Option<usize>,
+    /// Where the latest update sits in the log.
+    pub last_update: Option<usize>,
+    /// While a person's edit is the list's latest change and the model was not
+    /// told of it: the list the model last knew (its own last update, or the
+    /// list it was last told of).
+    pub untold: Option<Vec<TodoItem>>,
 }
 
 impl TodoLedger {
@@ -412,7 +442,10 @@ impl TodoLedger {
         self.with_cards
     }
 
-    pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>) {
+    /// Records an update at `index`; `by` names a person's edit. A person's
+    /// edit outside any turn keeps the plan's state (a finished checklist
+    /// ticked between turns stays finished); every other update runs in its turn.
+    pub fn record(&mut self, index: usize, turn: Option<usize>, todos: Vec<TodoItem>, by: Option<Editor>) {
         if self.with_cards {
             // Most updates repeat the previous list's items in place: those need no lookup.
             let texts = &mut self.texts;
@@ -429,11 +462,30 @@ impl TodoLedger {
                     id << 2 | status_bits(item.status)
                 })
                 .collect();
-            self.updates.push(Update { index, turn, items });
+            self.updates.push(Update {
+                index,
+                turn,
+                items,
+                by: by.clone(),
+            });
         }
-        self.plan_state = PlanState::Running;
-        self.plan_turn = turn;
-        self.todos = todos;
+        if by.is_none() || turn.is_some() || self.plan_state == PlanState::None {
+            self.plan_state = PlanState::Running;
+            self.plan_turn = turn;
+        }
+        self.last_update = Some(index);
+        let before = std::mem::replace(&mut self.todos, todos);
+        match by {
+            None => self.untold = None,
+            Some(_) => {
+                self.untold.get_or_insert(before);
+            }
+        }
+    }
+
+    /// The model was told of the list as it stands.
+    pub fn told(&mut self) {
+        self.untold = None;
     }
 
     pub fn turn_started(&mut self) {
@@ -471,24 +523,21 @@ impl TodoLedger {
             Some(p) => self.updates.get(p).map(|u| &u.items[..]).unwrap_or_default(),
             None => &[],
         };
-        let show = |bits: &u32| {
-            let text = self.texts.get(bits >> 2).map(String::from).unwrap_or_default();
-            (text, status_of(*bits))
-        };
         let todos: Vec<TodoItem> = update
             .items
             .iter()
-            .map(|bits| {
-                let (content, status) = show(bits);
-                TodoItem { content, status }
+            .map(|bits| TodoItem {
+                content: self.texts.get(bits >> 2).map(String::from).unwrap_or_default(),
+                status: status_of(*bits),
             })
             .collect();
         Some(Card {
             index: update.index,
             turn: update.turn,
             counts: counts(&todos),
-            changes: diff_by(prev, &update.items, |bits| bits >> 2, show),
+            changes: diff_packed(&self.texts, prev, &update.items),
             todos,
+            by: update.by.clone(),
         })
     }
 

@@ -17,8 +17,8 @@ use log::{Entry as LogEntry, Id, Json, Layout, Render, Str};
 use observe::{answers, check_invariants};
 use oda_tasks::chat::Chat;
 use oda_tasks::entry::{
-    read_entry, Entry, Message, Offer, Origin, Outcome, Read, SessionEntry, Settings, Settlement, Source, TodoItem,
-    TodoStatus, TodoUpdate,
+    read_entry, Editor, Entry, Message, Offer, Origin, Outcome, Read, SessionEntry, Settings, Settlement, Source,
+    TodoItem, TodoStatus, TodoUpdate, Told,
 };
 use oda_tasks::input::Input;
 use oda_tasks::settle::{clamp_permission, Action, GoalAction, StartPlan, StartRequest};
@@ -182,7 +182,7 @@ proptest! {
     fn next_card_is_the_card_replay_makes(log in log(), input in model_input(), one_active in any::<bool>()) {
         let Ok(decided) = todo_write(true, &Input::from(input), TodoOptions { one_active }) else { return Ok(()) };
         let chat = Chat::from_values(&log, false);
-        let card = chat.next_card(decided.entry.todos.clone());
+        let card = chat.next_card(decided.entry.todos.clone(), None);
         let mut whole = log.clone();
         whole.push(serde_json::from_str(&Entry::TodoUpdate(decided.entry).text()).expect("an entry's text is JSON"));
         let replayed = Chat::from_values(&whole, true);
@@ -386,10 +386,23 @@ fn written_entry() -> BoxedStrategy<Entry> {
         Just(Entry::TurnStarted {}),
         Just(Entry::TurnEnded {}),
         vec(
-            (string(), status).prop_map(|(content, status)| TodoItem { content, status }),
+            (string(), status.clone()).prop_map(|(content, status)| TodoItem { content, status }),
             0..5
         )
-        .prop_map(|todos| Entry::TodoUpdate(TodoUpdate { v: 1, todos })),
+        .prop_map(|todos| Entry::TodoUpdate(TodoUpdate { v: 1, todos, by: None })),
+        (
+            vec(
+                (string(), status).prop_map(|(content, status)| TodoItem { content, status }),
+                0..5
+            ),
+            prop::option::of(string())
+        )
+            .prop_map(|(todos, name)| Entry::TodoUpdate(TodoUpdate {
+                v: 1,
+                todos,
+                by: Some(Editor { name })
+            })),
+        string().prop_map(|text| Entry::TodoTold(Told { v: 1, text })),
         (string(), string(), string(), string()).prop_map(|(id, title, tldr, brief)| Entry::SuggestionOffered(Offer {
             v: 1,
             id,
@@ -436,12 +449,12 @@ fn drawn_logs_reach_every_entry_kind() {
         };
         *kinds.entry(kind).or_default() += 1;
     }
-    // All seven entry types, each read at least 15 times, and the rest.
+    // All eight entry types, each read at least 15 times, and the rest.
     let read = kinds
         .iter()
         .filter(|(kind, n)| kind.starts_with('"') && **n >= 15)
         .count();
-    assert_eq!(read, 7, "{kinds:?}");
+    assert_eq!(read, 8, "{kinds:?}");
     for kind in ["skipped", "foreign", "not an object"] {
         assert!(kinds.get(kind).copied().unwrap_or(0) >= 15, "{kind}: {kinds:?}");
     }

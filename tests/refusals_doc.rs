@@ -7,8 +7,14 @@ use oda_tasks::{SuggestError, TodoError};
 fn fixed_texts(heading: &str) -> Vec<String> {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/tools.md")).unwrap_or_default();
     let section = doc.split("\n## ").find(|s| s.starts_with(heading)).unwrap_or_default();
+    // A numbered check's line (`3. … → text`), not a line of an example (a change reads `a → b` too).
+    let numbered = |line: &&str| {
+        line.split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
     section
         .lines()
+        .filter(numbered)
         .filter_map(|line| line.split_once(" → ").map(|(_, text)| text))
         .map(|text| text.trim().trim_matches('`').to_string())
         .filter(|text| !text.contains('<') && !text.contains('…'))

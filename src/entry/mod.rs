@@ -31,6 +31,7 @@ pub enum Entry {
     SuggestionOffered(Offer),
     SuggestionSettled(Settlement),
     Message(Message),
+    TodoTold(Told),
 }
 
 impl Entry {
@@ -172,11 +173,30 @@ pub struct TodoItem {
     pub status: TodoStatus,
 }
 
-/// One recorded `todo_write` update: the whole list.
+/// One recorded update of the list: the whole list. `by` names a person's
+/// edit (absent: the model's `todo_write`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TodoUpdate {
     pub v: u32,
     pub todos: Vec<TodoItem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<Editor>,
+}
+
+/// The person who edited the list (it was not the model), with the display name the app gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Editor {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The record that the model was told of the person's edits before it: the
+/// exact text it read (a refusal of its `todo_write`, which begins `Error:`,
+/// or the integration's context text). Replay reads only that it is there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Told {
+    pub v: u32,
+    pub text: String,
 }
 
 /// One recorded `suggest_task` offer.
@@ -282,6 +302,7 @@ pub enum KnownType {
     SuggestionOffered,
     SuggestionSettled,
     Message,
+    TodoTold,
 }
 
 impl KnownType {
@@ -294,6 +315,7 @@ impl KnownType {
             "suggestion_offered" => KnownType::SuggestionOffered,
             "suggestion_settled" => KnownType::SuggestionSettled,
             "message" => KnownType::Message,
+            "todo_told" => KnownType::TodoTold,
             _ => return None,
         })
     }
@@ -307,6 +329,7 @@ impl KnownType {
             KnownType::SuggestionOffered => "suggestion_offered",
             KnownType::SuggestionSettled => "suggestion_settled",
             KnownType::Message => "message",
+            KnownType::TodoTold => "todo_told",
         }
     }
 }

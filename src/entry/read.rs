@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use super::{
-    Copied, Entry, KnownType, Message, Offer, Origin, Outcome, Read, SessionEntry, Settings, Settlement, Source,
-    TodoItem, TodoStatus, TodoUpdate, FORMAT_VERSION, TOP_LEVEL,
+    Copied, Editor, Entry, KnownType, Message, Offer, Origin, Outcome, Read, SessionEntry, Settings, Settlement,
+    Source, TodoItem, TodoStatus, TodoUpdate, Told, FORMAT_VERSION, TOP_LEVEL,
 };
 use crate::text::{kind_of_text, quote, Text, LONE_SURROGATE, MAX_DEPTH};
 
@@ -33,11 +33,14 @@ enum Field {
     Outcome,
     Role,
     Source,
+    By,
+    Text,
+    Name,
 }
 
 impl Field {
     /// The field a member name is. A match on the bytes compiles to a switch
-    /// on the length, then byte tests, where a scan of the 16 names compared each.
+    /// on the length, then byte tests, where a scan of the 19 names compared each.
     fn of(name: &str) -> Option<Field> {
         Some(match name.as_bytes() {
             b"type" => Field::Type,
@@ -56,6 +59,9 @@ impl Field {
             b"outcome" => Field::Outcome,
             b"role" => Field::Role,
             b"source" => Field::Source,
+            b"by" => Field::By,
+            b"text" => Field::Text,
+            b"name" => Field::Name,
             _ => return None,
         })
     }
@@ -69,7 +75,7 @@ type Items<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
 /// known type has are skipped (`IgnoredAny`) at any depth, without being built.
 #[derive(Default)]
 struct Fields<'a> {
-    raw: [Option<&'a RawValue>; 16],
+    raw: [Option<&'a RawValue>; 19],
     /// A `todo_update`'s items, read in the same pass when `type` came first.
     items: Option<Items<'a>>,
 }
@@ -230,6 +236,7 @@ fn read_known(mut fields: Fields) -> Read {
         KnownType::SuggestionOffered => read_offer(&fields, v).map(Entry::SuggestionOffered),
         KnownType::SuggestionSettled => read_settlement(&fields, v).map(Entry::SuggestionSettled),
         KnownType::Message => read_message(&fields, v).map(Entry::Message),
+        KnownType::TodoTold => read_told(&fields, v).map(Entry::TodoTold),
         KnownType::TurnStarted | KnownType::TurnEnded => return Read::Foreign, // handled above
     };
     match read {
@@ -402,7 +409,28 @@ fn read_todo_update(f: &mut Fields, v: u32) -> Result<TodoUpdate, String> {
             })
         })
         .collect::<Result<_, String>>()?;
-    Ok(TodoUpdate { v, todos })
+    let by = match f.get(Field::By) {
+        None => None,
+        Some(raw) => Some(required(Some(raw), "by", "an object { name? }", read_editor)?),
+    };
+    Ok(TodoUpdate { v, todos, by })
+}
+
+/// A `by` as stored: an object `{ "name"?: string }` (other members ignored).
+fn read_editor(raw: &str) -> Result<Editor, serde_json::Error> {
+    let fields = read_fields(raw, false)?;
+    let name = fields.get(Field::Name).map(read_text).transpose()?;
+    Ok(Editor {
+        name: name.map(Cow::into_owned),
+    })
+}
+
+/// A `todo_told`: the text the model read (kept as written; replay reads only that the record is there).
+fn read_told(f: &Fields, v: u32) -> Result<Told, String> {
+    Ok(Told {
+        v,
+        text: text(f.get(Field::Text), "text")?,
+    })
 }
 
 fn read_offer(f: &Fields, v: u32) -> Result<Offer, String> {

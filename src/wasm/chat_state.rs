@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{answer, host, params, permission_order, tool_answer, Channel, Text, Value};
 use super::params::TodoWriteCall;
 use crate::chat::Chat;
+use crate::edit::{self, Edit, EditRefusal};
 use crate::entry::{Entry, Origin};
 use crate::error::{HostError, ServiceError};
 use crate::jsonl::JsonlReader;
@@ -239,7 +240,7 @@ impl ChatStateCore {
         }))
     }
 
-    /// `[answer JSON, entry text?]`.
+    /// `[answer JSON, entry text?]`. (The guard of a person's edit comes first: `told(true)`.)
     #[wasm_bindgen(js_name = todoWrite)]
     pub fn todo_write(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
         let p = params("todoWrite", super::params::todo_write(params_text))?;
@@ -254,6 +255,62 @@ impl ChatStateCore {
         todo_write_answer(true, &p, Some(&self.chat))
     }
 
+    /// A person's edit of the list, made on the log length `based_on` their
+    /// screen showed, by `by` (the display name the app gave, well-formed: the
+    /// host checks it): `[answer JSON, entry text?]`, the answer `{ ok: true,
+    /// entry, output }`, `null` (the list already is the edited one: nothing
+    /// to record), or `{ ok: false, error }` with the core's refusal of the
+    /// list, or with the error `chat/changed` (no refusal text: those begin
+    /// `Error:`) when the list changed after `based_on`.
+    #[wasm_bindgen(js_name = editTodos)]
+    pub fn edit_todos(&self, params_text: &str, based_on: f64, by: Option<String>) -> Result<Vec<String>, JsValue> {
+        let p = params("editTodos", super::params::todo_write(params_text))?;
+        let options = TodoOptions {
+            one_active: p.one_active.unwrap_or(true),
+        };
+        // A length past any log (or not a whole number) is a change the screen did not see.
+        let based_on = if based_on >= 0.0 && based_on.fract() == 0.0 {
+            based_on as usize
+        } else {
+            usize::MAX
+        };
+        tool_answer::<Text>(
+            match edit::edit_todos(&self.chat, &p.input.read(), based_on, by, options) {
+                Ok(Edit::Append(update)) => Ok((Entry::TodoUpdate(update), String::new())),
+                Ok(Edit::Unchanged) => return Ok(vec!["null".to_owned()]),
+                Err(EditRefusal::Invalid(e)) => Err(e.to_string()),
+                Err(EditRefusal::Changed) => Err("chat/changed".to_owned()),
+            },
+        )
+    }
+
+    /// JSON: the list as a short text for the model's context, or `null` for an empty list.
+    #[wasm_bindgen(js_name = listText)]
+    pub fn list_text(&self) -> String {
+        answer(&edit::list_text(&self.chat.todos.todos))
+    }
+
+    /// What the model is told of a person's edit while one is the list's
+    /// latest change and the model was not told of it: the integration's
+    /// context text, or with `refusal` the refusal of a `todo_write` (which
+    /// the host answers before deciding the call). `[{ ok: true, entry, output }
+    /// JSON, entry text]`, `output` the text and `entry` the `todo_told` to
+    /// record; `["null"]` when nothing is to be told.
+    pub fn told(&self, refusal: bool) -> Result<Vec<String>, JsValue> {
+        let told = if refusal {
+            edit::stale_write(&self.chat)
+        } else {
+            edit::notice(&self.chat)
+        };
+        match told {
+            None => Ok(vec!["null".to_owned()]),
+            Some(told) => {
+                let text = told.text.clone();
+                tool_answer::<Text>(Ok((Entry::TodoTold(told), text)))
+            }
+        }
+    }
+
     /// `[answer JSON, entry text?]`.
     #[wasm_bindgen(js_name = suggestTask)]
     pub fn suggest_task(&self, params_text: &str) -> Result<Vec<String>, JsValue> {
@@ -265,7 +322,9 @@ impl ChatStateCore {
     #[wasm_bindgen(js_name = nextCard)]
     pub fn next_card(&self, entry_text: &str) -> String {
         match crate::entry::read_entry(entry_text) {
-            crate::entry::Read::Entry(Entry::TodoUpdate(update)) => answer(&self.chat.next_card(update.todos)),
+            crate::entry::Read::Entry(Entry::TodoUpdate(update)) => {
+                answer(&self.chat.next_card(update.todos, update.by))
+            }
             _ => "null".to_owned(),
         }
     }
@@ -482,7 +541,7 @@ pub(super) fn todo_write_answer(
     };
     let decided = todo::todo_write(has_session, &p.input.read(), options);
     let card = match (&decided, card_of) {
-        (Ok(d), Some(chat)) => Some(answer(&chat.next_card(d.entry.todos.clone()))),
+        (Ok(d), Some(chat)) => Some(answer(&chat.next_card(d.entry.todos.clone(), None))),
         _ => None,
     };
     let mut parts = tool_answer::<Text>(

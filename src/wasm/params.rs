@@ -85,7 +85,7 @@ struct TodoWriteParams<'a> {
     options: Option<TodoWriteOptions>,
 }
 
-/// `todoWrite`'s params: the model's input and the one-active option.
+/// `todoWrite`'s params (and `editTodos`'): the input and the one-active option.
 #[derive(Debug, Default)]
 pub struct TodoWriteCall<'a> {
     pub input: ModelInput<'a>,

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
-import { createChat, MemoryStore } from "oda-tasks";
+import { createChat, editTodos, MemoryStore } from "oda-tasks";
 import { odaAcp } from "oda-tasks/acp";
 import { suggestion } from "./support/tool-fixtures.mjs";
 
@@ -15,7 +15,9 @@ const entries = (...items) => items.map(([content, status]) => ({ content, statu
 
 /**
  * An agent whose prompt handler runs the tool calls the prompt's text names
- * (a JSON array of [tool, input]); a call of "wait" waits for cancellation.
+ * (a JSON array of [tool, input]); a call of "wait" waits for cancellation,
+ * "edit" is a person's edit of the list (input: the list), "notice" asks what
+ * the model is told before its next step.
  * Resolves to the client's context, the plan updates it heard, the tools'
  * results, and a function that closes both ends.
  */
@@ -32,9 +34,17 @@ function connect(store, odaOptions = {}) {
     })
     .onRequest(
       "session/prompt",
-      oda.prompt(async ({ params }, { tools, signal, chatId, turn }) => {
-        results.push({ chatId, turn });
+      oda.prompt(async ({ params }, { tools, signal, chatId, turn, reminder, notice }) => {
+        results.push({ chatId, turn, ...(reminder === null ? {} : { reminder }) });
         for (const [name, input] of JSON.parse(params.prompt[0].text)) {
+          if (name === "edit") {
+            await editTodos(store, chatId, input, { basedOn: (await store.read(chatId)).length });
+            continue;
+          }
+          if (name === "notice") {
+            results.push({ notice: await notice() });
+            continue;
+          }
           if (name === "wait") {
             await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
             // A call after the cancel: refused, nothing recorded.
@@ -99,6 +109,34 @@ test("a prompt is one turn; each recorded list is one plan update (statuses as t
     "suggestion_offered",
     "turn_ended",
   ]);
+});
+
+test("a person's edit is told to the agent once (notice() before its next step, or the next prompt's reminder) and sent to the client as the plan", async (t) => {
+  const store = new MemoryStore();
+  const c = connect(store);
+  t.after(c.close);
+  const { sessionId } = await c.agent.request("session/new", { cwd: "/w", mcpServers: [] });
+  const edited = list(["Write tests", "in_progress"], ["Tell the team", "pending"]).todos;
+  await c.prompt(sessionId, [["todo_write", list(["Write tests", "in_progress"])], ["notice"], ["edit", edited], ["notice"], ["notice"]]);
+  const notice =
+    'The user edited the todo list while you worked. What they changed:\n- added "Tell the team" (pending)\nThe list as edited (1 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Tell the team"\nKeep their changes: your next todo_write sends this list whole, with the user\'s changes in it.';
+  assert.deepEqual(c.results.slice(2), [{ notice: null }, { notice }, { notice: null }]);
+  // The client's plan: the model's list, then the list as the person edited it, when the agent was told.
+  assert.deepEqual(
+    c.updates.map((u) => u.update.entries),
+    [entries(["Write tests", "in_progress"]), entries(["Write tests", "in_progress"], ["Tell the team", "pending"])],
+  );
+  // An edit between prompts: the next prompt's reminder is its notice, and the client's plan is the edited list.
+  c.updates.length = 0;
+  c.results.length = 0;
+  await editTodos(store, sessionId, edited.slice(1), { basedOn: (await store.read(sessionId)).length });
+  await c.prompt(sessionId, [["notice"]]);
+  assert.match(c.results[0].reminder, /^The user edited the todo list while you worked\. What they changed:\n- removed "Write tests"\n/);
+  assert.deepEqual(c.results[1], { notice: null }, "told once, in the reminder");
+  assert.deepEqual(
+    c.updates.map((u) => u.update.entries),
+    [[], entries(["Tell the team", "pending"])],
+  );
 });
 
 test("the next prompt clears the standing plan with an empty plan update first; a prompt after a turn with no list sends none", async (t) => {

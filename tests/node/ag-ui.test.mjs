@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AbstractAgent } from "@ag-ui/client";
 import { Observable } from "rxjs";
-import { beginTurn, createChat, MemoryStore, SuggestionService, toolHandlers } from "oda-tasks";
+import { beginTurn, createChat, editTodos, MemoryStore, SuggestionService, toolHandlers } from "oda-tasks";
 import { odaAgUi, odaCardActivity, odaPlanActivity, odaStateDelta, odaSuggestionsActivity, odaToolResult } from "oda-tasks/ag-ui";
 import { card, good, suggestion } from "./support/tool-fixtures.mjs";
 
@@ -169,6 +169,52 @@ test("with a store: the plan and the suggestions as the chat's screen has them, 
     ["oda-card:call-1", "oda-plan", "oda-suggestions", "oda-card:call-3"],
   );
   assert.deepEqual(agent.messages.find((m) => m.id === "oda-plan").content, plan2);
+});
+
+test("with a store, a person's edit is sent as the plan it already sends: at the run's start and after the next tool result, once; the refused stale call keeps it", async () => {
+  const store = new MemoryStore();
+  const ui = await chat(store);
+  const edit = async (todos) => editTodos(store, "thread-1", todos, { basedOn: (await store.read("thread-1")).length, by: "Ada" });
+  await ui.todo_write(good);
+  // Before the run: the person ticks the first item.
+  const ticked = [{ ...good.todos[0], status: "completed" }, good.todos[1]];
+  await edit(ticked);
+  const added1 = [...ticked, { content: "Tell the team", status: "pending" }];
+  // During it: another tool runs while the person adds an item, then the model's stale write is refused.
+  const build = { build: async () => (await edit(added1), "built") };
+  const agent = new ScriptedAgent(
+    [{ call: ["build", {}, build] }, { call: ["todo_write", good, ui] }, { call: ["lookup", {}, { lookup: async () => "found" }] }],
+    { threadId: "thread-1" },
+  ).use(odaAgUi({ store }));
+  const seen = await run(agent);
+  const at = (type, n = 0) => seen.map((e, i) => [e, i]).filter(([e]) => e.type === type)[n][1];
+  const after = (i, n) => seen.slice(i + 1, i + 1 + n).map(strip);
+  const plan = (todos) => ({ state: "running", todos, turn: 1 });
+  assert.deepEqual(after(at("RUN_STARTED"), 2), [
+    odaPlanActivity(plan(ticked)),
+    { type: "STATE_DELTA", delta: [{ op: "add", path: "/oda", value: { todos: ticked, plan: plan(ticked) } }] },
+  ]);
+  // After the tool during which the person edited: the edited list, as a delta of /oda.
+  assert.deepEqual(after(at("TOOL_CALL_RESULT", 0), 2), [
+    odaPlanActivity(plan(added1)),
+    {
+      type: "STATE_DELTA",
+      delta: [
+        { op: "add", path: "/oda/todos", value: added1 },
+        { op: "add", path: "/oda/plan", value: plan(added1) },
+      ],
+    },
+  ]);
+  // The stale todo_write was refused (told of the edit); the next result adds nothing: the run already shows the list.
+  assert.match(JSON.parse(seen[at("TOOL_CALL_RESULT", 1)].content).text, /^Error: the user edited the todo list/);
+  assert.equal(seen[at("TOOL_CALL_RESULT", 1) + 1].type, "TOOL_CALL_START");
+  assert.equal(seen[at("TOOL_CALL_RESULT", 2) + 1].type, "RUN_FINISHED");
+  assert.deepEqual(agent.state.oda.todos, added1);
+  // Without a store, nothing is read: an edit cannot be seen, and nothing is added for it.
+  const bare = await run(
+    new ScriptedAgent([{ call: ["lookup", {}, { lookup: async () => "found" }] }], { threadId: "thread-1" }).use(odaAgUi()),
+  );
+  assert.deepEqual(added(bare), []);
 });
 
 test("only what the tools returned counts: not the model's arguments, not another tool's result, not a malformed card", async () => {

@@ -6,5 +6,5 @@ import { test } from "node:test";
 import { runUnderNode22 } from "./support/node22.mjs";
 
 test("aiTurnResponse and aiTurnStream under Node 22 with the real ai 7", { timeout: 120_000 }, () => {
-  runUnderNode22("tests/node/support/ai-response-suite.mjs", 8, 8000);
+  runUnderNode22("tests/node/support/ai-response-suite.mjs", 9, 8000);
 });

@@ -4,7 +4,7 @@
 // main agent's events told from a subagent's). The CLI runs in claude-agent-sdk.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createChat, MemoryStore, todoListText } from "oda-tasks";
+import { createChat, editNotice, editTodos, MemoryStore, todoListText } from "oda-tasks";
 import { ODA_SERVER, ODA_TOOL_NAMES, SDK_TASK_TOOLS, withOda } from "oda-tasks/claude-agent-sdk";
 
 const ours = Object.values(ODA_TOOL_NAMES);
@@ -42,7 +42,7 @@ test("the app's options are kept and extended, never dropped, and the app's obje
   assert.equal(options.hooks.Stop.length, 2);
   assert.equal(options.hooks.Stop[0].hooks[0], mine);
   assert.equal(options.hooks.SessionStart[0].hooks[0], mine);
-  for (const event of ["UserPromptSubmit", "PreToolUse", "Stop", "StopFailure", "Interrupt"])
+  for (const event of ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "StopFailure", "Interrupt"])
     assert.ok(options.hooks[event].length >= 1, event);
   assert.equal(options.hooks.PreToolUse[0].matcher, ours.join("|"));
   // Nothing of the app's was changed in place.
@@ -130,4 +130,33 @@ test("the hooks alone: a prompt begins a turn with the reminder due; an Interrup
   // The next prompt is the next turn.
   await prompt({ prompt: "Again" });
   assert.deepEqual(await types(store, "c"), [...base, "turn_started", "turn_ended", "turn_started"]);
+});
+
+test("the hooks alone: a person's edit is the prompt's context at its turn's start, and after a main agent's tool call; a subagent's call is told nothing", async () => {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const options = withOda({}, { store, chatId: "c" });
+  const prompt = hookOf(options, "UserPromptSubmit");
+  const after = hookOf(options, "PostToolUse");
+  const edit = async (content) => editTodos(store, "c", [{ content, status: "pending" }], { basedOn: (await store.read("c")).length });
+  const tool = { tool_name: "Bash", tool_input: {}, tool_response: "", tool_use_id: "t" };
+  // No turn open: nothing is told (the next prompt's context will be).
+  await edit("Ship");
+  assert.deepEqual(await after(tool), {});
+  // The edit before the prompt is its context, told once.
+  const begun = await prompt({ prompt: "Go" });
+  const first = begun.hookSpecificOutput.additionalContext;
+  assert.match(first, /^The user edited the todo list while you worked\. What they changed:\n- added "Ship" \(pending\)/);
+  assert.equal(await editNotice(store, "c"), null, "told");
+  // An edit during the turn: a subagent's tool call is told nothing, the main agent's next one is.
+  await edit("Deploy");
+  assert.deepEqual(await after({ ...tool, agent_id: "a1" }), {});
+  const told = await after(tool);
+  assert.equal(told.hookSpecificOutput.hookEventName, "PostToolUse");
+  assert.match(told.hookSpecificOutput.additionalContext, /- added "Deploy" \(pending\)\n- removed "Ship"/);
+  assert.deepEqual(await after(tool), {}, "told once");
+  assert.deepEqual(
+    (await store.read("c")).map((e) => e.type),
+    ["session", "todo_update", "turn_started", "todo_told", "todo_update", "todo_told"],
+  );
 });

@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
-import { createChat, MemoryStore, replayTodos, suggestTaskTool, todoListText, todoWrite, todoWriteTool } from "oda-tasks";
+import { createChat, editTodos, MemoryStore, replayTodos, suggestTaskTool, todoListText, todoWrite, todoWriteTool } from "oda-tasks";
 import { CARD_META, CHAT_META, helperChatId, ODA_TOOL_NAMES, OFFER_META, SDK_TASK_TOOLS, withOda } from "oda-tasks/claude-agent-sdk";
 import { until } from "./support/until.mjs";
 import { offlineEnv, startFakeAnthropic, textsOf, toolResults, toolUse } from "./support/anthropic-fake.mjs";
-import { card, good, offer, suggestion } from "./support/tool-fixtures.mjs";
+import { card, edited, good, offer, suggestion } from "./support/tool-fixtures.mjs";
 
 const api = await startFakeAnthropic();
 const home = mkdtempSync(join(tmpdir(), "oda-claude-"));
@@ -186,6 +186,59 @@ test("each prompt of a streamed conversation is one turn, ended by its Stop or S
     textsOf(turn3.body).some((t) => t.includes(todoListText(good.todos))),
     "the reminder is in the model's context",
   );
+});
+
+test("a person's edit while the model works reaches its next request as the exact notice (PostToolUse), once; a stale todo_write is refused once and the person's items survive", async () => {
+  const chat = new MemoryStore();
+  await createChat(chat, "e", { workspace: "/w" });
+  const plan = good;
+  const { withC, withCD, notice, refusal } = edited;
+  const edit = async (todos) => editTodos(chat, "e", todos, { basedOn: (await chat.read("e")).length, by: "Ada" });
+  api.script("RUN-E", [
+    [toolUse("e1", ODA_TOOL_NAMES.todo_write, plan)],
+    // The person adds an item while the model writes its second step (a suggestion): its next request is told.
+    async () => {
+      await edit(withC.todos);
+      return [toolUse("e2", ODA_TOOL_NAMES.suggest_task, suggestion)];
+    },
+    // And another while it writes the third, which it writes without knowing of it: stale.
+    async () => {
+      await edit(withCD.todos);
+      return [toolUse("e3", ODA_TOOL_NAMES.todo_write, withC)];
+    },
+    [toolUse("e4", ODA_TOOL_NAMES.todo_write, withCD)],
+    [{ type: "text", text: "done" }],
+  ]);
+  const messages = await run("RUN-E: plan the release", withOda(cli(), { store: chat, chatId: "e" }));
+  assert.equal(messages.at(-1).subtype, "success");
+  const log = await chat.read("e");
+  assert.deepEqual(
+    log.map((e) => e.type + (e.by ? " by" : "")),
+    [
+      "session",
+      "turn_started",
+      "todo_update",
+      "todo_update by",
+      "suggestion_offered",
+      "todo_told",
+      "todo_update by",
+      "todo_told",
+      "todo_update",
+      "turn_ended",
+    ],
+  );
+  assert.equal(log[5].text, notice);
+  assert.equal(log[7].text, refusal);
+  const requests = api.of("RUN-E");
+  const told = (n) => textsOf(requests[n].body).filter((t) => t.includes(notice)).length;
+  // The first two requests came before the edit was told; the third carries the notice, and it is told once.
+  assert.deepEqual([told(0), told(1), told(2)], [0, 0, 1]);
+  assert.equal(told(3), 1, "carried in the conversation, not told again");
+  // The stale call's result is the refusal, marked as an error; the next records, the person's items in it.
+  const results = toolResults(api.requests);
+  assert.deepEqual(results.get("e3"), { text: refusal, isError: true });
+  assert.deepEqual(results.get("e4"), { text: "Updated todo list: 3 pending, 1 in progress, 0 completed", isError: false });
+  assert.deepEqual(replayTodos(log).todos, withCD.todos);
 });
 
 test("an interrupt ends the turn by its Interrupt hook", async () => {

@@ -48,6 +48,32 @@ test("a path, a torn last line and an unreadable line; --json gives the replay o
   }
 });
 
+test("a person's edit: its card says who made it; --json's card carries `by`", () => {
+  const dir = mkdtempSync(join(tmpdir(), "oda-cli-"));
+  try {
+    const file = join(dir, "chat.jsonl");
+    const lines = [
+      { type: "todo_update", v: 1, todos: [{ content: "Ship", status: "pending" }] },
+      { type: "todo_update", v: 1, todos: [{ content: "Ship", status: "completed" }], by: { name: "Ada\u001b[2J" } },
+      { type: "todo_update", v: 1, todos: [], by: {} },
+      { type: "todo_told", v: 1, text: "Error: the user edited the todo list, …" },
+    ];
+    writeFileSync(file, lines.map((e) => JSON.stringify(e)).join("\n"));
+    const out = run(file);
+    assert.match(out, /1\. Update to-do list — entry 0: 1 pending/);
+    assert.match(out, /2\. Update to-do list — entry 1, edited by Ada\\u001b\[2J: 0 pending, 0 in progress, 1 completed/);
+    assert.match(out, /3\. Update to-do list — entry 2, edited by the person: 0 pending/);
+    assert.match(out, /4 entries\n/);
+    const json = JSON.parse(run(file, "--json"));
+    assert.deepEqual(
+      json.todos.cards.map((c) => c.by),
+      [undefined, { name: "Ada\u001b[2J" }, {}],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a missing file is a clear error with a non-zero exit", () => {
   const r = spawnSync(process.execPath, [cli, "/nonexistent/chat.jsonl"], { encoding: "utf8" });
   assert.equal(r.status, 1);

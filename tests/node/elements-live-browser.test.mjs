@@ -8,14 +8,11 @@
 // Last-Event-ID; axe-core finds no violation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { extname, join, normalize, sep } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { beginTurn, createChat, deleteChat, endTurn, MemoryStore, toolHandlers } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
-import { launch, root } from "./support/browser.mjs";
+import { appTab } from "./support/browser.mjs";
 
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const todos = (...items) => ({ todos: items.map(([content, status]) => ({ content, status })) });
@@ -93,41 +90,17 @@ async function app(t, { pollMs = 100, watch = true } = {}) {
     return new Response(body, response);
   };
   const api = getRequestListener(recorded); // the one-line adapter for Node's http
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    if (path.startsWith("/api/oda/")) {
-      if (path.endsWith("/events")) {
+  const { tab, errors } = await appTab(
+    t,
+    (req, res) => {
+      if (new URL(req.url, "http://x").pathname.endsWith("/events")) {
         responses.push(res);
         req.headers["x-test-response"] = String(responses.length - 1);
       }
       return api(req, res);
-    }
-    if (path === "/page.html") return res.writeHead(200, { "content-type": "text/html" }).end(page("/api/oda/chats/c"));
-    const file = normalize(join(root, path));
-    if (!file.startsWith(normalize(root + sep)) || !path.startsWith("/pkg/dist/")) return res.writeHead(404).end();
-    try {
-      if (!statSync(file).isFile()) throw new Error("no");
-      res
-        .writeHead(200, { "content-type": extname(file) === ".js" ? "text/javascript" : "application/octet-stream" })
-        .end(readFileSync(file));
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${server.address().port}`;
-  const browser = await launch();
-  t.after(async () => {
-    await browser.close();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
-  const tab = await browser.context.newPage();
-  const errors = [];
-  tab.on("pageerror", (e) => errors.push(e.message));
-  await tab.goto(`${url}/page.html`);
-  await tab.waitForFunction(() => window.__ready === true, null, { timeout: 20_000 });
+    },
+    page("/api/oda/chats/c"),
+  );
   return { store, tools, tab, errors, requests, streams };
 }
 

@@ -84,6 +84,29 @@ test("the renderers' options are checked, with the call named", () => {
     name: "TypeError",
     message: "oda-tasks: invalid arguments of odaAssistantUi: `chatId` must be a non-empty string",
   });
+  assert.deepEqual(chatOptions("odaAssistantUi", { basePath: "/api/oda", editable: true }), { basePath: "/api/oda", editable: true });
+  assert.throws(() => chatOptions("odaActivityRenderers", { editable: "yes" }), {
+    name: "TypeError",
+    message: "oda-tasks: invalid arguments of odaActivityRenderers: `editable` must be a boolean",
+  });
+});
+
+test("editable: the renderers' plan is <oda-plan editable> only where it follows the chat (basePath), which its edits post to", async () => {
+  const { odaActivityRenderers, odaAssistantUi } = await import("oda-tasks/elements/react");
+  const planOf = (renderers) => renderers.find((r) => r.activityType === "oda-plan");
+  const props = { activityType: "oda-plan", content: view.plan, message: { id: "m" }, agent: { threadId: "chat-1" } };
+  // CopilotKit: the activity's component is told where the chat is and whether it edits.
+  assert.deepEqual(planOf(odaActivityRenderers({ basePath: "/api/oda", editable: true })).render(props).props.where, {
+    basePath: "/api/oda",
+    editable: true,
+  });
+  // assistant-ui: the data part's component edits with a chat to post to, never without.
+  assert.equal(
+    odaAssistantUi({ basePath: "/api/oda", chatId: "chat-1", editable: true }).data.plan.render({ data: view.plan }).props.edits,
+    true,
+  );
+  assert.equal(odaAssistantUi({ editable: true }).data.plan.render({ data: view.plan }).props.edits, false);
+  assert.equal(odaAssistantUi({ basePath: "/api/oda", chatId: "chat-1" }).data.plan.render({ data: view.plan }).props.edits, false);
 });
 
 /** The bare imports (packages) of a built file and of every file it imports, relative ones followed. */

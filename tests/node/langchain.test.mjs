@@ -6,5 +6,5 @@ import { test } from "node:test";
 import { runUnderNode22 } from "./support/node22.mjs";
 
 test("odaTasksMiddleware in createAgent under Node 22: texts, artifacts, one turn per run (invoke, stream, aborted, throwing), reminder, refusals", () => {
-  runUnderNode22("tests/node/children/langchain-suite.mjs", 17);
+  runUnderNode22("tests/node/children/langchain-suite.mjs", 18);
 });

@@ -203,6 +203,31 @@ test("Start calls oda_start and creates exactly one chat, which the widget names
   assert.deepEqual(errors, []);
 });
 
+test("the person edits the plan in the widget: a check box or Edit list calls oda_edit; the list is the person's update; a refusal is said", async (t) => {
+  const { host, frame, errors, calls } = await openWidget(t);
+  const plan = frame.locator("oda-plan");
+  const before = (await host.store.read("chat-1")).length;
+  // Check the pending "Fix the retry loop" off.
+  await plan.locator("input[type=checkbox]").nth(2).click();
+  await plan.locator("[part=edit-message]").filter({ hasText: "Saved your edit." }).waitFor({ timeout: 10_000 });
+  const log = await host.store.read("chat-1");
+  assert.equal(log.length, before + 1);
+  assert.deepEqual(log.at(-1).by, {});
+  assert.equal(log.at(-1).todos[2].status, "completed");
+  assert.equal(await plan.locator("[part=counts]").textContent(), "2 of 4 completed");
+  // A list the core refuses: its reason, under the plan; the form stays open.
+  await plan.getByRole("button", { name: "Edit list" }).click();
+  await plan.getByRole("textbox", { name: "Text of item 2" }).fill("Reproduce the failing upload");
+  await plan.getByRole("button", { name: "Save" }).click();
+  await plan
+    .locator("[part=edit-message]")
+    .filter({ hasText: 'Could not save your edit: Error: invalid todos: duplicate content "Reproduce the failing upload".' })
+    .waitFor({ timeout: 10_000 });
+  assert.equal((await host.store.read("chat-1")).length, before + 1);
+  assert.deepEqual(calls.filter((c) => c === "oda_edit").length, 2);
+  assert.deepEqual(errors, []);
+});
+
 test("with chatUrl, Start and Open chat ask the host to open the started chat's page", async (t) => {
   const chatUrl = (chatId) => `https://chat.example/chats/${encodeURIComponent(chatId)}`;
   const { tab, frame, errors, calls } = await openWidget(t, { appOptions: { chatUrl } });

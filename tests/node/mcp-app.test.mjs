@@ -78,7 +78,7 @@ test("the app-only tools: listed as visibility ['app'] to a client that declared
   // appTools: "always" lists them to every client (a stateless server sees no initialize).
   const always = await connectHost({ apps: false, appOptions: { appTools: "always" } });
   t.after(always.close);
-  assert.deepEqual((await always.client.listTools()).tools.filter((x) => x.name.startsWith("oda_")).length, 5);
+  assert.deepEqual((await always.client.listTools()).tools.filter((x) => x.name.startsWith("oda_")).length, APP_TOOLS.length);
 });
 
 test("each app-only tool runs the service on the named chat and answers its screen; Start creates one chat, also when repeated", async (t) => {
@@ -92,7 +92,7 @@ test("each app-only tool runs the service on the named chat and answers its scre
     screen.open.map((s) => s.title),
     ["Add retries"],
   );
-  assert.deepEqual(Object.keys(screen).sort(), ["cardCount", "chatId", "length", "open", "plan", "settled"]);
+  assert.deepEqual(Object.keys(screen).sort(), ["cardCount", "chatId", "length", "open", "plan", "settled", "todos"]);
 
   const [first, second] = await Promise.all([call("oda_start", { id }), call("oda_start", { id })]);
   assert.deepEqual(first.structuredContent.started, { chatId: second.structuredContent.started.chatId });
@@ -105,6 +105,32 @@ test("each app-only tool runs the service on the named chat and answers its scre
     [["started", started]],
   );
   assert.equal((await call("oda_start", { id })).structuredContent.started.chatId, started, "a repeated Start answers the same chat");
+});
+
+test("oda_edit: the person's edit of the list answers the screen; an invalid list is isError with the core's text; a stale screen carries the list and length", async (t) => {
+  const host = await connectHost();
+  t.after(host.close);
+  await chatWithOffer(host);
+  const call = (name, args) => host.client.callTool({ name, arguments: { chat: "chat-1", ...args } });
+  const { length } = (await call("oda_screen", {})).structuredContent.screen;
+  const todos = [{ content: "Ship", status: "completed" }];
+  const edited = await call("oda_edit", { todos, basedOn: length });
+  assert.equal(edited.isError, undefined);
+  assert.deepEqual(edited.structuredContent.screen.todos, todos);
+  assert.equal(edited.structuredContent.screen.length, length + 1);
+  assert.deepEqual((await host.store.read("chat-1")).at(-1), { type: "todo_update", v: 1, todos, by: {} });
+  const invalid = await call("oda_edit", { todos: [...todos, ...todos], basedOn: length + 1 });
+  assert.equal(invalid.isError, true);
+  assert.deepEqual(invalid.structuredContent.error, { code: "todos/invalid", message: 'Error: invalid todos: duplicate content "Ship"' });
+  const stale = await call("oda_edit", { todos: [], basedOn: length });
+  assert.equal(stale.isError, true);
+  assert.deepEqual(stale.structuredContent.error, {
+    code: "chat/changed",
+    message: `the todo list changed after length ${length}, the screen this edit was made on; re-apply the edit to the list as it stands`,
+    payload: todos,
+    length: length + 1,
+  });
+  assert.equal((await host.store.read("chat-1")).length, length + 1);
 });
 
 test("Dismiss and Restore; a failure answers isError with the service's code and message, never a stack", async (t) => {

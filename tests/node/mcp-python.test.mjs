@@ -16,7 +16,7 @@ import { createChat } from "oda-tasks";
 import { chatHandler } from "oda-tasks/http";
 import { mcpHandler } from "oda-tasks/mcp";
 import { JsonlStore } from "oda-tasks/node";
-import { MCP_PYTHON_REQUIREMENTS, pythonVenv, runPython } from "./support/python.mjs";
+import { projectVenv, runPython } from "./support/python.mjs";
 import { recipes } from "./support/recipes.mjs";
 
 const support = fileURLToPath(new URL("./support/", import.meta.url));
@@ -27,7 +27,7 @@ const ONE_PER_TURN = "suggest_task: one suggestion per turn; this turn already o
 const offer = (title) => ({ title, tldr: "Worth doing.", brief: `Self-contained: ${title}.` });
 const plan = (...items) => ({ todos: items.map(([content, status]) => ({ content, status })) });
 
-const python = pythonVenv(MCP_PYTHON_REQUIREMENTS);
+const python = projectVenv();
 
 /** The store, and mcpHandler at /mcp and chatHandler at /api/oda on one node:http server. */
 async function serve(t) {

@@ -4,7 +4,17 @@
 // and turns named by the host's ids.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { beginTurn, ChatState, ChatStateCache, createChat, MemoryStore, suggestTaskTool, todoWriteTool } from "oda-tasks";
+import {
+  beginTurn,
+  ChatState,
+  ChatStateCache,
+  createChat,
+  editTodos,
+  MemoryStore,
+  replayTodos,
+  suggestTaskTool,
+  todoWriteTool,
+} from "oda-tasks";
 import { odaMcpServer } from "oda-tasks/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -76,6 +86,48 @@ test("the model reads only the exact text: content is one text part, no structur
     "oda-tasks/chat": "c1",
     "oda-tasks/offer": { id: "s1", title: "Add retries", tldr: "Worth it.", brief: "Do it in a new chat." },
   });
+});
+
+test("the guard alone: a todo_write written before the model saw a person's edit is refused once with the exact text (isError); the next records, the person's item kept", async () => {
+  const store = await chatStore(["c1", { workspace: "/w" }]);
+  const client = await connect({ store });
+  const plan = {
+    todos: [
+      { content: "Write tests", status: "in_progress" },
+      { content: "Ship", status: "pending" },
+    ],
+  };
+  const first = await client.callTool({ name: "todo_write", arguments: plan, _meta: meta("c1", "t1") });
+  assert.equal(first.content[0].text, "Updated todo list: 1 pending, 1 in progress, 0 completed");
+  // The person adds an item between the model's two calls; the host injects nothing into the model's context.
+  const withC = [...plan.todos, { content: "Tell the team", status: "pending" }];
+  assert.equal((await editTodos(store, "c1", withC, { basedOn: (await store.read("c1")).length, by: "Ada" })).ok, true);
+  const stale = await client.callTool({
+    name: "todo_write",
+    arguments: {
+      todos: [
+        { content: "Write tests", status: "completed" },
+        { content: "Ship", status: "in_progress" },
+      ],
+    },
+    _meta: meta("c1", "t1"),
+  });
+  const refusal =
+    'Error: the user edited the todo list, and this update was not recorded: it was written before you saw their edit. What they changed:\n- added "Tell the team" (pending)\nThe list as edited (2 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\nCall todo_write again with the whole list, starting from this one and keeping the user\'s changes.';
+  assert.deepEqual(stale, { content: [{ type: "text", text: refusal }], isError: true, _meta: meta("c1") });
+  assert.deepEqual(replayTodos(await store.read("c1")).todos, withC, "the person's item survives");
+  // Refused once: the model, told by the refusal, writes the list with the person's item; it records.
+  const kept = { todos: [{ content: "Write tests", status: "completed" }, { content: "Ship", status: "in_progress" }, withC[2]] };
+  const again = await client.callTool({ name: "todo_write", arguments: kept, _meta: meta("c1", "t1") });
+  assert.equal(again.isError, undefined);
+  assert.equal(again.content[0].text, "Updated todo list: 1 pending, 1 in progress, 1 completed");
+  const log = await store.read("c1");
+  assert.deepEqual(
+    log.map((e) => e.type),
+    ["session", "turn_started", "todo_update", "todo_update", "todo_told", "todo_update"],
+  );
+  assert.equal(log[4].text, refusal, "what the model was told is in the log");
+  assert.deepEqual(replayTodos(log).todos, kept.todos);
 });
 
 test("a bad input reaches the core: its exact refusal with isError, nothing recorded, no SDK validation text", async () => {

@@ -247,8 +247,10 @@ test("serve --auth jwt: scopes: a read-only token reads and gets 403 insufficien
     assert.equal((await call("/api/oda/chats/c1/events", bearer(token))).status, 200);
     assert.equal((await call("/chats/c1", bearer(token))).status, 200);
     assert.equal((await call("/assets/serve/chat-page.js", bearer(token))).status, 200);
+    assert.equal((await call("/api/sessions/c1/reminder", bearer(token))).body, '{"text":null}');
   }
   forbidden(await call("/api/oda/chats/c1", bearer(nothing)), "oda:read", "a read with no oda scope");
+  forbidden(await call("/api/sessions/c1/reminder", bearer(nothing)), "oda:read", "the reminder with no oda scope");
   forbidden(await call("/chats/c1", bearer(nothing)), "oda:read", "a page with no oda scope");
   forbidden(await call("/assets/serve/chat-page.js", bearer(nothing)), "oda:read", "an asset with no oda scope");
   forbidden(await call("/mcp", bearer(nothing, mcpBody("tools/list"))), "oda:write", "/mcp with no oda scope");

@@ -142,7 +142,7 @@ async function chatOf(who, chatId, { title, item, offer }) {
 /**
  * Every route `who` can name chat `chatId` by, and what each answered:
  * reads, events, cards, actions, turns, the widget's tools, the page (with
- * `cookie`), delete. Nothing here writes when the chat is not `who`'s.
+ * `cookie`), the reminder, delete. Nothing here writes when the chat is not `who`'s.
  */
 async function everyRoute(who, chatId, cookie) {
   const id = encodeURIComponent(chatId);
@@ -151,11 +151,15 @@ async function everyRoute(who, chatId, cookie) {
   keep("screen", await who.call(`/api/oda/chats/${id}`));
   keep("cards", await who.call(`/api/oda/chats/${id}/cards`));
   keep("events", await who.call(`/api/oda/chats/${id}/events`));
+  keep("reminder", await who.call(`/api/sessions/${id}/reminder?always=true`));
   for (const action of ["start", "draft", "dismiss", "restore"]) {
     keep(action, await who.json(`/api/oda/chats/${id}/suggestions/s1/${action}`, "POST", {}));
   }
+  // An edit on a screen of length 0: another owner's chat would answer 409, a chat of none 404.
+  keep("edit", await who.json(`/api/oda/chats/${id}/todos`, "POST", { todos: [], basedOn: 0 }));
   keep("begin", await who.json(`/api/turns/${id}/begin`, "POST", {}));
   keep("end", await who.json(`/api/turns/${id}/end`, "POST", {}));
+  keep("context", await who.json(`/api/turns/${id}/context`, "POST", {}));
   for (const tool of ["oda_screen", "oda_start", "oda_dismiss"]) {
     const result = await who.mcp(tool, { chat: chatId, id: "s1" });
     answers.push(`${tool} ${JSON.stringify(result)}`);
@@ -193,6 +197,8 @@ async function twoPeople(urlA, urlB, keys, audience) {
   // Each reads their own c1.
   assert.deepEqual((await alice.call("/api/oda/chats/c1")).json().todos, [{ content: "ALICE-ITEM", status: "pending" }]);
   assert.deepEqual((await bob.call("/api/oda/chats/c1")).json().todos, [{ content: "BOB-ITEM", status: "pending" }]);
+  assert.match((await alice.call("/api/sessions/c1/reminder?always=true")).json().text, /^1\. \[pending\] "ALICE-ITEM"$/m);
+  assert.match((await bob.call("/api/sessions/c1/reminder?always=true")).json().text, /^1\. \[pending\] "BOB-ITEM"$/m);
 
   // For Alice's chat, every route answers Bob exactly as before it existed; Alice's chat is untouched.
   const after = await everyRoute(bob, "alice-only", bobCookie);
@@ -335,14 +341,29 @@ test("people of one tenant (--tenant-claim) share their chats; another tenant's 
   const page = await (await fetch(`${url}/chats/plan`, { headers: { cookie: readerCookie } })).text();
   assert.match(page, /<h1>ACME-PLAN<\/h1>/);
   assert.doesNotMatch(page, /delete-chat/);
+  assert.match(page, /<oda-plan src="\/api\/oda\/chats\/plan"><\/oda-plan>/, "a reader's plan is not editable");
   const writerPage = await (
     await fetch(`${url}/chats/plan`, { headers: { cookie: await signIn(url, await keys.token(audience, { sub: "dave", org: "acme" })) } })
   ).text();
   assert.match(writerPage, /<button type="button" id="delete-chat" data-chat-id="plan">Delete chat<\/button>/);
+  assert.match(writerPage, /<oda-plan src="\/api\/oda\/chats\/plan" editable><\/oda-plan>/, "a writer edits the list");
   const refused = await fetch(`${url}/api/oda/chats/plan`, { method: "DELETE", headers: { cookie: readerCookie } });
   assert.equal(refused.status, 403);
   assert.equal((await refused.json()).error.message, "this needs the scope oda:write");
   assert.equal((await dave.call("/api/oda/chats/plan")).status, 200, "still there");
+  // A person's edit is a write: the reader's is refused, a writer of the tenant makes it, on the tenant's chat.
+  const screen = (await dave.call("/api/oda/chats/plan")).json();
+  const edit = { todos: [{ content: "ACME-ITEM", status: "completed" }], basedOn: screen.length };
+  const readerEdit = await fetch(`${url}/api/oda/chats/plan/todos`, {
+    method: "POST",
+    headers: { cookie: readerCookie, "content-type": "application/json", origin: url },
+    body: JSON.stringify(edit),
+  });
+  assert.equal(readerEdit.status, 403);
+  assert.equal((await readerEdit.json()).error.message, "this needs the scope oda:write");
+  assert.equal((await carol.json("/api/oda/chats/plan/todos", "POST", edit)).status, 200);
+  assert.deepEqual((await dave.call("/api/oda/chats/plan")).json().todos, edit.todos);
+  assert.equal((await erin.json("/api/oda/chats/plan/todos", "POST", edit)).status, 404, "another tenant's chat is none of Erin's");
 });
 
 test("an owner's chat id may be at most 175 characters: a longer one is refused by every route, naming no key", async (t) => {

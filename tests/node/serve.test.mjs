@@ -107,6 +107,37 @@ test("serve: the lifecycle routes create a chat and its turns; the chat API read
   assert.equal(screen.plan.state, "none");
 });
 
+test("serve: a person's edit through the chat API, and the context route that tells an agent in any language once", async (t) => {
+  const { url } = await startServe(["--store", tempStore(t)], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({ workspace: "/w" }), method: "PUT" });
+  // No edit yet: nothing to tell.
+  assert.deepEqual(await (await withToken(`${url}/api/turns/c1/context`, json({}))).json(), { ok: true, text: null });
+  const edited = await withToken(`${url}/api/oda/chats/c1/todos`, json({ todos: [{ content: "Ship", status: "pending" }], basedOn: 1 }));
+  assert.equal(edited.status, 200);
+  assert.deepEqual(await edited.json(), { ok: true, length: 2 });
+  const told = await withToken(`${url}/api/turns/c1/context`, json({}));
+  assert.equal(told.status, 200);
+  const text =
+    'The user edited the todo list while you worked. What they changed:\n- added "Ship" (pending)\nThe list as edited (1 pending, 0 in progress, 0 completed):\n1. [pending] "Ship"\nKeep their changes: your next todo_write sends this list whole, with the user\'s changes in it.';
+  assert.deepEqual(await told.json(), { ok: true, text });
+  // Told once: recorded, so the next ask has nothing, and the screen's log holds what was told.
+  assert.deepEqual(await (await withToken(`${url}/api/turns/c1/context`, json({}))).json(), { ok: true, text: null });
+  assert.equal((await (await withToken(`${url}/api/oda/chats/c1`)).json()).length, 3);
+  const missing = await withToken(`${url}/api/turns/nope/context`, json({}));
+  assert.equal(missing.status, 404);
+  assert.equal((await missing.json()).error.code, "store/missing-chat");
+  const body = await withToken(`${url}/api/turns/c1/context`, json({ after: 1 }));
+  assert.equal(body.status, 400);
+  assert.deepEqual(await body.json(), { error: { code: "http/bad-request", message: "context takes no fields in its body" } });
+  // A cookie is no credential there, as for begin and end.
+  const cookieOnly = await fetch(`${url}/api/turns/c1/context`, {
+    ...json({}),
+    headers: { "content-type": "application/json", cookie: "oda_session=x" },
+  });
+  assert.equal(cookieOnly.status, 401);
+  await cookieOnly.body?.cancel();
+});
+
 test("serve: a browser signs in once with the form; the cookie reads the chat but never calls a tool or writes a turn", async (t) => {
   const { url } = await startServe(["--store", tempStore(t)], { t });
   await withToken(`${url}/api/sessions/c1`, { ...json({}), method: "PUT" });
@@ -136,7 +167,8 @@ test("serve: a browser signs in once with the form; the cookie reads the chat bu
   assert.equal(page.status, 200);
   assert.match(page.headers.get("content-security-policy"), /script-src 'self'/);
   const html = await page.text();
-  assert.match(html, /<oda-plan src="\/api\/oda\/chats\/c1"><\/oda-plan>/);
+  // The token may write: the person edits the list on the page.
+  assert.match(html, /<oda-plan src="\/api\/oda\/chats\/c1" editable><\/oda-plan>/);
   assert.ok(!html.includes(TOKEN));
   assert.equal((await fetch(`${url}/api/oda/chats/c1`, { headers: { cookie: session } })).status, 200);
   // From another site the cookie counts for nothing (a browser says so in Sec-Fetch-Site): no credential.
@@ -148,6 +180,9 @@ test("serve: a browser signs in once with the form; the cookie reads the chat bu
     assert.equal(r.status, 401, path);
     await r.body?.cancel();
   }
+  const reminder = await fetch(`${url}/api/sessions/c1/reminder`, { headers: { cookie: session } });
+  assert.equal(reminder.status, 401, "the reminder is for programs");
+  await reminder.body?.cancel();
 });
 
 test("serve --public-url: the MCP Apps view links a started chat's page at the public address, not the bound one", async (t) => {
@@ -231,8 +266,20 @@ test("serve's page shows a chat's plan, suggestions and cards live", async (t) =
   await page.fill("#token", TOKEN);
   await page.click("button[type=submit]");
   await page.waitForSelector("oda-todo-card");
-  await tools.todo_write({ todos: [{ content: "Write the tests", status: "completed" }] });
+  // The person checks the item off on the page (the cookie may write): a person's edit, its card on the page.
+  await page.locator("oda-plan").locator("input[type=checkbox]").click();
+  await page.locator("oda-plan [part=edit-message]").filter({ hasText: "Saved your edit." }).waitFor({ timeout: 10_000 });
   await page.waitForFunction(() => document.querySelectorAll("oda-todo-card").length === 2);
+  assert.equal(await page.locator("oda-todo-card").first().locator("[part=by]").textContent(), "Edited by you");
+  const edited = (await new JsonlStore(dir).read("c1")).at(-1);
+  assert.deepEqual(edited, { type: "todo_update", v: 1, todos: [{ content: "Write the tests", status: "completed" }], by: {} });
+  // The agent's next write was written before it saw the edit: refused once; told so, it writes again.
+  assert.match(
+    await tools.todo_write({ todos: [{ content: "Write the tests", status: "in_progress" }] }),
+    /^Error: the user edited the todo list/,
+  );
+  await tools.todo_write({ todos: [{ content: "Write the tests", status: "completed" }] });
+  await page.waitForFunction(() => document.querySelectorAll("oda-todo-card").length === 3);
   await tools.suggest_task({ title: "Add retries", tldr: "Uploads fail.", brief: "Retry failed uploads." });
   const start = page.locator("oda-suggestions").getByRole("button", { name: "Start: Add retries" });
   await start.click();
@@ -306,4 +353,65 @@ test("serve's pages: / lists the chats newest first by title; a chat's page is h
   const gone = await page.goto(`${url}/chats/c1`);
   assert.equal(gone.status(), 404);
   assert.equal(await page.locator("h1").textContent(), "No such chat");
+});
+
+test("serve: the reminder route answers the list's text by todoReminder's rule, for the owner's chat, to a program", async (t) => {
+  const dir = tempStore(t);
+  const { url } = await startServe(["--store", dir], { t });
+  await withToken(`${url}/api/sessions/c1`, { ...json({}), method: "PUT" });
+  const reminder = async (query = "") => {
+    const r = await withToken(`${url}/api/sessions/c1/reminder${query}`);
+    return [r.status, await r.json()];
+  };
+  const turn = async () => {
+    await withToken(`${url}/api/turns/c1/begin`, json({}));
+    await withToken(`${url}/api/turns/c1/end`, json({}));
+  };
+  assert.deepEqual(await reminder("?always=true"), [200, { text: null }], "no list: nothing to put back");
+  await withToken(`${url}/api/turns/c1/begin`, json({}));
+  const tools = toolHandlers({ store: new JsonlStore(dir), chatId: "c1" });
+  await tools.todo_write({
+    todos: [
+      { content: "Write tests", status: "in_progress" },
+      { content: 'Ship "v2"', status: "pending" },
+    ],
+  });
+  await withToken(`${url}/api/turns/c1/end`, json({}));
+  const text = [
+    "Your todo list, as last recorded with todo_write (1 pending, 1 in progress, 0 completed):",
+    '1. [in_progress] "Write tests"',
+    '2. [pending] "Ship \\"v2\\""',
+    "Keep it current: call todo_write with the whole list when an item's state changes.",
+  ].join("\n");
+  assert.deepEqual(await reminder("?always=true"), [200, { text }], "after compaction: whenever the list has items");
+  assert.deepEqual(await reminder(), [200, { text: null }], "not due in the turn after the update");
+  await turn();
+  assert.deepEqual(await reminder(), [200, { text: null }]);
+  assert.deepEqual(await reminder("?everyTurns=1"), [200, { text }]);
+  await turn();
+  assert.deepEqual(await reminder("?everyTurns=2&always=false"), [200, { text }]);
+  assert.deepEqual(await reminder(), [200, { text: null }]);
+  await turn();
+  assert.deepEqual(await reminder(), [200, { text }], "three whole turns without a todo_write");
+  // The open turn does not count: the same answer after begin.
+  await withToken(`${url}/api/turns/c1/begin`, json({}));
+  assert.deepEqual(await reminder(), [200, { text }]);
+  for (const [query, message] of [
+    ["?always=yes", "`always` must be true or false"],
+    ["?everyTurns=0", "`everyTurns` must be a whole number from 1 to 2147483647"],
+    ["?everyTurns=2147483648", "`everyTurns` must be a whole number from 1 to 2147483647"],
+    ["?everyTurns=1.5", "`everyTurns` must be a whole number from 1 to 2147483647"],
+    ["?always=true&always=true", "`always` is given more than once"],
+    ["?cards=1", "unknown query parameter `cards` (the reminder takes always and everyTurns)"],
+  ]) {
+    assert.deepEqual(await reminder(query), [400, { error: { code: "http/bad-request", message } }], query);
+  }
+  const missing = await withToken(`${url}/api/sessions/nope/reminder`);
+  assert.equal(missing.status, 404);
+  assert.deepEqual(await missing.json(), { error: { code: "store/missing-chat", message: "no such chat" } });
+  const post = await withToken(`${url}/api/sessions/c1/reminder`, json({}));
+  assert.equal(post.status, 405);
+  assert.equal(post.headers.get("allow"), "GET");
+  await post.body?.cancel();
+  assert.equal((await fetch(`${url}/api/sessions/c1/reminder`)).status, 401);
 });

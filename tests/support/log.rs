@@ -1,5 +1,5 @@
 //! Plausible and implausible logs, drawn with `arbitrary`: sessions with odd
-//! fields, turns, todo updates, offers with repeated ids, settlements of every
+//! fields, turns, todo updates (a person's edits among them), told records, offers with repeated ids, settlements of every
 //! outcome, messages, foreign entries, odd `v` values, raw escapes (lone
 //! surrogates), odd numbers, duplicate keys, deep nesting and plain garbage.
 //! Each entry renders as one line of JSON text (or what should have been one).
@@ -448,6 +448,19 @@ impl Render for Item {
     }
 }
 
+/// Who made a person's edit: `{ name? }`, maybe with more members.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct By {
+    pub name: Field<Str>,
+    pub extra: Vec<(Str, Json)>,
+}
+
+impl Render for By {
+    fn render(&self, out: &mut String) {
+        Object::open(out).field("name", &self.name).extra(&self.extra).close();
+    }
+}
+
 /// One log entry, plausible or not.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Entry {
@@ -476,6 +489,17 @@ pub enum Entry {
     TodoUpdate {
         v: Version,
         todos: Field<Vec<Item>>,
+    },
+    /// A person's edit of the list.
+    TodoEdit {
+        v: Version,
+        todos: Field<Vec<Item>>,
+        by: Field<By>,
+    },
+    /// The record that the model was told of a person's edit.
+    Told {
+        v: Version,
+        text: Field<Str>,
     },
     Offer {
         v: Version,
@@ -570,6 +594,17 @@ impl Entry {
                 .raw("type", "\"todo_update\"")
                 .version(v)
                 .field("todos", todos)
+                .close(),
+            Entry::TodoEdit { v, todos, by } => Object::open(out)
+                .raw("type", "\"todo_update\"")
+                .version(v)
+                .field("todos", todos)
+                .field("by", by)
+                .close(),
+            Entry::Told { v, text } => Object::open(out)
+                .raw("type", "\"todo_told\"")
+                .version(v)
+                .field("text", text)
                 .close(),
             Entry::Offer {
                 v,

@@ -6,7 +6,8 @@
 #![allow(dead_code)]
 
 use oda_tasks::chat::{Chat, Turns};
-use oda_tasks::entry::{Origin, SessionEntry};
+use oda_tasks::edit::{self, Edit, EditRefusal};
+use oda_tasks::entry::{Origin, SessionEntry, Told};
 use oda_tasks::error::{GoalError, ServiceError, SuggestError};
 use oda_tasks::input::Input;
 use oda_tasks::settle::{self, Action, Decision, GoalAction, StartPlan, StartRequest, StartedChatState};
@@ -31,6 +32,11 @@ pub struct Answers {
     pub suggest: Result<SuggestTask, SuggestError>,
     pub goal: Result<(), GoalError>,
     pub decisions: Vec<(String, IdDecisions)>,
+    /// What the model would be told of a person's edit, in context and as a refusal.
+    pub notice: Option<Told>,
+    pub stale_write: Option<Told>,
+    /// A person's edit on the log's length, and on the length before it.
+    pub edits: Vec<Result<Edit, EditRefusal>>,
 }
 
 /// The service's answers about one offer id.
@@ -96,8 +102,17 @@ pub fn answers(chat: &Chat) -> Answers {
         suggest: oda_tasks::suggest_call::suggest_task(Some(chat), &Input::parse(VALID_SUGGESTION)),
         goal: settle::check_goal(chat, GoalAction::Create),
         decisions,
+        notice: edit::notice(chat),
+        stale_write: edit::stale_write(chat),
+        edits: [chat.len, chat.len.saturating_sub(1)]
+            .into_iter()
+            .map(|at| edit::edit_todos(chat, &Input::parse(EDITED_LIST), at, None, Default::default()))
+            .collect(),
     }
 }
+
+/// A person's list, so the observation reaches an edit's every check.
+pub const EDITED_LIST: &str = r#"{"todos":[{"content":"Write the docs","status":"in_progress"}]}"#;
 
 /// Invariants every folded chat keeps, whatever its log: each entry is
 /// reported at most once, at an index inside the log, in log order; offers are

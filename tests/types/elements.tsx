@@ -49,6 +49,10 @@ export function Chat({
       <oda-suggestions onoda-open-chat={(e) => e.detail.title} />
       <oda-suggestions src="/api/oda/chats/chat-1" offer="s1" heading="This call's suggestion" />
       <oda-plan src="/api/oda/chats/chat-1" heading="This chat's plan" />
+      <oda-plan src="/api/oda/chats/chat-1" editable onoda-edit={(e) => e.detail.respond({ ok: true })} />
+      <oda-plan plan={plan} todos={plan.todos} length={3} editable />
+      {/* @ts-expect-error editable is a boolean */}
+      <oda-plan editable="yes" />
       {/* @ts-expect-error offer is an offer's id */}
       <oda-suggestions offer={1} />
       {/* @ts-expect-error no such element */}

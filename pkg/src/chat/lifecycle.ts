@@ -3,7 +3,7 @@
 // through the one write loop, so concurrent writers never double or lose one.
 import { decideAndAppend } from "./append-loop.js";
 import { ANY, ownOptions, readOptions, type OptionRule } from "../core/options.js";
-import { sharedCache, type ChatStateCache } from "./state-cache.js";
+import { cacheFor, type ChatStateCache } from "./state-cache.js";
 import { latestTurnId, MAX_TURN_ID_LENGTH } from "./turn-id.js";
 import { StoreError, jsonCopy, type Store } from "../stores/store.js";
 import type { JsonValue, SessionEntry, SessionSettings } from "../core/types.js";
@@ -125,7 +125,7 @@ export async function beginTurn(store: Store, chatId: string, options?: BeginTur
   const { turn, ...rest } = readOptions<BeginTurnOptions>("beginTurn", options, { cache: ANY, turn: TURN_ID });
   const cache = turnCache("beginTurn", store, rest);
   return decideAndAppend<number>(cache, chatId, `beginTurn on chat "${chatId}"`, async (state) => {
-    if (state === null) throw missing(chatId, "beginTurn");
+    if (state === null) throw missingChat(chatId, "beginTurn");
     const { turns, turnOpen } = state.listState();
     // Decided in the write loop: two calls with one new id open one turn (the second finds the first's).
     if (turn !== undefined && turnOpen && (await latestTurnId(store, chatId, state)) === turn) return { done: turns };
@@ -151,7 +151,7 @@ export async function beginTurn(store: Store, chatId: string, options?: BeginTur
 export async function endTurn(store: Store, chatId: string, options?: TurnOptions | null): Promise<boolean> {
   const cache = turnCache("endTurn", store, options);
   return decideAndAppend<boolean>(cache, chatId, `endTurn on chat "${chatId}"`, (state) => {
-    if (state === null) throw missing(chatId, "endTurn");
+    if (state === null) throw missingChat(chatId, "endTurn");
     if (!state.listState().turnOpen) return { done: false };
     // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited
     return { append: [{ type: "turn_ended" }], then: true };
@@ -160,12 +160,11 @@ export async function endTurn(store: Store, chatId: string, options?: TurnOption
 
 function turnCache(call: string, store: Store, options: TurnOptions | null | undefined): ChatStateCache {
   const { cache } = readOptions<TurnOptions>(call, options, { cache: ANY });
-  const chosen = cache ?? sharedCache(store);
-  if (chosen.store !== store) throw new TypeError(`oda-tasks: invalid arguments of ${call}: the cache belongs to another store`);
-  return chosen;
+  return cacheFor(call, store, cache);
 }
 
-function missing(chatId: string, call: string): StoreError {
+/** Internal: the failure of `call` on chat `chatId`, which does not exist. */
+export function missingChat(chatId: string, call: string): StoreError {
   return new StoreError("store/missing-chat", `chat "${chatId}" does not exist; create it with createChat() before ${call}()`, chatId);
 }
 

@@ -1,8 +1,9 @@
-// The list for the model's context: its text, to put back after compaction
-// or on resume, and the rule for when a turn should be reminded of it. Read
-// from the chat's state like every answer; nothing is written.
+// The list for the model's context: its text (the core's), to put back after
+// compaction or on resume, and the rule for when a turn should be reminded of
+// it. Read from the chat's state like every answer; nothing is written.
+import { ChatState } from "../core/chat-state.js";
 import { ANY, BOOLEAN, readOptions, wholeNumber } from "../core/options.js";
-import { sharedCache, type ChatStateCache } from "./state-cache.js";
+import { cacheFor, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
 import type { ListState, TodoItem } from "../core/types.js";
 
@@ -35,21 +36,24 @@ export interface ReminderOptions {
 /**
  * The list as a short text for the model's context, or `null` for an empty
  * list (nothing to put back). Items keep their order; texts are quoted as
- * JSON strings, so a text with a line break stays one item.
+ * JSON strings, so a text with a line break stays one item. The core writes
+ * it, as it writes the list in what the model is told of a person's edit; a
+ * list the log could not hold (an item without a string `content` or a known
+ * `status`) has no text.
  *
  * @example
  * todoListText([{ content: "Write tests", status: "in_progress" }]);
  * // 'Your todo list, as last recorded with todo_write (0 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n...'
  */
 export function todoListText(todos: readonly TodoItem[]): string | null {
-  if (todos.length === 0) return null;
-  const count = (status: TodoItem["status"]) => todos.filter((t) => t.status === status).length;
-  const lines = todos.map((t, i) => `${i + 1}. [${t.status}] ${JSON.stringify(t.content)}`);
-  return [
-    `Your todo list, as last recorded with todo_write (${count("pending")} pending, ${count("in_progress")} in progress, ${count("completed")} completed):`,
-    ...lines,
-    "Keep it current: call todo_write with the whole list when an item's state changes.",
-  ].join("\n");
+  if (!Array.isArray(todos))
+    throw new TypeError("oda-tasks: invalid arguments of todoListText: `todos` must be an array of { content, status }");
+  const state = ChatState.fromLog([{ type: "todo_update", v: 1, todos: [...todos] }], { cards: false });
+  try {
+    return state.listText();
+  } finally {
+    state.free();
+  }
 }
 
 /**
@@ -88,13 +92,11 @@ export async function todoReminder(store: Store, chatId: string, options?: Remin
     everyTurns = DEFAULT_REMINDER_TURNS,
     cache,
   } = readOptions<ReminderOptions>("todoReminder", options, REMINDER_OPTION_RULES);
-  const states = cache ?? sharedCache(store);
-  if (states.store !== store) throw new TypeError("oda-tasks: invalid arguments of todoReminder: the cache belongs to another store");
+  const states = cacheFor("todoReminder", store, cache);
   const lease = await states.lease(chatId);
   try {
     if (lease.state === null) return null;
-    const list = lease.state.listState();
-    return always || reminderDue(list, everyTurns) ? todoListText(list.todos) : null;
+    return always || reminderDue(lease.state.listState(), everyTurns) ? lease.state.listText() : null;
   } finally {
     lease.release();
   }

@@ -4,7 +4,7 @@
 import { suggestTask, todoWrite } from "../core/functions.js";
 import { decideAndAppend, MAX_ATTEMPTS } from "./append-loop.js";
 import { ANY, BOOLEAN, readOptions, wholeNumber, type OptionRule, type OptionRules } from "../core/options.js";
-import { sharedCache, type ChatStateCache } from "./state-cache.js";
+import { cacheFor, type ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
 import { todoWriteWithCard, type ChatState } from "../core/chat-state.js";
 import type { Suggestion, SuggestionOfferedEntry, SuggestTaskResult, TodoCard, TodoUpdateEntry, TodoWriteResult } from "../core/types.js";
@@ -158,15 +158,19 @@ async function recordCall(
 ): Promise<Recorded> {
   const opts = readOptions("runTool", options, RUN_OPTION_RULES);
   const decide = decider(call, opts, ui);
-  const cache = opts.cache ?? sharedCache(store);
-  if (cache.store !== store) throw new TypeError("oda-tasks: invalid arguments of runTool: the cache belongs to another store");
+  const cache = cacheFor("runTool", store, opts.cache);
   const name = String(ownValue(call, "name"));
   const id = ownValue(call, "id");
   const about = { tool: name, callId: typeof id === "string" ? id : undefined, conversationId, input: ownValue(call, "input") };
   const record = () =>
     decideAndAppend<Recorded>(cache, chatId, `${name} on chat "${chatId}"`, (state) => {
       const { result, card } = decide(state);
-      if (!result.ok) return { done: { ok: false, error: result.error, ui: {} } };
+      if (!result.ok) {
+        const refused: Recorded = { ok: false, error: result.error, ui: {} };
+        // A write made before the model saw a person's edit: refused, and recorded as told of it.
+        // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`), never awaited
+        return "entry" in result ? { append: [result.entry], then: refused } : { done: refused };
+      }
       // Decided on the state the entry is appended to: the card is the one replay will make.
       const shown = !ui || state === null ? {} : card !== null ? { card } : uiParts(result.entry);
       // biome-ignore lint/suspicious/noThenProperty: the append loop's step (append-loop.ts `Step`): `then` is what it answers after the append, never awaited

@@ -256,3 +256,13 @@ const shared = new WeakMap<Store, ChatStateCache>();
 export function sharedCache(store: Store): ChatStateCache {
   return keyed(shared, store, () => new ChatStateCache(store));
 }
+
+/**
+ * Internal: the cache a call of `call` uses for `store`: the one it was
+ * given (which must be of that store), else the store's shared one.
+ */
+export function cacheFor(call: string, store: Store, cache: ChatStateCache | undefined): ChatStateCache {
+  const chosen = cache ?? sharedCache(store);
+  if (chosen.store !== store) throw new TypeError(`oda-tasks: invalid arguments of ${call}: the cache belongs to another store`);
+  return chosen;
+}

@@ -1,12 +1,16 @@
 // One model turn as the framework integrations run it: the turn begun, the
-// list's reminder asked for once, every tool call counted while it runs, and
-// the turn ended only after all have settled. `aiTurn` (oda-tasks/ai) and
-// `odaTasksMiddleware` (oda-tasks/langchain) share it.
+// list's reminder asked for once (or, when a person edited the list, what the
+// model must be told of it), every tool call counted while it runs, a
+// person's later edit told at the model's next step, and the turn ended only
+// after all have settled. `aiTurn` (oda-tasks/ai), `odaTasksMiddleware`
+// (oda-tasks/langchain), `withOda` and `odaAcp` share it.
 import { oneOf, wholeNumber } from "../core/options.js";
+import { tellEdit } from "./edit.js";
 import { beginTurn, endTurn } from "./lifecycle.js";
 import { todoReminder } from "./reminder.js";
 import type { ChatStateCache } from "./state-cache.js";
 import type { Store } from "../stores/store.js";
+import type { TodoItem } from "../core/types.js";
 
 /**
  * When a turn puts the list back into the model's context.
@@ -18,7 +22,8 @@ export interface TurnReminderOptions {
   /**
    * `"due"` (default): the list's text when `reminderDue` says so;
    * `"always"`: whenever the list has items (after compaction, on resume);
-   * `"never"`: no reminder.
+   * `"never"`: no reminder. With either of the first two, a person's edit the
+   * model was not told of is the reminder instead (its notice, told once).
    */
   remind?: "due" | "always" | "never";
   /** `reminderDue`'s `everyTurns` (default 3). */
@@ -59,13 +64,23 @@ export class TurnCalls {
   }
 }
 
+/** What the model is told of a person's edit: the text, and the list as edited. */
+export interface ToldEdit {
+  text: string;
+  todos: TodoItem[];
+}
+
 /** Internal: a turn begun by {@link openTurn}. */
 export interface OpenTurn {
   /** The turn's number (1 for the chat's first). */
   turn: number;
-  /** The list's text for the model's context, or `null`: none due. */
+  /** The list's text for the model's context, the notice of a person's edit, or `null`: none due. */
   reminder: string | null;
+  /** The person's edit told in `reminder`, or `null`. */
+  edited: ToldEdit | null;
   calls: TurnCalls;
+  /** A person's edit the model was not told of, for its next step (recorded as told), or `null`. */
+  notice(): Promise<ToldEdit | null>;
   /** Closes `calls`, waits for the calls still running, then ends the turn. */
   end(): Promise<void>;
 }
@@ -89,18 +104,24 @@ export async function openTurn(
     await calls.close();
     await endTurn(store, chatId, states);
   };
+  const notice = () => tellEdit(store, chatId, states);
   let reminder: string | null = null;
+  let edited: ToldEdit | null = null;
   if (remind !== "never") {
     try {
-      reminder = await todoReminder(store, chatId, {
-        always: remind === "always",
-        ...(everyTurns === undefined ? {} : { everyTurns }),
-        ...states,
-      });
+      // A person's edit comes first: its notice holds the list as edited, so it is the reminder too.
+      edited = await notice();
+      reminder =
+        edited?.text ??
+        (await todoReminder(store, chatId, {
+          always: remind === "always",
+          ...(everyTurns === undefined ? {} : { everyTurns }),
+          ...states,
+        }));
     } catch (e) {
       await end().catch(() => undefined);
       throw e;
     }
   }
-  return { turn, reminder, calls, end };
+  return { turn, reminder, edited, calls, notice, end };
 }

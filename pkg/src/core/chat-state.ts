@@ -5,7 +5,7 @@
 import { ChatStateCore } from "../../wasm/oda_tasks.js";
 import { assertReady } from "./ready.js";
 import { entryLines, hostParams, inSlices, inputLimit, logArray, modelInput, recordArgument } from "./convert.js";
-import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber } from "./options.js";
+import { ANY, BOOLEAN, ownOptions, readOptions, wholeNumber, type OptionRules } from "./options.js";
 import { realmIntact } from "./realm-guard.js";
 import type {
   ChatSessionInfo,
@@ -24,7 +24,10 @@ import type {
   SuggestionReplay,
   SuggestTaskResult,
   TodoCard,
+  TodoItem,
   TodoReplay,
+  TodoToldEntry,
+  TodoUpdateEntry,
   TodoWriteOptions,
   TodoWriteResult,
   ToolCallOptions,
@@ -109,6 +112,66 @@ function detached(buffer: ArrayBufferLike): boolean {
 }
 
 /**
+ * Options of {@link ChatState.editTodos}: the log length the person's screen
+ * showed, their display name, and `todo_write`'s options.
+ *
+ * @example
+ * state.editTodos([{ content: "Ship", status: "completed" }], { basedOn: state.length, by: "Ada" } satisfies EditTodosOptions);
+ */
+export interface EditTodosOptions extends TodoWriteOptions {
+  /** The log's length the person's screen showed (a screen's `length`, `ChatState#length`): the list must not have changed since. */
+  basedOn: number;
+  /** The person's display name for the card ("Edited by Ada"), 1 to 200 characters; none: "Edited by you". */
+  by?: string;
+}
+
+/**
+ * What {@link ChatState.editTodos} decides: the update to record (`entry`,
+ * `null` when the list already is the edited one), the core's refusal of the
+ * list (`error`, the text `todo_write` refuses it with), or `chat/changed`: the
+ * list changed after `basedOn`.
+ *
+ * @example
+ * const d: EditDecision = state.editTodos([{ content: "Ship", status: "pending" }], { basedOn: 12 });
+ * if (d.ok && d.entry !== null) await store.append("chat-1", [d.entry], state.length);
+ */
+export type EditDecision = { ok: true; entry: TodoUpdateEntry | null } | { ok: false; error: string } | { ok: false; code: "chat/changed" };
+
+/**
+ * What the model is told of a person's edit, and the record of it to append.
+ *
+ * @example
+ * const told: EditNotice | null = state.editNotice(); // its text goes into the model's context, its entry into the log
+ */
+export interface EditNotice {
+  /** The exact text: what the person changed, and the list as edited. */
+  text: string;
+  /** The `todo_told` entry that records it was told. */
+  entry: TodoToldEntry;
+}
+
+/** The binding's `told` answer: its text and the `todo_told` to record, or `null` when nothing is to be told. */
+function toldOf(parts: string[]): EditNotice | null {
+  const answer = withEntryTexts<{ entry: TodoToldEntry; output: string } | null>(parts, (a) => (a === null ? [] : [a.entry]));
+  return answer === null ? null : { text: answer.output, entry: answer.entry };
+}
+
+/** Longest display name of an edit's `by`. */
+const MAX_EDITOR_NAME = 200;
+
+/** Internal: the rules of {@link EditTodosOptions} (`basedOn` is required: checked after them). */
+export const EDIT_OPTION_RULES: OptionRules<EditTodosOptions> = {
+  basedOn: wholeNumber(0),
+  by: {
+    expected: `a well-formed string of 1 to ${MAX_EDITOR_NAME} characters`,
+    // With the `u` flag a surrogate range matches only a surrogate without its pair.
+    check: (v) => typeof v === "string" && v.length > 0 && v.length <= MAX_EDITOR_NAME && !/[\uD800-\uDFFF]/u.test(v),
+  },
+  oneActive: BOOLEAN,
+  maxInputLength: wholeNumber(2),
+};
+
+/**
  * Internal (a tool's UI result): `state.todoWrite(input, options)` and, when
  * accepted, the card its entry makes when appended now, decided in one call of the core.
  *
@@ -139,10 +202,19 @@ export class ChatState {
   static {
     todoWriteWithCard = (state, input, options) => {
       const params = todoParams(input, options);
-      const parts = ChatState.#live(state, "todoWrite").todoWriteCard(params);
+      const core = ChatState.#live(state, "todoWrite");
+      const stale = ChatState.#stale(core);
+      if (stale !== null) return { result: stale, card: null };
+      const parts = core.todoWriteCard(params);
       const card = parts.length === 3 ? (parseJson(parts.pop() as string) as TodoCard) : null;
       return { result: withEntryTexts<TodoWriteResult>(parts, toolEntries), card };
     };
+  }
+
+  /** The guard every `todo_write` passes first: refused, told of a person's edit it was written before, or `null`. */
+  static #stale(core: ChatStateCore): TodoWriteResult | null {
+    const told = toldOf(core.told(true));
+    return told === null ? null : { ok: false, error: told.text, entry: told.entry };
   }
 
   private constructor(options: ChatStateOptions | undefined) {
@@ -317,14 +389,65 @@ export class ChatState {
   }
 
   /**
-   * Checks a `todo_write` call against this chat.
+   * Checks a `todo_write` call against this chat. While a person's edit is
+   * the list's latest change and the model was not told of it, the call is
+   * refused with the list as edited, and the answer's `entry` (a
+   * `todo_told`) records that the model was told: append it.
    *
    * @example
    * const r = state.todoWrite({ todos: [{ content: "Write tests", status: "in_progress" }] });
    */
   todoWrite(input: unknown, options?: TodoWriteOptions): TodoWriteResult {
     const params = todoParams(input, options);
-    return withEntryTexts<TodoWriteResult>(ChatState.#live(this, "todoWrite").todoWrite(params), toolEntries);
+    const core = ChatState.#live(this, "todoWrite");
+    return ChatState.#stale(core) ?? withEntryTexts<TodoWriteResult>(core.todoWrite(params), toolEntries);
+  }
+
+  /**
+   * Decides a person's edit of the list: the whole list, checked by
+   * `todo_write`'s rules, made on the log length `basedOn` their screen
+   * showed. Refused as `chat/changed` when the list changed after it.
+   *
+   * @example
+   * const d = state.editTodos([{ content: "Ship", status: "completed" }], { basedOn: 7, by: "Ada" });
+   * if (d.ok && d.entry !== null) await store.append("chat-1", [d.entry], state.length);
+   */
+  editTodos(todos: readonly TodoItem[], options: EditTodosOptions): EditDecision {
+    const { basedOn, by, ...tool } = readOptions<EditTodosOptions>("editTodos", options, EDIT_OPTION_RULES);
+    if (basedOn === undefined)
+      throw new TypeError("oda-tasks: invalid arguments of editTodos: `basedOn` is required (the log length the person's screen showed)");
+    const params = todoParams({ todos }, tool);
+    const answer = withEntryTexts<{ ok: true; entry: TodoUpdateEntry } | { ok: false; error: string } | null>(
+      ChatState.#live(this, "editTodos").editTodos(params, basedOn, by),
+      (a) => (a?.ok === true ? [a.entry] : []),
+    );
+    if (answer === null) return { ok: true, entry: null };
+    if (answer.ok) return { ok: true, entry: answer.entry };
+    return answer.error === "chat/changed" ? { ok: false, code: "chat/changed" } : answer;
+  }
+
+  /**
+   * What the model is told of a person's edit while one is the list's
+   * latest change and the model was not told of it: the text for its
+   * context, and the `todo_told` entry to append (after which it is told);
+   * `null` when nothing is to be told.
+   *
+   * @example
+   * const told = state.editNotice();
+   * if (told) { await store.append("chat-1", [told.entry], state.length); show(told.text); } // the text: the model's next request
+   */
+  editNotice(): EditNotice | null {
+    return toldOf(ChatState.#live(this, "editNotice").told(false));
+  }
+
+  /**
+   * The list as a short text for the model's context (`todoListText`), or `null` for an empty list.
+   *
+   * @example
+   * const text = state.listText(); // "Your todo list, as last recorded with todo_write (…):\n1. …"
+   */
+  listText(): string | null {
+    return parseJson(ChatState.#live(this, "listText").listText()) as string | null;
   }
 
   /**

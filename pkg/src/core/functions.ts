@@ -3,7 +3,7 @@
 // many calls on one chat keeps a ChatState instead (see state-cache.ts).
 import * as glue from "../../wasm/oda_tasks.js";
 import { ChatState, suggestParams, todoParams, toolEntries, withEntryTexts } from "./chat-state.js";
-import { hostParams, inSlices, logArray } from "./convert.js";
+import { hostParams, inSlices } from "./convert.js";
 import { parseJson } from "./entry-text.js";
 import { assertReady } from "./ready.js";
 import type {
@@ -26,7 +26,7 @@ import type {
 } from "./types.js";
 
 export type * from "./types.js";
-export { ChatState, RAW_TEXT, type ChatStateOptions } from "./chat-state.js";
+export { ChatState, RAW_TEXT, type ChatStateOptions, type EditDecision, type EditNotice, type EditTodosOptions } from "./chat-state.js";
 export { DEFAULT_MAX_INPUT_LENGTH } from "./convert.js";
 
 /** Runs `ask` on the state of `log`, then frees it. */
@@ -41,8 +41,10 @@ function withState<T>(log: Log, cards: boolean, ask: (state: ChatState) => T): T
 
 /**
  * Checks a `todo_write` call. `log` is the chat's entries, or `null` when the
- * call has no owning session; only its existence matters (each update carries
- * the whole list), so it is not read. The log is never changed.
+ * call has no owning session. Each update carries the whole list; the log is
+ * read for a person's edit the model was not told of, which refuses the call
+ * once with the list as edited and an `entry` (a `todo_told`) to append. The
+ * log is never changed.
  *
  * @example
  * const r = todoWrite(log, { todos: [{ content: "Write tests", status: "in_progress" }] });
@@ -50,9 +52,10 @@ function withState<T>(log: Log, cards: boolean, ask: (state: ChatState) => T): T
  */
 export function todoWrite(log: Log | null, input: unknown, options?: TodoWriteOptions): TodoWriteResult {
   assertReady();
-  const hasSession = log !== null && log !== undefined;
-  if (hasSession) logArray(log);
-  return withEntryTexts<TodoWriteResult>(glue.todoWriteCall(hasSession, todoParams(input, options)), toolEntries);
+  if (log === null || log === undefined) {
+    return withEntryTexts<TodoWriteResult>(glue.todoWriteCall(false, todoParams(input, options)), toolEntries);
+  }
+  return withState(log, false, (state) => state.todoWrite(input, options));
 }
 
 /**

@@ -120,7 +120,8 @@ export interface TurnEndedEntry {
   type: "turn_ended";
 }
 /**
- * One recorded `todo_write` update: the whole list.
+ * One recorded update of the list: the whole list. `by` is there when a
+ * person made it (`editTodos`), absent for the model's `todo_write`.
  *
  * @example
  * const r = todoWrite(log, input);
@@ -130,6 +131,29 @@ export interface TodoUpdateEntry {
   type: "todo_update";
   v: number;
   todos: TodoItem[];
+  by?: TodoEditor;
+}
+/**
+ * The person who edited the list, with the display name the app gave (none: "you").
+ *
+ * @example
+ * const by: TodoEditor = { name: "Ada" };
+ */
+export interface TodoEditor {
+  name?: string;
+}
+/**
+ * The record that the model was told of a person's edit: the exact text it
+ * read, the refusal of its `todo_write` (which begins `Error:`) or the
+ * integration's context text. After it, the model's writes record as usual.
+ *
+ * @example
+ * const told = (await store.read("chat-1"))?.filter((e): e is TodoToldEntry => e.type === "todo_told");
+ */
+export interface TodoToldEntry {
+  type: "todo_told";
+  v: number;
+  text: string;
 }
 /**
  * One recorded `suggest_task` offer.
@@ -215,7 +239,8 @@ export type CoreEntry =
   | TodoUpdateEntry
   | SuggestionOfferedEntry
   | SuggestionSettledEntry
-  | MessageEntry;
+  | MessageEntry
+  | TodoToldEntry;
 /**
  * Any entry of a log: one the core reads, or the app's own.
  *
@@ -255,12 +280,27 @@ export interface Refused {
   error: string;
 }
 /**
- * What {@link todoWrite} answers: the update to record, or the refusal.
+ * A `todo_write` refused because a person edited the list and the model was
+ * not told yet: show the model `error` (it begins `Error: the user edited the
+ * todo list`) and record `entry`, which says it was told; its next call records as usual.
+ *
+ * @example
+ * const r = todoWrite(log, input);
+ * if (!r.ok && "entry" in r) log.push(r.entry); // r.entry.type === "todo_told"
+ */
+export interface RefusedTold {
+  ok: false;
+  error: string;
+  entry: TodoToldEntry;
+}
+/**
+ * What {@link todoWrite} answers: the update to record, or the refusal (with
+ * the record that the model was told of a person's edit, when it was refused for that).
  *
  * @example
  * const r: TodoWriteResult = todoWrite(log, input);
  */
-export type TodoWriteResult = Accepted<TodoUpdateEntry> | Refused;
+export type TodoWriteResult = Accepted<TodoUpdateEntry> | Refused | RefusedTold;
 /**
  * What {@link suggestTask} answers: the offer to record, or the refusal.
  *
@@ -348,6 +388,8 @@ export interface TodoCard {
   todos: TodoItem[];
   counts: TodoCounts;
   changes: TodoChanges;
+  /** A person's edit: who made it (absent: the model's `todo_write`). */
+  by?: TodoEditor;
 }
 /**
  * `running` while the recording turn runs, `finished` after it ends, `none` once the next turn starts.

@@ -94,15 +94,17 @@ export interface OdaAssistantUi {
  * // defineToolkit({ ...oda.tools }); makeAssistantDataUI(oda.data.plan); makeAssistantDataUI(oda.data.suggestions)
  */
 export function odaAssistantUi(options?: OdaChatOptions): OdaAssistantUi {
-  const { basePath, chatId } = chatOptions("odaAssistantUi", options);
+  const { basePath, chatId, editable } = chatOptions("odaAssistantUi", options);
   const src = chatSrc(basePath, chatId);
+  // Editing posts to the chat: only where the plan follows it.
+  const edits = editable === true && src !== undefined;
   return {
     tools: {
       todo_write: { type: "backend", display: "standalone", render: (props) => createElement(TodoWriteCall, { ...props, src }) },
       suggest_task: { type: "backend", display: "standalone", render: (props) => createElement(SuggestTaskCall, { ...props, src }) },
     },
     data: {
-      plan: { name: "oda-plan", render: ({ data }) => createElement(PlanPart, { data, src }) },
+      plan: { name: "oda-plan", render: ({ data }) => createElement(PlanPart, { data, src, edits }) },
       suggestions: { name: "oda-suggestions", render: ({ data }) => createElement(SuggestionsPart, { data, src }) },
     },
   };
@@ -130,8 +132,8 @@ function SuggestTaskCall({ result, src }: OdaToolCallProps & At): ReactElement |
   return createElement("oda-suggestions", { list, offer: offer.id, src });
 }
 
-function PlanPart({ data, src }: { data: TodoPlan } & At): ReactElement {
-  return createElement("oda-plan", { plan: useStableValue(data), src });
+function PlanPart({ data, src, edits }: { data: TodoPlan; edits: boolean } & At): ReactElement {
+  return createElement("oda-plan", { plan: useStableValue(data), src, editable: edits });
 }
 
 function SuggestionsPart({ data, src }: { data: SuggestionList } & At): ReactElement {

@@ -13,6 +13,11 @@ export interface OdaChatOptions {
   basePath?: string;
   /** The chat's id; by default the UI's thread id (CopilotKit's `threadId`, assistant-ui's `id`). */
   chatId?: string;
+  /**
+   * The person may edit the list: the plan (followed at `basePath`) is
+   * `<oda-plan editable>`. Leave it off where the app's `authorize` reads only.
+   */
+  editable?: boolean;
 }
 
 /**
@@ -29,7 +34,7 @@ export function chatSrc(basePath: string | undefined, chatId: string | undefined
 
 /**
  * The options, checked: `basePath` a path (`/…`, or `""`), `chatId` a
- * non-empty string; a clear `TypeError` naming `call` otherwise.
+ * non-empty string, `editable` a boolean; a clear `TypeError` naming `call` otherwise.
  *
  * @example
  * chatOptions("odaActivityRenderers", { basePath: "/api/oda" });
@@ -38,9 +43,14 @@ export function chatOptions(call: string, options: unknown): OdaChatOptions {
   if (options === undefined) return {};
   const bad = (why: string) => new TypeError(`oda-tasks: invalid arguments of ${call}: ${why}`);
   if (typeof options !== "object" || options === null) throw bad("the options must be an object");
-  const { basePath, chatId } = options as Record<string, unknown>;
+  const { basePath, chatId, editable } = options as Record<string, unknown>;
   if (basePath !== undefined && (typeof basePath !== "string" || (basePath !== "" && !basePath.startsWith("/"))))
     throw bad('`basePath` must be chatHandler\'s basePath, a path like "/api/oda"');
   if (chatId !== undefined && (typeof chatId !== "string" || chatId === "")) throw bad("`chatId` must be a non-empty string");
-  return { ...(basePath !== undefined ? { basePath } : {}), ...(chatId !== undefined ? { chatId } : {}) };
+  if (editable !== undefined && typeof editable !== "boolean") throw bad("`editable` must be a boolean");
+  return {
+    ...(basePath !== undefined ? { basePath } : {}),
+    ...(chatId !== undefined ? { chatId } : {}),
+    ...(editable !== undefined ? { editable } : {}),
+  };
 }

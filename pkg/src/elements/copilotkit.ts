@@ -48,7 +48,8 @@ export interface OdaActivityRenderer<T> {
  * (`@copilotkit/react-core/v2`). With `basePath` (`chatHandler`'s), the plan
  * and the suggestions follow the chat there and the suggestions' buttons act
  * on it (the chat: `chatId`, else the agent's `threadId`); without it they
- * draw the snapshots alone and the buttons only dispatch their events.
+ * draw the snapshots alone and the buttons only dispatch their events. With
+ * `editable` too, the person edits the list in the plan (`<oda-plan editable>`).
  *
  * @example
  * import { odaActivityRenderers } from "oda-tasks/elements/react";
@@ -80,7 +81,9 @@ function CardActivity({ content }: OdaActivityProps<TodoCard>): ReactElement {
 }
 
 function PlanActivity({ content, agent, where }: Placed<TodoPlan>): ReactElement {
-  return createElement("oda-plan", { plan: useStableValue(content), src: srcOf(where, agent) });
+  const src = srcOf(where, agent);
+  // Editing posts to the chat: only where the plan follows it.
+  return createElement("oda-plan", { plan: useStableValue(content), src, editable: where.editable === true && src !== undefined });
 }
 
 function SuggestionsActivity({ content, agent, where }: Placed<SuggestionList>): ReactElement {

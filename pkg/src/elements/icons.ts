@@ -23,7 +23,9 @@ export type IconName =
   | "started"
   | "drafted"
   | "dismissed"
-  | "restored";
+  | "restored"
+  | "up"
+  | "down";
 
 const ring = "M8 2a6 6 0 1 1 0 12A6 6 0 0 1 8 2z";
 
@@ -53,4 +55,6 @@ export const ICONS: Record<IconName, readonly (readonly [string, boolean])[]> = 
   drafted: [["M3 13l1-3.5 7-7 2.5 2.5-7 7zM9.5 4l2.5 2.5", false]],
   dismissed: [["M4 4l8 8M12 4l-8 8", false]],
   restored: [["M3.5 8a4.5 4.5 0 1 0 1.3-3.2M4.5 2v3h3", false]],
+  up: [["M8 13V3M3.5 7.5 8 3l4.5 4.5", false]],
+  down: [["M8 3v10M3.5 8.5 8 13l4.5-4.5", false]],
 };

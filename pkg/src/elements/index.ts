@@ -6,7 +6,8 @@ import { OdaPlanElement } from "./plan.js";
 import { OdaSuggestionsElement } from "./suggestions.js";
 import { OdaTodoCardElement } from "./todo-card.js";
 
-export { OdaPlanElement } from "./plan.js";
+export { OdaPlanElement, type EditEventDetail } from "./plan.js";
+export type { EditAnswer } from "./live.js";
 export { OdaSuggestionsElement } from "./suggestions.js";
 export type { OdaSuggestionsEventMap, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
 export { OdaTodoCardElement } from "./todo-card.js";

@@ -3,9 +3,11 @@
 // EventSource per URL, shared by every element that follows it: a `screen`
 // event resets it, a `change` is applied to it; EventSource itself resumes
 // from the last id after a reconnect; a `deleted` event ends it for good),
-// and the suggestion actions posted back as JSON. No core, no WASM: only
-// fetch and EventSource, with the page's own cookies (same origin).
+// and the suggestion actions and a person's edits posted back as JSON. No
+// core, no WASM: only fetch and EventSource, with the page's own cookies
+// (same origin).
 import type { ChatChange, ChatScreen } from "../integrations/http/screen.js";
+import type { TodoItem } from "../core/types.js";
 
 /** Hears each screen of the chat, and `null` once the chat was deleted (nothing follows). */
 type Listener = (screen: ChatScreen | null) => void;
@@ -111,30 +113,68 @@ function parsed<T>(event: Event): T | null {
 /** What an action answered: `ok` with the started chat, or the failure's code and message. */
 export type ActionAnswer = { ok: true; chatId?: string } | { ok: false; code: string; message: string };
 
+/** What a POST to the chat answered: its JSON body, or the failure's code, message and what it carries. */
+type Posted =
+  | { ok: true; body: Record<string, unknown> | null }
+  | { ok: false; code: string; message: string; payload?: unknown; length?: unknown };
+
+/** Posts `body` as JSON to `url` with the page's cookies. */
+async function post(url: string, body: unknown): Promise<Posted> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    });
+    const json = (await response.json().catch(() => null)) as
+      | (Record<string, unknown> & { error?: { code?: string; message?: string; payload?: unknown; length?: unknown } })
+      | null;
+    if (response.ok) return { ok: true, body: json };
+    const error = json?.error;
+    return {
+      ok: false,
+      code: String(error?.code ?? `http/${response.status}`),
+      message: String(error?.message ?? response.statusText),
+      payload: error?.payload,
+      length: error?.length,
+    };
+  } catch {
+    return { ok: false, code: "http/network", message: "the server could not be reached" };
+  }
+}
+
 /** Posts `action` of suggestion `id` to chat `src`, then reads the screen again for every element following it. */
 export async function act(src: string, action: "start" | "draft" | "dismiss" | "restore", id: string): Promise<ActionAnswer> {
   const url = chatUrl(src);
-  let answer: ActionAnswer;
-  try {
-    const response = await fetch(`${url}/suggestions/${encodeURIComponent(id)}/${action}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: "{}",
-      credentials: "same-origin",
-    });
-    const body = (await response.json().catch(() => null)) as { chatId?: string; error?: { code?: string; message?: string } } | null;
-    answer = response.ok
-      ? { ok: true, ...(typeof body?.chatId === "string" ? { chatId: body.chatId } : {}) }
-      : {
-          ok: false,
-          code: String(body?.error?.code ?? `http/${response.status}`),
-          message: String(body?.error?.message ?? response.statusText),
-        };
-  } catch {
-    answer = { ok: false, code: "http/network", message: "the server could not be reached" };
-  }
+  const posted = await post(`${url}/suggestions/${encodeURIComponent(id)}/${action}`, {});
   await refresh(url);
-  return answer;
+  if (!posted.ok) return { ok: false, code: posted.code, message: posted.message };
+  const chatId = posted.body?.chatId;
+  return { ok: true, ...(typeof chatId === "string" ? { chatId } : {}) };
+}
+
+/**
+ * What a person's edit answered: saved, or refused with the reason; a list
+ * that changed since the screen it was made on carries the list as it stands
+ * and the length to edit it at.
+ *
+ * @example
+ * const said = (a: EditAnswer) => (a.ok ? "Saved." : `Could not save: ${a.message}.`);
+ */
+export type EditAnswer = { ok: true } | { ok: false; message: string; changed?: { todos: TodoItem[]; length: number } };
+
+/** Posts a person's edit of chat `src`'s list (`todos` on the log length `basedOn`), then reads the screen again. */
+export async function editList(src: string, todos: readonly TodoItem[], basedOn: number): Promise<EditAnswer> {
+  const url = chatUrl(src);
+  const posted = await post(`${url}/todos`, { todos, basedOn });
+  await refresh(url);
+  if (posted.ok) return { ok: true };
+  const changed =
+    posted.code === "chat/changed" && Array.isArray(posted.payload) && typeof posted.length === "number"
+      ? { changed: { todos: posted.payload as TodoItem[], length: posted.length } }
+      : {};
+  return { ok: false, message: posted.message, ...changed };
 }
 
 /** Reads chat `url`'s screen now and hands it to its followers (the event stream would, a poll later). */

@@ -6,9 +6,9 @@
 // tool calls and data parts (this entry imports `react`; `oda-tasks/elements` does not).
 import type { DetailedHTMLProps, HTMLAttributes } from "react";
 import type { SuggestionList } from "../chat/service.js";
-import type { TodoCard, TodoPlan } from "../core/types.js";
+import type { TodoCard, TodoItem, TodoPlan } from "../core/types.js";
 import type { PreviewCard } from "./preview-card.js";
-import type { OdaPlanElement } from "./plan.js";
+import type { EditEventDetail, OdaPlanElement } from "./plan.js";
 import type { OdaSuggestionsElement, OpenChatEventDetail, SuggestionEventDetail } from "./suggestions.js";
 import type { OdaTodoCardElement } from "./todo-card.js";
 
@@ -45,13 +45,20 @@ export type OdaTodoCardProps = OdaElementProps<OdaTodoCardElement> & {
  *
  * @example
  * <oda-plan plan={view.plan} cardCount={view.cardCount} />;
- * <oda-plan src="/api/oda/chats/chat-1" />; // or, live
+ * <oda-plan src="/api/oda/chats/chat-1" editable />; // or, live, and the person edits the list
  */
 export type OdaPlanProps = OdaElementProps<OdaPlanElement> & {
   plan?: TodoPlan | null;
   cardCount?: number;
+  /** The chat's list and the log length it was read at: what an edit is made on (without `src`). */
+  todos?: TodoItem[] | null;
+  length?: number | null;
   src?: string | null;
   heading?: string;
+  /** The person may edit the list. */
+  editable?: boolean;
+  /** A person's edit, for the app to make (without `src`, or after `preventDefault()`): call `e.detail.respond(answer)`. */
+  "onoda-edit"?: (event: CustomEvent<EditEventDetail>) => void;
 };
 
 /**

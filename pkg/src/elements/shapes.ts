@@ -76,7 +76,25 @@ export function todoCardProblem(value: unknown): Problem {
     () => count((counts as Record<string, unknown>).inProgress, "`counts.inProgress`"),
     () => count((counts as Record<string, unknown>).completed, "`counts.completed`"),
     () => turn(c.turn ?? null, "`turn`"),
+    () =>
+      c.by === undefined
+        ? null
+        : isObject(c.by)
+          ? c.by.name === undefined
+            ? null
+            : text(c.by.name, "`by.name`")
+          : `\`by\` must be an object (got ${kind(c.by)})`,
   );
+}
+
+/**
+ * Why `value` is not a list of `view().todos` (items of `content` and `status`), or `null` when it is one.
+ *
+ * @example
+ * todoListProblem([{ content: "Ship" }]); // '`todos`[0].status must be "pending", "in_progress" or "completed"'
+ */
+export function todoListProblem(value: unknown): Problem {
+  return list(value, "`todos`", todo);
 }
 
 /**

@@ -35,7 +35,7 @@ export const STYLES = `
 :host([hidden]) { display: none; }
 * { box-sizing: border-box; }
 h1, h2, h3, h4, h5, h6 { margin: 0; line-height: 1.25; }
-ul { list-style: none; margin: 0; padding: 0; }
+ul, ol { list-style: none; margin: 0; padding: 0; }
 p { margin: 0; }
 .vh { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
 .icon { width: 1em; height: 1em; flex: none; stroke-width: 1.7; stroke-linecap: round; stroke-linejoin: round; }
@@ -111,4 +111,29 @@ summary { cursor: pointer; }
 .progress { grid-column: 2; grid-row: 2; font-size: 0.8rem; color: var(--_muted); }
 .settled-item button { font-size: 0.8rem; min-height: 2rem; padding: 0.15rem 0.6rem; }
 .empty { color: var(--_muted); font-size: 0.88rem; }
+
+/* A person's edit: the card's mark, and <oda-plan editable>'s check boxes and form */
+.by { font-size: 0.78rem; font-weight: 600; color: var(--_moved); border: 1px solid currentColor; border-radius: 999px; padding: 0 0.5rem; }
+.todo.check { align-items: center; }
+.todo.check > input { width: 1.15rem; height: 1.15rem; margin: 0; flex: none; accent-color: var(--_done); cursor: pointer; }
+.todo.check > label { cursor: pointer; }
+.check .line > .icon { width: 1.1em; height: 1.1em; }
+.check.s-pending .icon { color: var(--_pending); }
+.check.s-in_progress .icon { color: var(--_progress); }
+.check.s-completed .icon { color: var(--_done); }
+.edit-area { margin-top: 0.6rem; }
+.editor { display: grid; gap: 0.6rem; }
+.edit-rows { display: grid; gap: 0.5rem; }
+.edit-row { display: flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; min-width: 0; }
+select, input[type="text"] {
+  font: inherit; font-size: 0.9rem; min-height: 2.25rem; padding: 0.25rem 0.5rem; border-radius: 8px;
+  border: 1px solid var(--_button-line); background: var(--_surface); color: var(--_ink);
+}
+.edit-row select { flex: none; }
+.edit-row input, .add-row input { flex: 1 1 9rem; min-width: 0; }
+.row-buttons { display: inline-flex; gap: 0.25rem; margin-left: auto; }
+.icon-button { min-width: 2.25rem; justify-content: center; padding: 0.3rem; }
+button[aria-disabled="true"] { border-style: dashed; cursor: not-allowed; }
+.add-row { display: flex; flex-wrap: wrap; gap: 0.4rem; }
+.edit-message { margin-top: 0.5rem; font-size: 0.86rem; overflow-wrap: anywhere; }
 `;

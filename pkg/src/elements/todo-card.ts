@@ -1,6 +1,6 @@
 // <oda-todo-card>: one "Update to-do list" card of a chat's timeline, drawn
 // from a card of the core's answers (`view().cards`, `cards(from, to)`).
-import type { TodoCard, TodoItem } from "../core/types.js";
+import type { TodoCard, TodoEditor, TodoItem } from "../core/types.js";
 import type { PreviewCard } from "./preview-card.js";
 import { AnswerElement, h, headingLevel, hidden, icon } from "./dom.js";
 import { plural, STATUS } from "./words.js";
@@ -9,7 +9,8 @@ import { accepted, previewCardProblem, todoCardProblem } from "./shapes.js";
 /**
  * The card of one recorded `todo_write` update: the list that was sent, each
  * item's state as an icon and a word, and what changed (added, state
- * changed, moved, removed) as a word and an icon. Set `card`; `position` and
+ * changed, moved, removed) as a word and an icon; a person's edit says so
+ * ("Edited by you", or "Edited by" the name the app gave). Set `card`; `position` and
  * `total` (optional) add "2 of 4". While the model still writes the call,
  * set `preview` to `previewCard(part.input, lastCard)`: the tentative card,
  * marked "Not yet recorded", until `card` (which wins) replaces it.
@@ -132,6 +133,7 @@ export class OdaTodoCardElement extends AnswerElement {
           { part: "header" },
           h(`h${level}`, { id: "title", class: "title", part: "title" }, icon("card"), "Update to-do list"),
           tentative ? h("span", { class: "position pending-mark", part: "preview-mark", text: NOT_RECORDED }) : null,
+          !tentative && this.#card?.by !== undefined ? h("span", { class: "by", part: "by", text: editedBy(this.#card.by) }) : null,
           where ? h("span", { class: "position", part: "position", text: where }) : null,
         ),
         h(
@@ -178,6 +180,11 @@ export function todoItem(item: TodoItem, marks: HTMLElement[] = []): HTMLElement
       marks.length ? h("span", { class: "marks" }, marks) : null,
     ),
   );
+}
+
+/** Who made a person's edit, as the card says it: "Edited by Ada", or with no name "Edited by you". */
+function editedBy(by: TodoEditor): string {
+  return `Edited by ${by.name ?? "you"}`;
 }
 
 /** What a preview says of itself: the model is still writing the call; nothing is recorded yet. */

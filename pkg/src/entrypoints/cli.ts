@@ -147,7 +147,9 @@ function replay(args: string[]): void {
     state.cards(from, from + PAGE).forEach((card, k) => {
       const { added, removed, statusChanged, moved } = card.changes;
       page.push(
-        `  ${from + k + 1}. Update to-do list — entry ${card.index}${card.turn === null ? "" : `, turn ${card.turn}`}: ` +
+        `  ${from + k + 1}. Update to-do list — entry ${card.index}${card.turn === null ? "" : `, turn ${card.turn}`}` +
+          (card.by === undefined ? "" : `, edited by ${card.by.name === undefined ? "the person" : visible(card.by.name)}`) +
+          ": " +
           `${card.counts.pending} pending, ${card.counts.inProgress} in progress, ${card.counts.completed} completed`,
       );
       for (const a of added) page.push(`       + ${visible(a.content)} (${a.status})`);

@@ -49,6 +49,14 @@ export {
 } from "../chat/lifecycle.js";
 export * from "../chat/reminder.js";
 export {
+  ChatChangedError,
+  editNotice,
+  editTodos,
+  type EditNoticeOptions,
+  type EditTodosCallOptions,
+  type EditTodosResult,
+} from "../chat/edit.js";
+export {
   toolHandlers,
   type ChatToolsOptions,
   type ToolHandlers,

@@ -1,12 +1,20 @@
 // The widget's script, run inside the host's sandboxed frame: it takes the
 // tool result through the MCP Apps `App`, draws its card with the package's
 // elements, reads the chat's plan and suggestions through the app-only
-// `oda_screen` tool, and turns the suggestions' events into app-only calls.
+// `oda_screen` tool, and turns the suggestions' events and the person's
+// edits of the plan into app-only calls.
 // Bundled into the widget's one HTML file by scripts/build-mcp-app.mjs.
 import "./jitless.js";
 import { App } from "@modelcontextprotocol/ext-apps";
 import "../elements/index.js";
-import type { OdaPlanElement, OdaSuggestionsElement, OdaTodoCardElement, SuggestionEventDetail } from "../elements/index.js";
+import type {
+  EditEventDetail,
+  OdaPlanElement,
+  OdaSuggestionsElement,
+  OdaTodoCardElement,
+  SuggestionEventDetail,
+} from "../elements/index.js";
+import type { TodoItem } from "../core/types.js";
 import { CARD_META, CHAT_META } from "../integrations/mcp/keys.js";
 import type { AppScreen, AppToolAnswer } from "../integrations/mcp/app/screen.js";
 
@@ -34,7 +42,9 @@ const say = (text: string) => {
 /** Draws a screen the server answered: the plan and the suggestions. */
 function draw(next: AppScreen): void {
   screen = next;
-  Object.assign(plan, { plan: next.plan, cardCount: next.cardCount });
+  // The person edits the list in the plan (the widget is shown to whoever may call the tools).
+  plan.editable = true;
+  Object.assign(plan, { plan: next.plan, cardCount: next.cardCount, todos: next.todos, length: next.length });
   suggestions.list = { open: next.open, settled: next.settled };
   document.body.dataset.ready = "true";
 }
@@ -52,6 +62,34 @@ async function call(name: string, args: Record<string, string>): Promise<AppTool
   links = content.links ?? {};
   return content;
 }
+
+/** The person's edit, made through `oda_edit`; its answer goes back to the plan, which shows it (and re-applies on a change). */
+plan.addEventListener("oda-edit", (e: Event) => {
+  const { todos, basedOn, respond } = (e as CustomEvent<EditEventDetail>).detail;
+  if (chatId === null) return respond({ ok: false, message: "the widget shows no chat yet" });
+  app.callServerTool({ name: "oda_edit", arguments: { chat: chatId, todos, basedOn } }).then(
+    (result) => {
+      const content = result.structuredContent as
+        | (AppToolAnswer & { error?: { code: string; message: string; payload?: unknown; length?: unknown } })
+        | undefined;
+      const error = content?.error;
+      if (!result.isError && content?.screen !== undefined) {
+        draw(content.screen);
+        return respond({ ok: true });
+      }
+      const changed =
+        error?.code === "chat/changed" && Array.isArray(error.payload) && typeof error.length === "number"
+          ? { changed: { todos: error.payload as TodoItem[], length: error.length } }
+          : {};
+      respond({
+        ok: false,
+        message: error?.message ?? result.content.find((c) => c.type === "text")?.text ?? "the server gave no answer",
+        ...changed,
+      });
+    },
+    (x: Error) => respond({ ok: false, message: x.message }),
+  );
+});
 
 const titleOf = (id: string) => screen?.open.find((s) => s.id === id)?.title ?? screen?.settled.find((s) => s.id === id)?.title ?? id;
 

@@ -1,5 +1,5 @@
 // `serve`'s one Fetch-API handler: MCP at /mcp, `chatHandler` at /api/oda,
-// the chat and turn routes an app without `_meta` needs, the owner's chats at
+// the chat, turn and reminder routes an app without `_meta` needs, the owner's chats at
 // / (and /api/sessions), a page per chat at /chats/:id with its scripts under
 // /assets/, the sign-in form, and /health, /livez and /readyz. Every route
 // but those three, the sign-in form and the gate's own (the Protected
@@ -8,6 +8,7 @@
 // owner's chats alone.
 import { readFile } from "node:fs/promises";
 import { beginTurn, createChatAt, deleteChat, endTurn, type ChatSession } from "../chat/lifecycle.js";
+import { editNotice } from "../chat/edit.js";
 import { ChatStateCache } from "../chat/state-cache.js";
 import { ownedChatHandler } from "../integrations/http/handler.js";
 import { readBounded, readJsonBody } from "../integrations/http/body.js";
@@ -15,6 +16,7 @@ import { failure, json, thrown } from "../integrations/http/replies.js";
 import { type McpHandlerOptions, ownedMcpHandler } from "../integrations/mcp/handler.js";
 import { ownedKey, ownerPrefix } from "../stores/owners.js";
 import { checkChatId, type Store } from "../stores/store.js";
+import { DEFAULT_REMINDER_TURNS, todoReminder } from "../chat/reminder.js";
 import { listOwnedChats, listQuery } from "./chats.js";
 import { admit, type Gate, type Need, type Principal } from "./gate.js";
 import type { FetchHandler } from "./node-http.js";
@@ -111,7 +113,10 @@ export function serveApp({
         // Programs only: a cookie never writes a session or a turn (the page deletes through the chat API).
         const principal = await admit(gate, request, method === "GET" ? "read" : "write", { cookie: false });
         if (principal instanceof Response) return principal;
-        return await chatRoutes(request, store, await ownerPrefix(principal.owner), path, method);
+        const prefix = await ownerPrefix(principal.owner);
+        const reminder = REMINDER.exec(path);
+        if (reminder !== null) return await reminderRoute(request, cache, ownedKeyOf(prefix, reminder[1] ?? ""), method);
+        return await chatRoutes(request, store, prefix, path, method);
       }
       if (path.startsWith(`${API_BASE}/`)) return await api(request);
       if (path === "/" || /^\/chats\/[^/]+\/?$/.test(path)) {
@@ -146,7 +151,7 @@ export function serveApp({
   };
 }
 
-/** What a chat API action needs: its reads `oda:read`, everything else (the suggestion actions, deletion) `oda:write`. */
+/** What a chat API action needs: its reads `oda:read`, everything else (a person's edit, the suggestion actions, deletion) `oda:write`. */
 function actionNeed(action: string): Need {
   return action === "read" || action === "cards" || action === "events" ? "read" : "write";
 }
@@ -169,8 +174,9 @@ function decodeSegment(segment: string): string | null {
  * The owner's chats and turns (store keys under `prefix`):
  * `GET /api/sessions?limit=&cursor=` (a page of the chats, newest first),
  * `PUT /api/sessions/:chatId` (create the chat, its session in the body),
- * `DELETE /api/sessions/:chatId`, `POST /api/turns/:chatId/begin` and
- * `POST /api/turns/:chatId/end`.
+ * `DELETE /api/sessions/:chatId`, `POST /api/turns/:chatId/begin`,
+ * `POST /api/turns/:chatId/end` and `POST /api/turns/:chatId/context` (the
+ * person's edit notice for the model's next step, recorded as told, or `null`).
  */
 async function chatRoutes(request: Request, store: Store, prefix: string, path: string, method: string): Promise<Response> {
   if (path === "/api/sessions") {
@@ -179,7 +185,7 @@ async function chatRoutes(request: Request, store: Store, prefix: string, path: 
     if (typeof query === "string") return failure(400, "http/bad-request", query);
     return json(200, await listOwnedChats(store, prefix, query));
   }
-  const match = /^\/api\/(sessions|turns)\/([^/]+)(?:\/(begin|end))?$/.exec(path);
+  const match = /^\/api\/(sessions|turns)\/([^/]+)(?:\/(begin|end|context))?$/.exec(path);
   const [, kind, segment = "", step] = match ?? [];
   if (match === null || (kind === "sessions") !== (step === undefined)) return failure(404, "http/not-found", "no such route");
   const allowed = kind === "sessions" ? ["PUT", "DELETE"] : ["POST"];
@@ -205,7 +211,53 @@ async function chatRoutes(request: Request, store: Store, prefix: string, path: 
   }
   if (Object.keys(read.body).length > 0) return failure(400, "http/bad-request", `${step} takes no fields in its body`);
   if (step === "begin") return json(200, { ok: true, turn: await beginTurn(store, key) });
+  if (step === "context") return json(200, { ok: true, text: await editNotice(store, key) });
   return json(200, { ok: true, ended: await endTurn(store, key) });
+}
+
+/** The path of a chat's reminder. */
+const REMINDER = /^\/api\/sessions\/([^/]+)\/reminder$/;
+
+/** The store key of the owner's chat named by path `segment`, or `null` for a segment that names no chat. */
+function ownedKeyOf(prefix: string, segment: string): string | null {
+  const chatId = decodeSegment(segment);
+  return chatId === null ? null : ownedKey(prefix, chatId); // an id too long for an owner: store/bad-chat-id, a 400
+}
+
+/**
+ * `GET /api/sessions/:chatId/reminder?always=&everyTurns=`: `{ text }`, the
+ * list's text for the model's context when `todoReminder` says it is due (with
+ * `always`, whenever the list has items), else `null`; 404 for a chat the owner
+ * has not. For an agent that is not a TypeScript process (the Python package).
+ */
+async function reminderRoute(request: Request, cache: ChatStateCache, key: string | null, method: string): Promise<Response> {
+  if (method !== "GET") return methodNotAllowed("GET");
+  if (key === null) return failure(400, "http/bad-request", "invalid chat id");
+  const query = reminderQuery(new URL(request.url).searchParams);
+  if (typeof query === "string") return failure(400, "http/bad-request", query);
+  const lease = await cache.lease(key);
+  const exists = lease.state !== null;
+  lease.release();
+  if (!exists) return failure(404, "store/missing-chat", "no such chat");
+  return json(200, { text: await todoReminder(cache.store, key, { ...query, cache }) });
+}
+
+/** The largest `everyTurns` the reminder route takes (the query numbers' bound, 2³¹ − 1). */
+const MAX_EVERY_TURNS = 2 ** 31 - 1;
+
+/** `always` and `everyTurns` of the reminder route (`todoReminder`'s options), or what is wrong with the query. */
+function reminderQuery(query: URLSearchParams): { always: boolean; everyTurns: number } | string {
+  for (const key of query.keys()) {
+    if (key !== "always" && key !== "everyTurns") return `unknown query parameter \`${key}\` (the reminder takes always and everyTurns)`;
+    if (query.getAll(key).length > 1) return `\`${key}\` is given more than once`;
+  }
+  const always = query.get("always");
+  if (always !== null && always !== "true" && always !== "false") return "`always` must be true or false";
+  const every = query.get("everyTurns");
+  if (every !== null && (!/^[1-9]\d{0,9}$/.test(every) || Number(every) > MAX_EVERY_TURNS)) {
+    return `\`everyTurns\` must be a whole number from 1 to ${MAX_EVERY_TURNS}`;
+  }
+  return { always: always === "true", everyTurns: every === null ? DEFAULT_REMINDER_TURNS : Number(every) };
 }
 
 /** `GET /`: the owner's chats, newest first, a page at a time (`?cursor=`). */
@@ -217,7 +269,7 @@ async function chatsHome(store: Store, prefix: string, query: URLSearchParams): 
 }
 
 /** `GET /chats/:chatId`: the chat's page, headed with its title; 404 for a chat the owner has not. */
-async function chatPageOf(cache: ChatStateCache, prefix: string, chatId: string, canDelete: boolean): Promise<Response> {
+async function chatPageOf(cache: ChatStateCache, prefix: string, chatId: string, canWrite: boolean): Promise<Response> {
   const lease = await cache.lease(ownedKey(prefix, chatId));
   let title: string | null;
   try {
@@ -226,7 +278,7 @@ async function chatPageOf(cache: ChatStateCache, prefix: string, chatId: string,
   } finally {
     lease.release();
   }
-  return new Response(chatPage(chatId, API_BASE, { title, canDelete }), { headers: PAGE_HEADERS });
+  return new Response(chatPage(chatId, API_BASE, { title, canWrite }), { headers: PAGE_HEADERS });
 }
 
 /**

@@ -66,7 +66,8 @@ export function routeTemplate(path: string): string {
     return [`${API_BASE}/chats/:chatId`, ...rest].join("/");
   }
   if (/^\/api\/sessions\/[^/]+$/.test(path)) return "/api/sessions/:chatId";
-  const turn = /^\/api\/turns\/[^/]+\/(begin|end)$/.exec(path);
+  if (/^\/api\/sessions\/[^/]+\/reminder$/.test(path)) return "/api/sessions/:chatId/reminder";
+  const turn = /^\/api\/turns\/[^/]+\/(begin|end|context)$/.exec(path);
   if (turn !== null) return `/api/turns/:chatId/${turn[1]}`;
   if (/^\/chats\/[^/]+\/?$/.test(path)) return "/chats/:chatId";
   if (/^\/assets\/(?:serve|elements|chunks)\/[A-Za-z0-9_-]+\.js$/.test(path)) return "/assets/*";

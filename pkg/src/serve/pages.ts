@@ -54,27 +54,27 @@ ${extra}</head>
 `;
 }
 
-/** What a chat's page shows beside its id: its title, and whether the viewer may delete it. */
+/** What a chat's page shows beside its id: its title, and whether the viewer may change it. */
 export interface ChatPageOptions {
   /** The chat's title (its session's), or `null`: the page is headed "Chat <id>". */
   title: string | null;
-  /** The viewer's credential may write: the page offers to delete the chat. */
-  canDelete: boolean;
+  /** The viewer's credential may write: the page offers to edit the list and to delete the chat. */
+  canWrite: boolean;
 }
 
 /**
  * A chat's page: `<oda-plan>` and `<oda-suggestions>` following the chat
  * API at `apiBase` (`/api/oda`), and its cards, newest first; headed with
- * the chat's title when it has one, with a Delete button (confirmed first)
- * when the viewer may write.
+ * the chat's title when it has one; when the viewer may write, the plan is
+ * editable and a Delete button (confirmed first) is offered.
  *
  * @example
- * new Response(chatPage("chat-1", "/api/oda", { title: "Fix the upload", canDelete: true }), { headers: PAGE_HEADERS });
+ * new Response(chatPage("chat-1", "/api/oda", { title: "Fix the upload", canWrite: true }), { headers: PAGE_HEADERS });
  */
-export function chatPage(chatId: string, apiBase: string, { title, canDelete }: ChatPageOptions): string {
+export function chatPage(chatId: string, apiBase: string, { title, canWrite }: ChatPageOptions): string {
   const src = escapeHtml(`${apiBase}/chats/${encodeURIComponent(chatId)}`);
   const heading = escapeHtml(title ?? `Chat ${chatId}`);
-  const remove = canDelete
+  const remove = canWrite
     ? `<p class="actions"><button type="button" id="delete-chat" data-chat-id="${escapeHtml(chatId)}">Delete chat</button></p>\n`
     : "";
   return `${head(heading, '<script type="module" src="/assets/serve/chat-page.js"></script>\n')}<body>
@@ -84,7 +84,7 @@ export function chatPage(chatId: string, apiBase: string, { title, canDelete }: 
 ${remove}
 <div class="columns">
 <div class="panels">
-<oda-plan src="${src}"></oda-plan>
+<oda-plan src="${src}"${canWrite ? " editable" : ""}></oda-plan>
 <oda-suggestions src="${src}"></oda-suggestions>
 </div>
 <section aria-labelledby="cards-heading">

@@ -8,9 +8,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, createAgent, createMiddleware, fakeModel, modelRetryMiddleware, todoListMiddleware, tool } from "langchain";
-import { createChat, MemoryStore, replaySuggestions, replayTodos, todoListText, todoWrite } from "oda-tasks";
+import { createChat, editTodos, MemoryStore, replaySuggestions, replayTodos, todoListText, todoWrite } from "oda-tasks";
 import { odaTasksMiddleware } from "oda-tasks/langchain";
-import { card, good, offer, SlowStore, suggestion } from "../support/tool-fixtures.mjs";
+import { card, edited, good, offer, SlowStore, suggestion } from "../support/tool-fixtures.mjs";
 
 const calls = [
   { id: "1", name: "todo_write", args: good },
@@ -268,6 +268,49 @@ test('remind: "always" (after compaction or on resume): the list in every model 
     assert.equal(model.calls[call].messages[0].type, "system");
     assert.equal(model.calls[call].messages[0].text, todoListText(good.todos));
   }
+});
+
+test("a person's edit between two model calls reaches the next call as the exact notice, once; a stale todo_write is refused once and the person's items survive", async () => {
+  const store = new MemoryStore();
+  await createChat(store, "c", { workspace: "/w" });
+  const plan = good;
+  const { withC, withCD, notice, refusal } = edited;
+  const model = fakeModel()
+    .respondWithTools([{ id: "1", name: "todo_write", args: plan }])
+    .respondWithTools([{ id: "2", name: "todo_write", args: withC }])
+    .respondWithTools([{ id: "3", name: "todo_write", args: withCD }])
+    .respond(new AIMessage("done"));
+  const edit = async (todos) => editTodos(store, "c", todos, { basedOn: (await store.read("c")).length, by: "Ada" });
+  let call = 0;
+  // The person edits before the second model call, and again while it runs (inside the middleware's own model call).
+  const person = createMiddleware({
+    name: "person",
+    beforeModel: async () => {
+      if (call === 1) await edit(withC.todos);
+    },
+    wrapModelCall: async (request, handler) => {
+      if (call++ === 1) await edit(withCD.todos);
+      return handler(request);
+    },
+  });
+  const agent = createAgent({ model, systemPrompt: "You plan.", middleware: [odaTasksMiddleware({ store }), person] });
+  const result = await agent.invoke(user("Plan the release"), thread("c"));
+  assert.equal(result.messages.at(-1).content, "done");
+  const log = await store.read("c");
+  assert.deepEqual(
+    log.map((e) => e.type + (e.by ? " by" : "")),
+    ["session", "turn_started", "todo_update", "todo_update by", "todo_told", "todo_update by", "todo_told", "todo_update", "turn_ended"],
+  );
+  assert.equal(log[4].text, notice);
+  assert.equal(log[6].text, refusal);
+  const system = (n) => model.calls[n].messages[0].text;
+  assert.equal(system(0), "You plan.");
+  // The call after the edit reads it after the system prompt, and every later call of the run keeps it, told once.
+  for (const n of [1, 2, 3]) assert.equal(system(n), `You plan.\n\n${notice}`);
+  // The stale call's ToolMessage is the refusal; the next call records, both of the person's items in it.
+  assert.equal(toolResults(result.messages)[2][0], refusal);
+  assert.equal(model.calls[2].messages.find((m) => m.type === "tool" && m.tool_call_id === "2").content, refusal);
+  assert.deepEqual(replayTodos(log).todos, withCD.todos);
 });
 
 test("two chats on one agent at once: each run's turn and tool calls stay on its own chat", async () => {

@@ -6,8 +6,9 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createUIMessageStream, createUIMessageStreamResponse, readUIMessageStream, streamText, isStepCount } from "ai";
 import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
-import { beginTurn, createChat, MemoryStore } from "oda-tasks";
+import { beginTurn, createChat, editTodos, MemoryStore, replayTodos } from "oda-tasks";
 import { aiTools, aiTurnResponse, aiTurnStream } from "oda-tasks/ai";
+import { edited } from "./tool-fixtures.mjs";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const finish = (unified) => ({ type: "finish", finishReason: { unified, raw: unified }, usage });
@@ -145,6 +146,68 @@ test("aiTurnResponse: the UI message stream carries the plan (replaced in place)
     { content: "Ship", from: "pending", to: "in_progress" },
   ]);
   assert.equal(textOf(last), "Planned.");
+});
+
+test("aiTurnResponse: a person's edit between two model steps reaches the next request as the exact notice; a stale todo_write is refused once and the person's items survive", async () => {
+  const store = await chat();
+  const prompts = [];
+  const { withC, withCD, notice, refusal } = edited;
+  const steps = [
+    [call("1", "todo_write", plan1), finish("tool-calls")],
+    // Written after the model read the first edit, before it could see the second: stale.
+    [call("2", "todo_write", withC), finish("tool-calls")],
+    [call("3", "todo_write", withCD), finish("tool-calls")],
+    [...text(["Done."]), finish("stop")],
+  ];
+  let step = 0;
+  const edit = async (todos) => editTodos(store, "chat-1", todos, { basedOn: (await store.read("chat-1")).length, by: "Ada" });
+  const scripted = new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      prompts.push(structuredClone(prompt));
+      // The person edits again while the model writes its second step.
+      if (step === 1) assert.deepEqual(await edit(withCD.todos), { ok: true, length: 6 });
+      return { stream: simulateReadableStream({ chunks: [{ type: "stream-start", warnings: [] }, ...steps[step++]] }) };
+    },
+  });
+  const response = await aiTurnResponse({ store, chatId: "chat-1" }, ({ tools, prepareStep }) =>
+    streamText({
+      model: scripted,
+      tools,
+      prompt: "Plan the release",
+      stopWhen: isStepCount(6),
+      // The person adds an item between the model's first two steps.
+      prepareStep: async (options) => {
+        if (options.stepNumber === 1) await edit(withC.todos);
+        return prepareStep(options);
+      },
+    }),
+  );
+  const chunks = await chunksOf(response);
+  const log = await store.read("chat-1");
+  assert.deepEqual(
+    log.map((e) => e.type + (e.by ? " by" : "")),
+    ["session", "turn_started", "todo_update", "todo_update by", "todo_told", "todo_update by", "todo_told", "todo_update", "turn_ended"],
+  );
+  // What was told is in the log, byte for byte.
+  assert.equal(log[4].text, notice);
+  assert.equal(log[6].text, refusal);
+  const userTexts = (prompt) =>
+    prompt.filter((m) => m.role === "user").flatMap((m) => m.content.filter((c) => c.type === "text").map((c) => c.text));
+  // Step 2's request (after the edit) ends with the notice; the first had none.
+  assert.deepEqual(userTexts(prompts[0]), ["Plan the release"]);
+  assert.deepEqual(userTexts(prompts[1]), ["Plan the release", notice]);
+  assert.equal(prompts[1].at(-1).role, "user", "the notice is the step's last message");
+  // Step 3's request: the stale call's result is the refusal; the notice is not told again.
+  const results = prompts[2].filter((m) => m.role === "tool").flatMap((m) => m.content);
+  assert.deepEqual(results.find((r) => r.toolCallId === "2").output, { type: "text", value: refusal });
+  assert.deepEqual(userTexts(prompts[2]), ["Plan the release", notice]);
+  assert.deepEqual(userTexts(prompts[3]), ["Plan the release", notice]);
+  // The call after the refusal records; both of the person's items survive.
+  assert.deepEqual(replayTodos(log).todos, withCD.todos);
+  assert.deepEqual(
+    chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output.text),
+    ["Updated todo list: 1 pending, 1 in progress, 0 completed", refusal, "Updated todo list: 3 pending, 1 in progress, 0 completed"],
+  );
 });
 
 test("aiTurnResponse: nobody reads the response (a closed tab): the model runs to its end and the turn ends", async () => {

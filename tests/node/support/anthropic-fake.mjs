@@ -13,8 +13,10 @@ const MAX_BODY = 8 * 1024 * 1024;
 /**
  * Starts the API on 127.0.0.1. `scripts[marker]` lists, per step, either the
  * content blocks of the reply (`{ type: "text", text }`, `{ type: "tool_use", id, name, input }`)
- * `{ status, message }` for an API error, or `{ hold: true }` for a stream that starts and
- * never ends (until the client closes it). A request of no script gets the text "ok".
+ * `{ status, message }` for an API error, `{ hold: true }` for a stream that starts and
+ * never ends (until the client closes it), or a function of the request's body that
+ * resolves to one of these (what happens while the model "thinks"). A request of no
+ * script gets the text "ok".
  */
 export async function startFakeAnthropic() {
   const scripts = new Map();
@@ -27,7 +29,7 @@ export async function startFakeAnthropic() {
       if (size > MAX_BODY) req.destroy();
       else chunks.push(c);
     });
-    req.on("end", () => {
+    req.on("end", async () => {
       let body = null;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -43,7 +45,8 @@ export async function startFakeAnthropic() {
       const marker = [...scripts.keys()].find((m) => textOf(body.messages[0]).includes(m));
       const step = body.messages.filter((m) => m.role === "assistant").length;
       requests.push({ marker, step, body });
-      const reply = marker === undefined ? undefined : scripts.get(marker)[step];
+      const scripted = marker === undefined ? undefined : scripts.get(marker)[step];
+      const reply = typeof scripted === "function" ? await scripted(body) : scripted;
       if (reply?.hold === true) {
         // A reply that never comes: the stream starts and stays open until the client goes.
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });

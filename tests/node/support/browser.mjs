@@ -18,6 +18,16 @@ const types = {
   ".css": "text/css",
 };
 
+/** Answers with `file`'s bytes, or 404 when it is no file. */
+function sendFile(res, file) {
+  try {
+    if (!statSync(file).isFile()) throw new Error("not a file");
+    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+  } catch {
+    res.writeHead(404).end();
+  }
+}
+
 /** Serves the repository (or `base`) read-only on 127.0.0.1; `pages` maps a path to inline HTML. */
 export async function serve(pages = {}, base = root) {
   const server = createServer((req, res) => {
@@ -29,16 +39,57 @@ export async function serve(pages = {}, base = root) {
     const dir = normalize(base + sep);
     const file = normalize(join(dir, path.endsWith("/") ? path + "index.html" : path));
     if (!file.startsWith(dir) || file.split(sep).includes("..")) return res.writeHead(403).end();
-    try {
-      if (!statSync(file).isFile()) throw new Error("not a file");
-      res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
-    } catch {
-      res.writeHead(404).end();
-    }
+    sendFile(res, file);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/**
+ * A chat app on 127.0.0.1 for the elements' browser tests: `/api/oda/…` handled
+ * by `api` (a Node request listener, `chatHandler` through @hono/node-server's
+ * adapter), `/page.html` the page, and the built package's files under `/pkg/dist/`.
+ * Resolves to its URL and `close()`.
+ */
+export async function appServer(api, page) {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    if (path.startsWith("/api/oda/")) return api(req, res);
+    if (path === "/page.html") return res.writeHead(200, { "content-type": "text/html" }).end(page);
+    const file = normalize(join(root, path));
+    if (!file.startsWith(normalize(root + sep)) || !path.startsWith("/pkg/dist/")) return res.writeHead(404).end();
+    sendFile(res, file);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/**
+ * The page of {@link appServer} in a tab of the file's Chromium, with the
+ * person's session cookie (`session=person-1`), once it set `window.__ready`;
+ * all closed when test `t` ends. `errors` collects uncaught page errors.
+ */
+export async function appTab(t, api, page) {
+  const { url, close } = await appServer(api, page);
+  const browser = await launch();
+  t.after(async () => {
+    await browser.close();
+    await close();
+  });
+  await browser.context.addCookies([{ name: "session", value: "person-1", url }]);
+  const tab = await browser.context.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  await tab.goto(`${url}/page.html`);
+  await tab.waitForFunction(() => window.__ready === true, null, { timeout: 20_000 });
+  return { tab, errors };
 }
 
 /** The file's one Chromium while any of its contexts is open (and a second after, for the next test). */

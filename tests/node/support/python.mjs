@@ -1,16 +1,39 @@
-// A Python virtual environment for the tests, its packages from PyPI through
-// pip, kept in the user's cache (~/.cache/oda-tasks/python) per Python and set of
-// pinned requirements, so later runs and fresh clones reuse it. Run as a script
-// (`bash scripts/setup.sh --python` does), it makes the MCP tests' venv.
+// The project's Python virtual environment: the oda-tasks package of python/
+// (editable, with every extra), the MCP recipes' client and Pydantic AI, and
+// the checks (pytest, mypy, ruff), their packages from PyPI through pip, pinned.
+// It is kept in the user's cache (~/.cache/oda-tasks/python) per Python, set of
+// requirements and python/pyproject.toml, so later runs and fresh clones reuse it.
+// Run as a script (`bash scripts/setup.sh --python` does), it makes the venv;
+// with `--bin` it prints the venv's python (for scripts/ci's Python checks).
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** What tests/node/mcp-python.test.mjs runs: the official MCP client and Pydantic AI, pinned. */
-export const MCP_PYTHON_REQUIREMENTS = ["mcp==2.3.0", "pydantic-ai-slim[mcp]==2.68.0"];
+/** The repository's root, and the package's folder, python/ of this checkout. */
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const PACKAGE_DIR = join(ROOT, "python/");
+
+/**
+ * The venv's pins: the MCP client and Pydantic AI (with its MCP toolset) of
+ * tests/node/mcp-python.test.mjs, the frameworks of the package's extras at
+ * the versions its tests run, and the checks.
+ */
+export const PYTHON_REQUIREMENTS = [
+  "mcp==2.3.0",
+  "httpx==0.29.0",
+  "pydantic-ai-slim[mcp]==2.68.0",
+  "langchain==1.5.2",
+  "langchain-core==1.8.3",
+  "langgraph==1.2.24",
+  "openai-agents==0.24.0",
+  "openai==3.63.0",
+  "pytest==9.2.0",
+  "mypy==2.4.1",
+  "ruff==0.17.6",
+];
 
 /** Python 3.11 or later on PATH (`PYTHON` overrides). */
 function python() {
@@ -25,24 +48,38 @@ function python() {
   throw new Error("the Python tests need Python >= 3.11 with venv (bash scripts/setup.sh --python)");
 }
 
-/** The venv's python for `requirements` (exact pins), created and installed once. */
-export function pythonVenv(requirements) {
+/**
+ * The venv's python for `requirements` (pip's arguments, run in the repository's
+ * root: exact pins, `-e python[all]`), created and installed once per Python,
+ * `requirements` and `key` (what else decides what gets installed: the checkout
+ * an editable install points at, its pyproject.toml).
+ */
+export function pythonVenv(requirements, key = "") {
   const interpreter = python();
   const version = execFileSync(interpreter, ["-c", "import sys; print(sys.version)"], { encoding: "utf8" });
-  const key = createHash("sha256")
-    .update(`${version}\n${requirements.join("\n")}`)
+  const name = createHash("sha256")
+    .update(`${version}\n${requirements.join("\n")}\n${key}`)
     .digest("hex")
     .slice(0, 16);
-  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "oda-tasks/python", key);
+  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "oda-tasks/python", name);
   const bin = join(dir, "bin/python");
   const done = join(dir, ".installed");
   if (existsSync(done)) return bin;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync(interpreter, ["-m", "venv", dir], { stdio: "pipe" });
-  execFileSync(bin, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", ...requirements], { stdio: "pipe" });
+  execFileSync(bin, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", ...requirements], {
+    cwd: ROOT,
+    stdio: "pipe",
+  });
   writeFileSync(done, `${requirements.join("\n")}\n`);
   return bin;
+}
+
+/** The project's venv: the package (`pip install -e "python[all]"`, as docs/python.md prints it) and {@link PYTHON_REQUIREMENTS}. */
+export function projectVenv() {
+  const pyproject = readFileSync(join(PACKAGE_DIR, "pyproject.toml"), "utf8");
+  return pythonVenv([...PYTHON_REQUIREMENTS, "-e", "python[all]"], `${PACKAGE_DIR}\n${pyproject}`);
 }
 
 /** Runs `python args` with `env` added; resolves to stdout, rejects with both streams on a non-zero exit. */
@@ -59,4 +96,7 @@ export function runPython(bin, args, { cwd, env = {} } = {}) {
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(`setup: Python venv ${pythonVenv(MCP_PYTHON_REQUIREMENTS)}`);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const bin = projectVenv();
+  console.log(process.argv.includes("--bin") ? bin : `setup: Python venv ${bin}`);
+}

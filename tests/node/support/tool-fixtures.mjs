@@ -53,3 +53,18 @@ export const secondOfferRefused = (chatId) => ({
   isError: true,
   _meta: { "oda-tasks/chat": chatId },
 });
+
+/**
+ * A person's two edits while the model works, as the integration suites script
+ * them: the model records `good`; a person adds "Tell the team" between two of
+ * its steps (`withC`, told as `notice`), then "Update the docs" while it writes
+ * the next (`withCD`): that write, made without it, is refused with `refusal`.
+ */
+export const edited = {
+  withC: { todos: [...good.todos, { content: "Tell the team", status: "pending" }] },
+  withCD: { todos: [...good.todos, { content: "Tell the team", status: "pending" }, { content: "Update the docs", status: "pending" }] },
+  notice:
+    'The user edited the todo list while you worked. What they changed:\n- added "Tell the team" (pending)\nThe list as edited (2 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\nKeep their changes: your next todo_write sends this list whole, with the user\'s changes in it.',
+  refusal:
+    'Error: the user edited the todo list, and this update was not recorded: it was written before you saw their edit. What they changed:\n- added "Update the docs" (pending)\nThe list as edited (3 pending, 1 in progress, 0 completed):\n1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\n4. [pending] "Update the docs"\nCall todo_write again with the whole list, starting from this one and keeping the user\'s changes.',
+};

@@ -1,7 +1,8 @@
 // `odaAcp`: the two tools and the turn rules for an Agent Client Protocol
 // agent. A `session/prompt` is one turn of the session's chat; each recorded
 // list is sent to the client as a `plan` session update, which replaces the
-// client's whole plan, as a recorded update replaces the list.
+// client's whole plan, as a recorded update replaces the list; so is a
+// person's edit when the agent is told of it.
 import type {
   CancelNotification,
   PlanEntry,
@@ -65,8 +66,14 @@ export interface AcpTurn {
   chatId: string;
   /** The turn's number (1 for the chat's first). */
   turn: number;
-  /** The list's text for the model's context, or `null` when none is due. */
+  /** The list's text for the model's context, the notice of a person's edit (told once, and sent as a plan), or `null` when none is due. */
   reminder: string | null;
+  /**
+   * Call it before each model step: a person's edit made since the model last
+   * read the list, as the exact text for its context (recorded as told, and
+   * sent to the client as a `plan` update), or `null`.
+   */
+  notice(): Promise<string | null>;
   /** `todo_write` and `suggest_task` bound to the chat: `{ text, card?, offer? }`; a recorded list is sent as a plan first. */
   tools: UiToolHandlers;
   /** Aborts when the prompt is cancelled (`session/cancel`, or the request's own signal). */
@@ -227,7 +234,10 @@ export function odaAcp(options: OdaAcpOptions): OdaAcp {
           opened(open);
         }
         if (open === null || active.cancelled) return { stopReason: "cancelled" };
+        // The list as the person edited it, told in the turn's reminder, is the client's plan too.
+        if (open.edited !== null) await plan(open.edited.todos).catch(() => undefined);
         const calls = open.calls;
+        const turnOpen = open;
         const handlers = uiToolHandlers({ store, chatId, ...run });
         const tool =
           (name: "todo_write" | "suggest_task") =>
@@ -243,6 +253,12 @@ export function odaAcp(options: OdaAcpOptions): OdaAcp {
           chatId,
           turn: open.turn,
           reminder: open.reminder,
+          notice: async () => {
+            const told = await turnOpen.notice();
+            if (told === null) return null;
+            await plan(told.todos).catch(() => undefined);
+            return told.text;
+          },
           tools: { todo_write: tool("todo_write"), suggest_task: tool("suggest_task") },
           signal: active.controller.signal,
         };

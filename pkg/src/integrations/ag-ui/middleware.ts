@@ -1,7 +1,7 @@
 // `odaAgUi`: an AG-UI middleware that adds the chat's card, plan and
 // suggestions to any agent's event stream, read from what the package's tools
-// returned (never from the model's arguments), in order, the app's own events
-// untouched.
+// returned (never from the model's arguments), and with a store the list as a
+// person edited it, in order, the app's own events untouched.
 import { Middleware, type AbstractAgent } from "@ag-ui/client";
 import type { BaseEvent, RunAgentInput, StateDeltaEvent, StateSnapshotEvent, ToolCallResultEvent, ToolCallStartEvent } from "@ag-ui/core";
 import { Observable } from "rxjs";
@@ -38,7 +38,10 @@ const TOOLS = new Set(["todo_write", "suggest_task"]);
  * content is the package's result, it adds an `ACTIVITY_SNAPSHOT` per
  * recorded card (`oda-card`), the plan's (`oda-plan`) and the suggestions'
  * (`oda-suggestions`, with a store), and a `STATE_DELTA` under `/oda`. A
- * refusal adds nothing; every other event passes as it came.
+ * refusal adds nothing; every other event passes as it came. With a store, a
+ * person's edit of the list made since the run last showed it is added too
+ * (the plan's activity and `/oda/todos`), at the run's start and after each
+ * other tool result: the agent reads it in its state, the client draws it.
  *
  * @example
  * import { HttpAgent } from "@ag-ui/client";
@@ -151,10 +154,13 @@ class RunEvents {
   /** The state is an object (else no delta can apply). */
   readonly #patchable: boolean;
   #hasOda: boolean;
+  /** The list the run's state was given (`/oda/todos`), until this run sets one. */
+  readonly #given: unknown;
 
   constructor(input: RunAgentInput, reading: StoreReading | null) {
     this.#patchable = isObject(input.state);
     this.#hasOda = this.#patchable && isObject((input.state as Record<string, unknown>).oda);
+    this.#given = this.#hasOda ? ((input.state as { oda: Record<string, unknown> }).oda.todos ?? null) : null;
     if (reading !== null) {
       const chatId = reading.chatId ?? input.threadId;
       if (typeof chatId === "string" && chatId !== "") {
@@ -166,6 +172,8 @@ class RunEvents {
   /** The events to add after `event`: none, or those of a recorded call (a promise when the store is read). */
   after(event: BaseEvent): BaseEvent[] | Promise<BaseEvent[]> {
     switch (event.type) {
+      case "RUN_STARTED":
+        return this.#parts === null ? [] : this.#edited(this.#parts);
       case "TOOL_CALL_START":
       case "TOOL_CALL_CHUNK": {
         // A call's first chunk names it, as its TOOL_CALL_START does.
@@ -176,13 +184,16 @@ class RunEvents {
       case "TOOL_CALL_RESULT": {
         const { toolCallId, content } = event as ToolCallResultEvent;
         const name = this.#names.get(toolCallId);
-        if (name === undefined) return [];
         this.#names.delete(toolCallId);
-        const result = odaToolResult(content);
-        if (result === null) return [];
-        const ui: UiToolResult =
-          name === "todo_write" ? { text: result.text, ...pick(result, "card") } : { text: result.text, ...pick(result, "offer") };
-        if (ui.card === undefined && ui.offer === undefined) return []; // a refusal
+        const result = name === undefined ? null : odaToolResult(content);
+        const ui: UiToolResult | null =
+          result === null
+            ? null
+            : name === "todo_write"
+              ? { text: result.text, ...pick(result, "card") }
+              : { text: result.text, ...pick(result, "offer") };
+        // Another tool's result, or a refusal: a step went by, in which a person may have edited the list.
+        if (ui === null || (ui.card === undefined && ui.offer === undefined)) return this.#parts === null ? [] : this.#edited(this.#parts);
         return this.#parts === null ? this.#fromResult(toolCallId, ui) : this.#fromStore(toolCallId, ui, this.#parts);
       }
       case "STATE_SNAPSHOT":
@@ -222,9 +233,18 @@ class RunEvents {
     return [...events, ...this.#delta(values)];
   }
 
+  /** With a store: the list as a person edited it, when the run has not shown it yet (its plan's activity and `/oda`). */
+  async #edited(parts: ChatParts): Promise<BaseEvent[]> {
+    const edited = await parts.edited();
+    if (edited === null) return [];
+    const shown = this.#known.todos ?? this.#given;
+    if (JSON.stringify(shown) === JSON.stringify(edited.todos)) return [];
+    return [odaPlanActivity(edited.plan), ...this.#delta({ todos: edited.todos, plan: edited.plan })];
+  }
+
   #delta(values: Partial<OdaState>): BaseEvent[] {
-    if (!this.#patchable || Object.keys(values).length === 0) return [];
     Object.assign(this.#known, values);
+    if (!this.#patchable || Object.keys(values).length === 0) return [];
     const whole = !this.#hasOda;
     this.#hasOda = true;
     return [odaStateDelta(whole ? this.#known : values, { whole })];

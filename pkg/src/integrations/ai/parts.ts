@@ -4,7 +4,7 @@
 import { ChatStateCache } from "../../chat/state-cache.js";
 import { SuggestionService, type SuggestionList } from "../../chat/service.js";
 import type { UiToolResult } from "../../chat/run.js";
-import type { TodoPlan } from "../../core/types.js";
+import type { TodoItem, TodoPlan } from "../../core/types.js";
 import type { Store } from "../../stores/store.js";
 
 /**
@@ -132,6 +132,21 @@ export class ChatParts {
       lease.release();
     }
     this.#writer.write({ type: "data-oda-plan", id: "plan", data: plan });
+  }
+
+  /**
+   * The chat's list and plan when its latest change is a person's edit (the
+   * last card is theirs), else `null`: what an AG-UI run shows of an edit.
+   */
+  async edited(): Promise<{ todos: TodoItem[]; plan: TodoPlan } | null> {
+    const lease = await this.#cache.lease(this.#chatId);
+    try {
+      if (lease.state === null) return null;
+      const { todos, plan, cards } = lease.state.view({ cards: 1 });
+      return cards[0]?.by === undefined ? null : { todos, plan };
+    } finally {
+      lease.release();
+    }
   }
 
   /** The suggestions' part: the service's list, with each started chat's progress. */

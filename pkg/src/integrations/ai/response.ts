@@ -103,8 +103,8 @@ const REPLY_RULES = { sendReasoning: BOOLEAN, sendSources: BOOLEAN };
  * import { aiTurnResponse } from "oda-tasks/ai";
  * export const POST = async (request: Request) => {
  *   const { id, messages } = await request.json();
- *   return aiTurnResponse({ store, chatId: id }, async ({ tools, reminder }) =>
- *     streamText({ model, tools, system: reminder ?? undefined, messages: await convertToModelMessages(messages, { tools }) }));
+ *   return aiTurnResponse({ store, chatId: id }, async ({ tools, reminder, prepareStep }) =>
+ *     streamText({ model, tools, system: reminder ?? undefined, prepareStep, messages: await convertToModelMessages(messages, { tools }) }));
  * };
  */
 export async function aiTurnResponse<UI_MESSAGE extends UIMessage = UIMessage>(

@@ -2,7 +2,7 @@
 // model call run as one turn of the chat. The SDK checks no input against the
 // schema: every call reaches the core, whose exact text the model gets back;
 // the UI's tool part gets `{ text, card?, offer? }`.
-import { jsonSchema, tool, type Tool } from "ai";
+import { jsonSchema, tool, type ModelMessage, type Tool } from "ai";
 import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
 import { ANY, ownOptions, readOptions } from "../../core/options.js";
 import { RUN_OPTION_RULES } from "../../chat/run.js";
@@ -50,17 +50,34 @@ export interface AiToolsOptions extends ChatToolsOptions {
 export interface AiTurnOptions extends AiToolsOptions, TurnReminderOptions {}
 
 /**
- * What {@link aiTurn} hands the model call: the tools, the turn's number and
- * the list's text for the context (`null`: none due).
+ * `generateText`'s and `streamText`'s `prepareStep` as {@link aiTurn} hands it
+ * over: before each step, when a person edited the list since the model last
+ * read it, the step's messages end with the notice (a user message whose text
+ * is exactly the core's), carried forward to later steps and recorded as told.
  *
  * @example
  * import { generateText } from "ai";
- * const call = async ({ tools, reminder }: AiTurn) => generateText({ model, tools, system: reminder ?? undefined, messages });
+ * // beside a prepareStep of your own: prepareStep: async (o) => (await prepareStep(o)) ?? mine(o)
+ * const call = ({ tools, prepareStep }: AiTurn) => generateText({ model, tools, prepareStep: prepareStep satisfies OdaPrepareStep, messages });
+ */
+export type OdaPrepareStep = <O extends { messages: ModelMessage[] }>(options: O) => Promise<{ messages: ModelMessage[] } | undefined>;
+
+/**
+ * What {@link aiTurn} hands the model call: the tools, the turn's number,
+ * the text for the context (`null`: none due) and the `prepareStep` that
+ * tells the model of a person's edit at its next step.
+ *
+ * @example
+ * import { generateText } from "ai";
+ * const call = async ({ tools, reminder, prepareStep }: AiTurn) => generateText({ model, tools, system: reminder ?? undefined, prepareStep, messages });
  */
 export interface AiTurn {
   tools: AiTools;
   turn: number;
+  /** The list's text when a reminder is due, or the notice of a person's edit the model was not told of (told once). */
   reminder: string | null;
+  /** Pass it to `generateText` or `streamText`: a person's edit made during the call reaches the model's next step. */
+  prepareStep: OdaPrepareStep;
 }
 
 /**
@@ -109,7 +126,9 @@ function boundTools(handlers: UiToolHandlers, runner: Runner, parts: ChatParts |
 
 /**
  * Runs one model call as one turn of chat `chatId`: begins the turn, hands
- * `call` the tools and the list's reminder, and ends the turn when `call`
+ * `call` the tools, the list's reminder (or the notice of a person's edit) and
+ * the `prepareStep` that tells the model of an edit made meanwhile at its
+ * next step, and ends the turn when `call`
  * settles, also when it throws or is aborted. A tool call still running
  * then (the SDK stops waiting for it on an abort) is waited for first, so
  * every call that began in the turn lands in it; a tool call that begins
@@ -120,8 +139,8 @@ function boundTools(handlers: UiToolHandlers, runner: Runner, parts: ChatParts |
  * @example
  * import { generateText } from "ai";
  * import { aiTurn } from "oda-tasks/ai";
- * const { text } = await aiTurn({ store, chatId: "chat-1" }, ({ tools, reminder }) =>
- *   generateText({ model, tools, system: ["You plan with todo_write.", reminder].filter(Boolean).join("\n\n"), messages }));
+ * const { text } = await aiTurn({ store, chatId: "chat-1" }, ({ tools, reminder, prepareStep }) =>
+ *   generateText({ model, tools, prepareStep, system: ["You plan with todo_write.", reminder].filter(Boolean).join("\n\n"), messages }));
  */
 export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => T | PromiseLike<T>): Promise<T> {
   if (typeof call !== "function") throw new TypeError("oda-tasks: invalid arguments of aiTurn: `call` must be a function");
@@ -153,9 +172,14 @@ export async function aiTurn<T>(options: AiTurnOptions, call: (turn: AiTurn) => 
   // The parts are a view: a failed read leaves them as they were, the turn runs on.
   const showPlan = () => parts?.plan().catch(() => undefined);
   await showPlan();
+  // A failed read leaves the step as it was: the edit is then told when the model's next todo_write is refused.
+  const prepareStep: OdaPrepareStep = async ({ messages }) => {
+    const told = await open.notice().catch(() => null);
+    return told === null ? undefined : { messages: [...messages, { role: "user", content: told.text }] };
+  };
   let result: T;
   try {
-    result = await call({ tools, turn: open.turn, reminder: open.reminder });
+    result = await call({ tools, turn: open.turn, reminder: open.reminder, prepareStep });
   } catch (e) {
     // The call's failure is the one to report; the turn still ends, after its tool calls.
     await open.end().catch(() => undefined);

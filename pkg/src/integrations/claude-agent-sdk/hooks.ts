@@ -1,6 +1,8 @@
 // The hooks withOda adds to the app's: a prompt of the main agent begins a
-// turn and hands the model the list's reminder; its Stop, StopFailure and
-// Interrupt end it; PreToolUse tells each of the tools' calls which agent made it.
+// turn and hands the model the list's reminder; after each of its tool calls,
+// a person's edit of the list made meanwhile is told to the model; its Stop,
+// StopFailure and Interrupt end it; PreToolUse tells each of the tools' calls
+// which agent made it.
 import type { HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
 import type { CallAgents } from "./agents.js";
 import { ODA_TOOL_NAMES } from "./names.js";
@@ -44,6 +46,17 @@ export function odaHooks(turns: ChatTurns, agents: CallAgents): OdaHooks {
           async (input) => {
             if (input.hook_event_name === "PreToolUse") agents.note(input.tool_use_id, input.agent_id, input.agent_type);
             return {};
+          },
+        ],
+      },
+    ],
+    PostToolUse: [
+      {
+        hooks: [
+          async (input) => {
+            // The model's next request follows its tool calls: a person's edit made meanwhile goes into it, told once.
+            const told = main(input) ? await turns.notice().catch(() => null) : null;
+            return told === null ? {} : { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: told } };
           },
         ],
       },

@@ -34,6 +34,13 @@ export class ChatTurns {
     return (await this.#start(this.#reminder).open).reminder;
   }
 
+  /** What the model must be told of a person's edit at its next request (recorded as told), or `null`; none outside a turn. */
+  async notice(): Promise<string | null> {
+    const turn = this.#current;
+    if (turn === undefined || turn.ended !== undefined) return null;
+    return (await (await turn.open).notice())?.text ?? null;
+  }
+
   /** Ends the open turn once, after its tool calls settled; nothing when none is open. */
   end(): Promise<void> {
     const turn = this.#current;

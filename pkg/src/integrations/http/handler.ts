@@ -8,9 +8,10 @@ import { ANY, BOOLEAN, type OptionRules, readOptions, wholeBetween } from "../..
 import { SuggestionService } from "../../chat/service.js";
 import { ChatStateCache } from "../../chat/state-cache.js";
 import { deleteChat } from "../../chat/lifecycle.js";
+import { editTodos } from "../../chat/edit.js";
 import { ownedKey, ownerPrefix } from "../../stores/owners.js";
 import type { Store } from "../../stores/store.js";
-import type { StartRequest } from "../../core/types.js";
+import type { StartRequest, TodoItem } from "../../core/types.js";
 import { readJsonBody } from "./body.js";
 import { requestGuard } from "./guard.js";
 import { EventStreams } from "./events.js";
@@ -28,7 +29,7 @@ import { readCards, readChat, readScreen } from "./screen.js";
  */
 export interface AuthorizeContext {
   chatId: string;
-  /** `read` (the screen), `cards`, `events`, `delete` (the chat), or `start`, `draft`, `dismiss`, `restore` of `suggestionId`. */
+  /** `read` (the screen), `cards`, `events`, `edit` (the list), `delete` (the chat), or `start`, `draft`, `dismiss`, `restore` of `suggestionId`. */
   action: ChatAction;
   suggestionId?: string;
 }
@@ -53,8 +54,15 @@ export interface ChatHandlerOptions {
   cards?: number;
   /** Most cards one `cards` page may hold (default 200). */
   maxPageCards?: number;
-  /** Largest POST body in bytes (default 4096). */
+  /** Largest POST body of a suggestion action in bytes (default 4096). */
   maxBodyBytes?: number;
+  /** Largest body of a person's edit of the list (`POST chats/:chatId/todos`) in bytes (default 1 MiB, as a model's `todo_write` input). */
+  maxEditBytes?: number;
+  /**
+   * The display name of the person whose edit `request` carries (from the
+   * app's session), for the card: "Edited by Ada". Default: none, "Edited by you".
+   */
+  by?: (request: Request, context: { chatId: string }) => string | null | undefined | Promise<string | null | undefined>;
   /** Open event streams per chat (default 100) and in all (default 10,000). */
   maxStreamsPerChat?: number;
   maxStreams?: number;
@@ -107,6 +115,8 @@ const RULES: OptionRules<ChatHandlerOptions> = {
   cards: wholeBetween(0, 10_000),
   maxPageCards: wholeBetween(1, 10_000),
   maxBodyBytes: wholeBetween(2, 1 << 20),
+  maxEditBytes: wholeBetween(2, 1 << 24),
+  by: ANY,
   maxStreamsPerChat: wholeBetween(1, 100_000),
   maxStreams: wholeBetween(1, 1_000_000),
   pollMs: wholeBetween(100, 60_000),
@@ -126,6 +136,7 @@ const MAX_QUERY_NUMBER = 2 ** 31;
 /**
  * The chat's HTTP handler over `store`:
  * `GET chats/:chatId` (the first screen), `GET chats/:chatId/cards?from=&to=`,
+ * `POST chats/:chatId/todos` (a person's edit of the list: `{ todos, basedOn }`),
  * `POST chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)`,
  * `GET chats/:chatId/events` (SSE) and `DELETE chats/:chatId`, each decided
  * by `authorize` first. Throws a TypeError at once without `authorize` or
@@ -166,11 +177,15 @@ export function ownedChatHandler(
   }
   if (onError !== undefined && typeof onError !== "function")
     throw new TypeError("oda-tasks: invalid arguments of chatHandler: `onError` must be a function");
+  const { by } = o;
+  if (by !== undefined && typeof by !== "function")
+    throw new TypeError("oda-tasks: invalid arguments of chatHandler: `by` must be a function");
   const basePath = o.basePath ?? "";
   if (typeof basePath !== "string" || (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))) {
     throw new TypeError('oda-tasks: invalid arguments of chatHandler: `basePath` must be "" or a path like "/api/oda" (no trailing slash)');
   }
   const { cards = 50, maxPageCards = 200, maxBodyBytes = 4096, pollMs = 1000, staleMs = 30_000, keepAliveMs = 25_000 } = o;
+  const { maxEditBytes = 1 << 20 } = o;
   const { maxStreamsPerChat: perChat = 100, maxStreams: total = 10_000 } = o;
   const cache = o.cache ?? new ChatStateCache(store, { cards: true });
   if (!(cache instanceof ChatStateCache) || cache.store !== store || !cache.cards) {
@@ -222,7 +237,8 @@ export function ownedChatHandler(
           ? failure(404, "http/not-found", "no such route")
           : failure(400, "http/bad-request", route.message);
       }
-      const post = route.action === "start" || route.action === "draft" || route.action === "dismiss" || route.action === "restore";
+      const action = route.action === "start" || route.action === "draft" || route.action === "dismiss" || route.action === "restore";
+      const post = action || route.action === "edit";
       const method = request.method.toUpperCase();
       // The chat's own path reads it (GET) or deletes it (DELETE).
       const deleting = route.action === "read" && method === "DELETE" && canDelete;
@@ -237,7 +253,7 @@ export function ownedChatHandler(
         if (typeof read === "string") return failure(400, "http/bad-request", read);
         page = read;
       }
-      const context: AuthorizeContext = post
+      const context: AuthorizeContext = action
         ? { chatId: route.chatId, action: route.action, suggestionId: (route as { suggestionId: string }).suggestionId }
         : { chatId: route.chatId, action: deleting ? "delete" : route.action };
       const verdict = await authorize(request, context);
@@ -252,7 +268,16 @@ export function ownedChatHandler(
         return json(200, { ok: true, deleted: true });
       }
 
-      if (post) {
+      if (route.action === "edit") {
+        const read = await readJsonBody(request, maxEditBytes);
+        if ("refused" in read) return read.refused;
+        const edit = editBody(read.body);
+        if (typeof edit === "string") return failure(400, "http/bad-request", edit);
+        const name = by === undefined ? undefined : await by(request, { chatId: route.chatId });
+        const done = await editTodos(store, key, edit.todos, { basedOn: edit.basedOn, cache, ...(name ? { by: name } : {}) });
+        return done.ok ? json(200, done) : failure(400, "todos/invalid", done.error);
+      }
+      if (action) {
         const read = await readJsonBody(request, maxBodyBytes);
         if ("refused" in read) return read.refused;
         const id = (route as { suggestionId: string }).suggestionId;
@@ -303,6 +328,18 @@ function pageQuery(query: URLSearchParams): { from: number; to: number | undefin
   if (typeof from === "string") return from;
   if (typeof to === "string") return to;
   return { from, to };
+}
+
+/** An edit's body: `{ todos, basedOn }` (the list is the core's to judge); a string says what is wrong. */
+function editBody(body: Record<string, unknown>): { todos: TodoItem[]; basedOn: number } | string {
+  for (const key of Object.keys(body))
+    if (key !== "todos" && key !== "basedOn") return `unknown field \`${key}\` (an edit takes todos and basedOn)`;
+  const { todos, basedOn } = body;
+  if (!Object.hasOwn(body, "todos")) return "an edit needs `todos`, the whole list";
+  if (typeof basedOn !== "number" || !Number.isSafeInteger(basedOn) || basedOn < 0) {
+    return "`basedOn` must be the log length the screen showed (a whole number >= 0)";
+  }
+  return { todos: todos as TodoItem[], basedOn };
 }
 
 /** A Start's body: `{ model?, permission? }`, strings; a string says what is wrong. */

@@ -3,6 +3,8 @@
 // its HTTP status. A failure that is not the service's own says only its
 // code and a fixed text: no message of a store (a file path), no stack.
 import { SuggestionError } from "../../chat/service.js";
+import { ChatChangedError } from "../../chat/edit.js";
+import type { TodoItem } from "../../core/types.js";
 
 /**
  * The `code` of a failure the handler answers with itself (the service's
@@ -40,7 +42,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 /** A failure the handler itself decided on. */
 export function failure(
   status: number,
-  code: HttpErrorCode | "store/missing-chat",
+  code: HttpErrorCode | "store/missing-chat" | "todos/invalid",
   message: string,
   headers?: Record<string, string>,
 ): Response {
@@ -78,7 +80,13 @@ const STORE_STATUS: Record<string, [number, string]> = {
  * @example
  * const { status, error } = failureOf(e); // 409, { code: "task-suggestion/not-open", message: 'suggestion "s1" is dismissed', payload: "dismissed" }
  */
-export function failureOf(e: unknown): { status: number; error: { code: string; message: string; payload?: string | number } } {
+export function failureOf(e: unknown): {
+  status: number;
+  error: { code: string; message: string; payload?: string | number | TodoItem[]; length?: number };
+} {
+  // The list changed under a person's edit: the list as it stands and the length to edit it at.
+  if (e instanceof ChatChangedError)
+    return { status: 409, error: { code: e.code, message: e.message, payload: e.payload, length: e.length } };
   if (e instanceof SuggestionError) {
     const status = Object.hasOwn(SERVICE_STATUS, e.code) ? SERVICE_STATUS[e.code] : undefined;
     if (status !== undefined) return { status, error: { code: e.code, message: e.message, payload: e.payload } };

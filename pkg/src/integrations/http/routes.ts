@@ -1,23 +1,23 @@
 // Which route a request asks for: `chats/:chatId` (read, or delete),
-// `chats/:chatId/cards`, `chats/:chatId/events` and
+// `chats/:chatId/cards`, `chats/:chatId/events`, `chats/:chatId/todos` (a person's edit) and
 // `chats/:chatId/suggestions/:id/(start|draft|dismiss|restore)`, found after the path the handler is mounted at, with every id checked.
 import { checkChatId } from "../../stores/store.js";
 
 /**
  * What a request would do, as `authorize` is told: read the screen, a page
- * of cards or the event stream, act on one suggestion, or delete the chat.
+ * of cards or the event stream, edit the list, act on one suggestion, or delete the chat.
  *
  * @example
- * const writes: ChatAction[] = ["start", "draft", "dismiss", "restore", "delete"];
+ * const writes: ChatAction[] = ["edit", "start", "draft", "dismiss", "restore", "delete"];
  */
-export type ChatAction = "read" | "cards" | "events" | "start" | "draft" | "dismiss" | "restore" | "delete";
+export type ChatAction = "read" | "cards" | "events" | "edit" | "start" | "draft" | "dismiss" | "restore" | "delete";
 
 /** The four actions on a suggestion. */
 export type SuggestionAction = "start" | "draft" | "dismiss" | "restore";
 
 /** A matched route: its action, the chat, and the suggestion for the actions on one. */
 export type Route =
-  | { action: "read" | "cards" | "events"; chatId: string }
+  | { action: "read" | "cards" | "events" | "edit"; chatId: string }
   | { action: SuggestionAction; chatId: string; suggestionId: string };
 
 /** Why no route was matched: no such path, or a path segment that is no id. */
@@ -45,7 +45,7 @@ export function matchRoute(pathname: string, basePath: string): Route | RouteMis
   const rest = raw.slice(at + 1);
   if (rest.length === 0 || rest.length === 3 || rest.length > 4) return { miss: "not-found" };
   const [chatSegment = "", kind, idSegment = "", action = ""] = rest;
-  if (rest.length === 2 && kind !== "cards" && kind !== "events") return { miss: "not-found" };
+  if (rest.length === 2 && kind !== "cards" && kind !== "events" && kind !== "todos") return { miss: "not-found" };
   if (rest.length === 4 && (kind !== "suggestions" || !ACTIONS.has(action))) return { miss: "not-found" };
   const chatId = decoded(chatSegment);
   if (chatId === null) return { miss: "bad-id", message: "the chat id is not a well-formed URL segment" };
@@ -55,7 +55,7 @@ export function matchRoute(pathname: string, basePath: string): Route | RouteMis
     return { miss: "bad-id", message: e instanceof Error ? e.message : "invalid chat id" };
   }
   if (rest.length === 1) return { action: "read", chatId };
-  if (rest.length === 2) return { action: kind as "cards" | "events", chatId };
+  if (rest.length === 2) return { action: kind === "todos" ? "edit" : (kind as "cards" | "events"), chatId };
   const suggestionId = decoded(idSegment);
   const problem = suggestionId === null ? "it is not a well-formed URL segment" : suggestionIdProblem(suggestionId);
   if (suggestionId === null || problem !== null) return { miss: "bad-id", message: `invalid suggestion id: ${problem}` };

@@ -1,7 +1,8 @@
 // `oda-tasks/langchain`: the two tools and the turn rules as one LangChain v1
 // `createAgent` middleware. One agent run is one turn of the chat; the
 // ToolMessage's content is the core's exact text, its artifact the card or
-// the offer; the list's reminder goes into the run's model calls.
+// the offer; the list's reminder, and what the model is told of a person's
+// edit, go into the run's model calls.
 import { createMiddleware, tool, type AgentMiddleware, type ModelRequest } from "langchain";
 import { suggestTaskTool, todoWriteTool } from "../../gen/tools.js";
 import { ANY, readOptions } from "../../core/options.js";
@@ -39,6 +40,8 @@ interface AgentRun {
   signal: AbortSignal | undefined;
   turn?: Promise<OpenTurn>;
   ended?: Promise<void>;
+  /** What the run's model was told of a person's edits, each at the model call after it: in every later call of the run. */
+  told: string[];
   /** Stops following the run's abort signal. */
   unfollow: () => void;
 }
@@ -87,7 +90,7 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
     `(${NAME}'s tools work during a run of the agent it was given to)`;
 
   const register = (chat: string, signal: AbortSignal | undefined): AgentRun => {
-    const agentRun: AgentRun = { chatId: chat, signal, unfollow: () => undefined };
+    const agentRun: AgentRun = { chatId: chat, signal, told: [], unfollow: () => undefined };
     runs.set(chat, agentRun);
     agentRun.unfollow = follow(signal, () => void end(agentRun).catch(() => undefined));
     return agentRun;
@@ -160,7 +163,11 @@ export function odaTasksMiddleware(options: OdaTasksMiddlewareOptions): AgentMid
       const open = await begin(agentRun);
       if (open === undefined) return handler(request); // aborted before its first model call: no turn to write
       try {
-        return await handler(open.reminder === null ? request : withReminder(request, open.reminder));
+        // A person's edit since the last model call: told now (recorded), and kept in the run's later calls.
+        const edited = await open.notice().catch(() => null);
+        if (edited !== null) agentRun.told.push(edited.text);
+        const context = [open.reminder, ...agentRun.told].filter((text): text is string => text !== null);
+        return await handler(context.length === 0 ? request : withReminder(request, context.join("\n\n")));
       } catch (e) {
         // The model call's failure is the one to report; the turn still ends, after its tool calls.
         await end(agentRun).catch(() => undefined);
@@ -182,7 +189,7 @@ interface Runtime {
   toolCall?: { id?: string | undefined } | undefined;
 }
 
-/** The request with the list's text after the system message (or as it, when there is none). */
+/** The request with the list's text (and what the model is told of a person's edits) after the system message (or as it, when there is none). */
 function withReminder(request: ModelRequest, reminder: string): ModelRequest {
   const system = request.systemMessage;
   if (system === undefined || system.text === "") return { ...request, systemPrompt: reminder };

@@ -1,11 +1,13 @@
 // The MCP Apps widget on an McpServer: the one `ui://` resource the tools
 // link to (a self-contained HTML file that may connect nowhere) and the
-// app-only tools it calls, each one SuggestionService operation on the chat
-// the widget names, answering the chat's screen.
+// app-only tools it calls, each one SuggestionService operation (or the
+// person's edit of the list) on the chat the widget names, answering the chat's screen.
 import type { McpServer, RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod/v4";
 import { SuggestionService } from "../../../chat/service.js";
+import { editTodos } from "../../../chat/edit.js";
+import type { TodoItem } from "../../../core/types.js";
 import { ChatStateCache } from "../../../chat/state-cache.js";
 import { ANY, oneOf, type OptionRule, readOptions } from "../../../core/options.js";
 import { APP_HTML } from "../../../gen/mcp-app.js";
@@ -70,7 +72,7 @@ const PERSON_ONLY = "Only the oda-tasks widget calls it, when the person presses
  * @example
  * APP_TOOLS.includes("oda_start"); // true
  */
-export const APP_TOOLS: readonly string[] = ["oda_screen", "oda_start", "oda_draft", "oda_dismiss", "oda_restore"];
+export const APP_TOOLS: readonly string[] = ["oda_screen", "oda_start", "oda_draft", "oda_dismiss", "oda_restore", "oda_edit"];
 
 /**
  * The chat a `tools/call` of an app-only tool acts on (its `arguments.chat`),
@@ -95,7 +97,8 @@ const OFFER = z.string().min(1).max(MAX_CHAT_ID_LENGTH).describe("The suggestion
  * Registers the MCP Apps widget of `todo_write` and `suggest_task` on
  * `server` (before it connects): the resource `ui://oda-tasks/chat.html`
  * and the app-only tools `oda_screen`, `oda_start`, `oda_draft`,
- * `oda_dismiss` and `oda_restore`, which the widget calls with the chat named
+ * `oda_dismiss`, `oda_restore` and `oda_edit` (the person's edit of the
+ * list, `{ chat, todos, basedOn }`), which the widget calls with the chat named
  * in the tool result's `_meta["oda-tasks/chat"]`. A host cannot open a new
  * chat, so Start creates it in the store and the widget names it.
  *
@@ -222,6 +225,33 @@ export function registerOwnedApp(server: McpServer, options: OdaAppOptions, pref
     ),
   ];
 
+  tools.push(
+    server.registerTool(
+      "oda_edit",
+      {
+        title: "Edit the to-do list",
+        description: `Records the person's edit of the chat's whole to-do list, made on the log length their screen showed. ${PERSON_ONLY}`,
+        inputSchema: {
+          chat: CHAT,
+          todos: z.array(z.unknown()).max(100_000).describe("The whole list as the person left it: { content, status } items."),
+          basedOn: z.number().int().min(0).describe("The log length the widget's screen showed (its screen's `length`)."),
+        },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        _meta: { ui: { visibility: ["app"] } },
+      },
+      async ({ chat, todos, basedOn }) => {
+        // The core's refusal of the list is the widget's to show, with its text.
+        let refused: string | undefined;
+        const done = await answer(chat, `Saved the person's edit of chat "${chat}"'s list.`, async () => {
+          const r = await editTodos(store, ownedKey(prefix, chat), todos as TodoItem[], { basedOn, cache });
+          if (!r.ok) refused = r.error;
+          return undefined;
+        });
+        return refused === undefined ? done : refusal({ code: "todos/invalid", message: refused });
+      },
+    ),
+  );
+
   if (read.appTools !== "always") listForAppsHosts(server, tools);
 }
 
@@ -253,7 +283,7 @@ function startedLinks(screen: AppScreen, chatUrl: (chatId: string) => string, re
 }
 
 /** A refusal of an app-only tool: `code: message` as text, the failure as `structuredContent.error`. */
-function refusal(error: { code: string; message: string; payload?: string | number }): CallToolResult {
+function refusal(error: ReturnType<typeof failureOf>["error"]): CallToolResult {
   return { content: [{ type: "text", text: `${error.code}: ${error.message}` }], structuredContent: { error }, isError: true };
 }
 

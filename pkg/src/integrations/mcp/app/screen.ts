@@ -6,13 +6,14 @@ import type { SuggestionService } from "../../../chat/service.js";
 import { readScreen, type ChatScreen } from "../../http/screen.js";
 
 /**
- * The chat as the widget draws it: `ChatState#view()`'s plan, card count and
- * suggestions (started ones with their chat's `progress`), and the log's `length`.
+ * The chat as the widget draws it: `ChatState#view()`'s plan, list, card
+ * count and suggestions (started ones with their chat's `progress`), and the
+ * log's `length` (what a person's edit is made on).
  *
  * @example
  * const titles = (screen: AppScreen) => screen.open.map((s) => s.title); // the open offers, newest first
  */
-export type AppScreen = Pick<ChatScreen, "chatId" | "length" | "plan" | "cardCount" | "open" | "settled">;
+export type AppScreen = Pick<ChatScreen, "chatId" | "length" | "plan" | "todos" | "cardCount" | "open" | "settled">;
 
 /**
  * The `structuredContent` of every app-only tool's success: the chat's
@@ -38,6 +39,6 @@ export async function readAppScreen(
 ): Promise<AppScreen | null> {
   const screen = await readScreen(cache, service, key, chatId, 0);
   if (screen === null) return null;
-  const { length, plan, cardCount, open, settled } = screen;
-  return { chatId, length, plan, cardCount, open, settled };
+  const { length, plan, todos, cardCount, open, settled } = screen;
+  return { chatId, length, plan, todos, cardCount, open, settled };
 }
