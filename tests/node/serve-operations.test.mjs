@@ -180,7 +180,16 @@ test("serve's log: one JSON object a line on stderr; a request's line with its i
   assert.equal((await fetch(`${url}/chats/${CHAT}`, { headers: { cookie } })).status, 200);
   assert.equal((await fetch(`${url}/api/oda/chats/${CHAT}`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status, 401);
   // The routes an agent in another language calls each step: named by their templates too.
-  assert.equal((await fetch(`${url}/api/turns/${CHAT}/context`, { method: "POST", headers: bearer })).status, 200);
+  assert.equal(
+    (
+      await fetch(`${url}/api/turns/${CHAT}/context`, {
+        method: "POST",
+        headers: { ...bearer, "content-type": "application/json" },
+        body: "{}",
+      })
+    ).status,
+    200,
+  );
   assert.equal((await fetch(`${url}/api/sessions/${CHAT}/reminder?always=true`, { headers: bearer })).status, 200);
   assert.equal(await stop(), 0);
   const lines = logLines(output());
@@ -198,7 +207,8 @@ test("serve's log: one JSON object a line on stderr; a request's line with its i
   );
   assert.equal(requests.find((l) => l.route === "/livez").level, "debug", "a probe's success is debug");
   const routes = requests.map((l) => l.route);
-  for (const route of ["/api/turns/:chatId/context", "/api/sessions/:chatId/reminder"]) assert.ok(routes.includes(route), `${route} in ${routes}`);
+  for (const route of ["/api/turns/:chatId/context", "/api/sessions/:chatId/reminder"])
+    assert.ok(routes.includes(route), `${route} in ${routes}`);
   assert.equal(requests.find((l) => l.status === 401).level, "warn");
   for (const secret of [TOKEN, cookie.split("=")[1], SECRET_TODO, CHAT]) assert.ok(!output().includes(secret), `the log names ${secret}`);
 });
