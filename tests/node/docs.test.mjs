@@ -52,6 +52,11 @@ test("the README stays short: at most 200 lines", () => {
   assert.ok(lines <= 200, `README.md has ${lines} lines`);
 });
 
+test("docs/performance.md stays a reference of today's figures: at most 250 lines", () => {
+  const lines = read("docs/performance.md").split("\n").length;
+  assert.ok(lines <= 250, `docs/performance.md has ${lines} lines`);
+});
+
 test("every relative link in the README and docs/ resolves, headings included", () => {
   const broken = [];
   for (const page of pages) {
