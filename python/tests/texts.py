@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from oda_tasks import Todo, TodoStatus
@@ -29,16 +30,28 @@ def offer(title: str) -> dict[str, str]:
     return {"title": title, "tldr": "Worth doing.", "brief": f"Self-contained: {title}."}
 
 
+def _counted(items: Sequence[tuple[str, str]]) -> str:
+    counts = {s: sum(1 for _, status in items if status == s) for s in ("pending", "in_progress", "completed")}
+    return f"({counts['pending']} pending, {counts['in_progress']} in progress, {counts['completed']} completed)"
+
+
+def _lines(items: Sequence[tuple[str, str]]) -> list[str]:
+    return [f'{i}. [{status}] "{content}"' for i, (content, status) in enumerate(items, start=1)]
+
+
 def reminder(*items: tuple[str, str]) -> str:
     """The list's text for the model's context (todoListText), for a list of `items`."""
-    counts = {s: sum(1 for _, status in items if status == s) for s in ("pending", "in_progress", "completed")}
-    head = (
-        "Your todo list, as last recorded with todo_write "
-        f"({counts['pending']} pending, {counts['in_progress']} in progress, {counts['completed']} completed):"
-    )
-    lines = [f'{i}. [{status}] "{content}"' for i, (content, status) in enumerate(items, start=1)]
+    head = f"Your todo list, as last recorded with todo_write {_counted(items)}:"
     tail = "Keep it current: call todo_write with the whole list when an item's state changes."
-    return "\n".join([head, *lines, tail])
+    return "\n".join([head, *_lines(items), tail])
+
+
+def notice(changes: Sequence[str], *items: tuple[str, str]) -> str:
+    """What the model is told of a person's edit (editNotice, docs/tools.md): `changes` one a line, then the list."""
+    head = "The user edited the todo list while you worked. What they changed:"
+    tail = "Keep their changes: your next todo_write sends this list whole, with the user's changes in it."
+    listed = f"The list as edited {_counted(items)}:"
+    return "\n".join([head, *(f"- {change}" for change in changes), listed, *_lines(items), tail])
 
 
 # A person's two edits while the model works (tests/node/support/tool-fixtures.mjs's `edited`): the model
@@ -54,6 +67,7 @@ NOTICE = (
     '1. [in_progress] "Write tests"\n2. [pending] "Ship"\n3. [pending] "Tell the team"\n'
     "Keep their changes: your next todo_write sends this list whole, with the user's changes in it."
 )
+assert notice(['added "Tell the team" (pending)'], *WITH_C) == NOTICE
 REFUSAL = (
     "Error: the user edited the todo list, and this update was not recorded: it was written before you saw "
     "their edit. What they changed:\n"
