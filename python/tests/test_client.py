@@ -12,7 +12,22 @@ import uuid
 import httpx
 import httpx2
 import pytest
-from texts import EMPTY_CONTENT, ONE_PER_TURN, SUGGEST_DESCRIPTION, offer, plan, reminder, suggested, updated
+from texts import (
+    EMPTY_CONTENT,
+    GOOD,
+    NOTICE,
+    ONE_PER_TURN,
+    REFUSAL,
+    SUGGEST_DESCRIPTION,
+    WITH_C,
+    WITH_CD,
+    offer,
+    plan,
+    reminder,
+    suggested,
+    todos,
+    updated,
+)
 
 from oda_tasks import (
     AsyncOdaClient,
@@ -162,6 +177,48 @@ def test_reminder_by_the_servers_rule(oda: OdaClient, chat: str) -> None:
     )
 
 
+def test_a_persons_edit_told_once_and_never_overwritten(oda: OdaClient, chat: str) -> None:
+    oda.begin_turn(chat)
+    oda.call_tool(chat, "todo_write", plan(*GOOD))
+    assert oda.context(chat) is None, "no edit: nothing to tell"
+    screen = oda.screen(chat)
+    length = oda.edit_todos(chat, todos(*WITH_C), based_on=screen.length)
+    assert length == screen.length + 1
+    assert oda.screen(chat).todos == tuple(todos(*WITH_C))
+
+    # Another person's edit on the same screen: refused, nothing recorded, the list as it stands to re-apply it to.
+    with pytest.raises(OdaError) as stale:
+        oda.edit_todos(chat, [*todos(*GOOD), {"content": "Mine", "status": "pending"}], based_on=screen.length)
+    assert (stale.value.code, stale.value.status) == ("chat/changed", 409)
+    assert stale.value.message == (
+        f"the todo list changed after length {screen.length}, the screen this edit was made on; "
+        "re-apply the edit to the list as it stands"
+    )
+    assert (stale.value.payload, stale.value.length) == (tuple(todos(*WITH_C)), length)
+    with pytest.raises(OdaError) as invalid:
+        oda.edit_todos(chat, todos(("A", "in_progress"), ("B", "in_progress")), based_on=length)
+    assert (invalid.value.code, invalid.value.status, invalid.value.message) == (
+        "todos/invalid",
+        400,
+        "Error: invalid todos: at most one task may be in_progress (got 2)",
+    )
+
+    assert oda.context(chat) == NOTICE, "told at the model's next step"
+    assert oda.context(chat) is None, "told once"
+    assert oda.call_tool(chat, "todo_write", plan(*WITH_C)).text == updated(2, 1, 0), "told: it records as usual"
+
+    # An edit the model was not told of: its next todo_write is refused once, and that tells it.
+    oda.edit_todos(chat, [{"content": c, "status": s} for c, s in WITH_CD], based_on=oda.screen(chat).length)
+    refused = oda.call_tool(chat, "todo_write", plan(*WITH_C))
+    assert (refused.text, refused.is_error, refused.card) == (REFUSAL, True, None)
+    assert oda.screen(chat).todos == tuple(todos(*WITH_CD)), "the person's item survives"
+    assert oda.context(chat) is None, "the refusal told it"
+    assert oda.call_tool(chat, "todo_write", plan(*WITH_CD)).text == updated(3, 1, 0)
+    with pytest.raises(OdaError) as missing:
+        oda.context(new_id())
+    assert (missing.value.code, missing.value.status) == ("store/missing-chat", 404)
+
+
 def test_list_and_delete_chats(oda: OdaClient) -> None:
     prefix = new_id()
     made = [f"{prefix}-{n}" for n in range(3)]
@@ -216,6 +273,10 @@ async def test_the_async_client(aoda: AsyncOdaClient) -> None:
     assert await aoda.reminder(chat, always=True) == reminder(("A", "in_progress"))
     assert await aoda.start(chat, "s1") == f"{chat}.s1"
     assert (await aoda.cards(chat)).card_count == 1
+    screen = await aoda.screen(chat)
+    assert await aoda.edit_todos(chat, todos(("A", "completed")), based_on=screen.length) == screen.length + 1
+    assert (await aoda.context(chat) or "").startswith("The user edited the todo list while you worked.")
+    assert await aoda.context(chat) is None
     assert any(c.chat_id == chat for c in (await aoda.list_chats(limit=100)).chats)
     assert await aoda.delete_chat(chat) is True
     with pytest.raises(OdaError) as gone:
@@ -262,7 +323,14 @@ def test_jwt_a_read_only_token_reads_and_writes_nothing(url: str, auth: str, oda
     with OdaClient(url, os.environ["ODA_READ_TOKEN"]) as reader:
         assert reader.screen(chat).todos == (Todo("Mine", "pending"),)
         assert reader.reminder(chat, always=True) == reminder(("Mine", "pending"))
-        for write in (lambda: reader.begin_turn(chat), lambda: reader.tools(), lambda: reader.start(chat, "s1")):
+        writes = (
+            lambda: reader.begin_turn(chat),
+            lambda: reader.tools(),
+            lambda: reader.start(chat, "s1"),
+            lambda: reader.context(chat),
+            lambda: reader.edit_todos(chat, [], based_on=0),
+        )
+        for write in writes:
             with pytest.raises(OdaError) as refused:
                 write()
             assert (refused.value.code, refused.value.status, refused.value.message) == (

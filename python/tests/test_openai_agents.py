@@ -1,7 +1,8 @@
 """oda_tools in the OpenAI Agents SDK, driven by the SDK's own ScriptedModel (no network) against
 a real serve: the model reads the exact texts, the run hooks make each run one turn (a handoff
-stays in it), the turn closes when the run raises, and the list comes back in the instructions
-after a compaction."""
+stays in it), the turn closes when the run raises, the list comes back in the instructions
+after a compaction, and a person's edit made between two model calls is told there once (a
+stale todo_write after it refused)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,23 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from agents import Agent, FunctionTool, Runner, set_tracing_disabled
+from agents import Agent, AgentHooks, FunctionTool, ModelResponse, RunContextWrapper, Runner, Tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
-from texts import ONE_PER_TURN, SUGGEST_DESCRIPTION, offer, plan, reminder, suggested, updated
+from texts import (
+    GOOD,
+    NOTICE,
+    ONE_PER_TURN,
+    REFUSAL,
+    SUGGEST_DESCRIPTION,
+    WITH_C,
+    WITH_CD,
+    offer,
+    plan,
+    reminder,
+    suggested,
+    todos,
+    updated,
+)
 
 from oda_tasks import AsyncOdaClient, OdaClient
 from oda_tasks.openai_agents import oda_tools
@@ -126,6 +141,59 @@ async def test_the_reminder_in_the_instructions_after_a_compaction(
     await oda_.run(agent, "Go on", context=Deps(chat, compacted=True))
     text = reminder(("Write tests", "in_progress"), ("Ship", "pending"))
     assert model.calls[2].system_instructions == f"You are a coding agent.\n\n{text}"
+
+
+Items = tuple[tuple[str, str], ...]
+
+
+class Person(AgentHooks[Any]):
+    """A person editing the chat's list while the agent runs: to `after_tools[n]` once the tool calls
+    of the model's call n (from 1) ran, before its next call, and to `writing[n]` once the model
+    answered call n, before its tool calls run."""
+
+    def __init__(
+        self, aoda: AsyncOdaClient, chat: str, after_tools: dict[int, Items], writing: dict[int, Items]
+    ) -> None:
+        self.aoda, self.chat, self.after_tools, self.writing = aoda, chat, after_tools, writing
+        self.calls = 0
+
+    async def _edit(self, items: Items) -> None:
+        await self.aoda.edit_todos(self.chat, todos(*items), based_on=(await self.aoda.screen(self.chat)).length)
+
+    async def on_llm_end(self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse) -> None:
+        self.calls += 1
+        if self.calls in self.writing:
+            await self._edit(self.writing[self.calls])
+
+    async def on_tool_end(self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object) -> None:
+        if self.calls in self.after_tools:
+            await self._edit(self.after_tools[self.calls])
+
+
+async def test_a_persons_edit_is_told_once_and_a_stale_write_is_refused(
+    aoda: AsyncOdaClient, oda: OdaClient, chat: str
+) -> None:
+    oda_ = oda_tools(aoda, chat_id=chat)
+    model = ScriptedModel(
+        [
+            [call("todo_write", plan(*GOOD), 1)],
+            # Written after the model read the first edit, before it could see the second: stale.
+            [call("todo_write", plan(*WITH_C), 2)],
+            [call("todo_write", plan(*WITH_CD), 3)],
+            [assistant_message("Done.")],
+        ]
+    )
+    # A person adds an item between the model's first two calls, and another while it writes its second.
+    person = Person(aoda, chat, after_tools={1: WITH_C}, writing={2: WITH_CD})
+    own = "You are a coding agent."
+    agent = Agent(name="Coder", instructions=oda_.instructions(own), tools=oda_.tools, model=model, hooks=person)
+    await oda_.run(agent, "Plan the release")
+    told = f"{own}\n\n{NOTICE}"
+    assert [c.system_instructions for c in model.calls] == [own, told, told, told], "told at the next call, once"
+    assert [outputs(model, n)[-1] for n in (1, 2, 3)] == [updated(1, 1, 0), REFUSAL, updated(3, 1, 0)]
+    cards = oda.cards(chat).cards
+    assert [card.todos for card in cards] == [tuple(todos(*items)) for items in (GOOD, WITH_C, WITH_CD, WITH_CD)]
+    assert oda.screen(chat).todos == tuple(todos(*WITH_CD)), "the person's items survive"
 
 
 async def test_bad_options_are_refused(aoda: AsyncOdaClient, oda: OdaClient) -> None:

@@ -1,7 +1,8 @@
 """OdaToolset in a Pydantic AI agent driven by FunctionModel (no network) against a real serve:
 the model reads the exact texts (a refusal as it is, no retry prompt), each run is one turn,
-the turn closes when the run raises, and the list comes back through the toolset's
-instructions when it is due and after a compaction."""
+the turn closes when the run raises, the list comes back through the toolset's instructions
+when it is due and after a compaction, and a person's edit made between two model steps is
+told there once, a stale todo_write after it refused."""
 
 from __future__ import annotations
 
@@ -21,7 +22,21 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from texts import ONE_PER_TURN, offer, plan, reminder, suggested, updated
+from texts import (
+    GOOD,
+    NOTICE,
+    ONE_PER_TURN,
+    REFUSAL,
+    WITH_C,
+    WITH_CD,
+    notice,
+    offer,
+    plan,
+    reminder,
+    suggested,
+    todos,
+    updated,
+)
 
 from oda_tasks import AsyncOdaClient, OdaClient, Suggestion, TodoCard
 from oda_tasks.pydantic_ai import OdaToolset
@@ -156,6 +171,72 @@ async def test_the_reminder_when_due_and_after_a_compaction(aoda: AsyncOdaClient
         await agent.run("Anything else?", deps=Chat(chat), model=run.model())
     assert [run.instructions for run in quiet[:3]] == [[own]] * 3
     assert quiet[3].instructions == [f"{own}\n\n{reminder(('Write tests', 'completed'), ('Ship', 'in_progress'))}"]
+
+
+Items = tuple[tuple[str, str], ...]
+
+
+async def run_with_edits(
+    agent: Agent[Chat, str],
+    aoda: AsyncOdaClient,
+    chat: str,
+    steps: Script,
+    before: dict[int, Items],
+    writing: dict[int, Items] | None = None,
+) -> None:
+    """Runs `steps`; a person edits the list to `before[n]` just before the model's request n (from 1),
+    and to `writing[n]` after the model answered it, before its tool calls run."""
+
+    async def edit(items: Items) -> None:
+        await aoda.edit_todos(chat, todos(*items), based_on=(await aoda.screen(chat)).length)
+
+    requests = 0
+    async with agent.iter("Plan the release", deps=Chat(chat), model=steps.model()) as run:
+        async for node in run:  # each node before it runs
+            if Agent.is_model_request_node(node):
+                requests += 1
+                if requests in before:
+                    await edit(before[requests])
+            elif Agent.is_call_tools_node(node) and requests in (writing or {}):
+                await edit((writing or {})[requests])
+
+
+async def test_a_persons_edit_is_told_once_and_a_stale_write_is_refused(
+    aoda: AsyncOdaClient, oda: OdaClient, chat: str
+) -> None:
+    steps = script(
+        [("todo_write", plan(*GOOD))],
+        # Written after the model read the first edit, before it could see the second: stale.
+        [("todo_write", plan(*WITH_C))],
+        [("todo_write", plan(*WITH_CD))],
+    )
+    # A person adds an item between the model's first two steps, and another while it writes its second.
+    await run_with_edits(agent_for(aoda), aoda, chat, steps, before={2: WITH_C}, writing={2: WITH_CD})
+    own = "You are a coding agent."
+    assert steps.instructions == [own] + [f"{own}\n\n{NOTICE}"] * 3, "told at the next request, and once"
+    assert steps.read[1:] == [
+        [("ToolReturnPart", updated(1, 1, 0))],
+        [("ToolReturnPart", REFUSAL)],
+        [("ToolReturnPart", updated(3, 1, 0))],
+    ]
+    cards = (await aoda.cards(chat)).cards
+    assert [card.todos for card in cards] == [tuple(todos(*items)) for items in (GOOD, WITH_C, WITH_CD, WITH_CD)]
+    assert oda.screen(chat).todos == tuple(todos(*WITH_CD)), "the person's items survive"
+    assert await aoda.context(chat) is None
+
+    # With the list put back (`remind="always"`): the reminder first, then an edit's notice after it.
+    always = agent_for(aoda, remind="always")
+    steps = script([("suggest_task", offer("Add retries"))])
+    await run_with_edits(always, aoda, chat, steps, before={2: WITH_C})
+    removed = notice(['removed "Update the docs"'], *WITH_C)
+    assert steps.instructions == [f"{own}\n\n{reminder(*WITH_CD)}", f"{own}\n\n{reminder(*WITH_CD)}\n\n{removed}"]
+    # An edit made before the run: its notice holds the list as edited, so it is the reminder too.
+    done = (("Write tests", "completed"), ("Ship", "pending"), ("Tell the team", "pending"))
+    await aoda.edit_todos(chat, todos(*done), based_on=(await aoda.screen(chat)).length)
+    steps = script()
+    await run_with_edits(always, aoda, chat, steps, before={})
+    checked = notice(['"Write tests": in_progress → completed'], *done)
+    assert steps.instructions == [f"{own}\n\n{checked}"]
 
 
 async def test_the_chat_fixed_and_bad_options_refused(aoda: AsyncOdaClient, oda: OdaClient, chat: str) -> None:

@@ -7,7 +7,7 @@ A failure the server answers becomes an `OdaError` with its code and message."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, cast
@@ -21,12 +21,15 @@ from ._types import (
     ChatPage,
     OdaError,
     Screen,
+    Todo,
     ToolDefinition,
     ToolResult,
     _bool,
     _int,
+    _optional_int,
     _optional_str,
     _str,
+    _todos,
     card_page_of,
     chat_page_of,
     screen_of,
@@ -112,6 +115,16 @@ def _end_turn(chat_id: str) -> _Call[bool]:
     return _Call("POST", f"/api/turns/{_id(chat_id)}/end", _field("ended", _bool), body={})
 
 
+def _context(chat_id: str) -> _Call[str | None]:
+    return _Call("POST", f"/api/turns/{_id(chat_id)}/context", _field("text", _optional_str), body={})
+
+
+def _edit_todos(chat_id: str, todos: Sequence[Todo | Mapping[str, Any]], based_on: int) -> _Call[int]:
+    items = [{"content": t.content, "status": t.status} if isinstance(t, Todo) else dict(t) for t in todos]
+    body = {"todos": items, "basedOn": based_on}
+    return _Call("POST", f"/api/oda/chats/{_id(chat_id)}/todos", _field("length", _int), body=body)
+
+
 def _reminder(chat_id: str, always: bool, every_turns: int | None) -> _Call[str | None]:
     query = {"always": "true"} if always else {}
     if every_turns is not None:
@@ -165,7 +178,15 @@ def _answer(call: _Call[T], response: httpx.Response) -> T:
 def _failure(status: int, body: Any) -> OdaError:
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str):
-        return OdaError(error["code"], error["message"], status=status, payload=error.get("payload"))
+        payload = error.get("payload")
+        try:
+            # A person's edit made on a list that changed since: the list as it stands, and the length it was read at.
+            if error["code"] == "chat/changed":
+                payload = _todos(payload)
+            length = _optional_int(error.get("length"))
+        except (KeyError, TypeError) as e:
+            return _bad_answer(status, f"{error['code']}: {e}")
+        return OdaError(error["code"], error["message"], status=status, payload=payload, length=length)
     return _bad_answer(status, "the answer is not one serve sends")
 
 
@@ -264,6 +285,20 @@ class OdaClient:
         """
         return self._send(_reminder(chat_id, always, every_turns))
 
+    def context(self, chat_id: str) -> str | None:
+        """What the model must be told now of a person's edit of the list, else `None`: the notice
+        (what the person changed, and the list as edited) when their edit is the list's latest
+        change and the model was not told of it. The server records it as told, so it is given
+        once: put it into the model's next request. The integrations ask before each model request.
+
+        Example::
+
+            notice = oda.context("chat-1")  # before the model's next request
+            if notice is not None:
+                messages.append({"role": "user", "content": notice})
+        """
+        return self._send(_context(chat_id))
+
     def screen(self, chat_id: str) -> Screen:
         """The chat's first screen: its list, plan, suggestions and last cards.
 
@@ -282,6 +317,29 @@ class OdaClient:
             older = oda.cards("chat-1", 0, 20).cards
         """
         return self._send(_cards(chat_id, start, stop))
+
+    def edit_todos(self, chat_id: str, todos: Sequence[Todo | Mapping[str, Any]], *, based_on: int) -> int:
+        """A person's edit of the list: the whole list (`Todo`s, or `{"content", "status"}` objects),
+        under `todo_write`'s rules, made on the log length `based_on` their screen showed
+        (`Screen.length`). Returns the log's length after it, the next edit's `based_on`. The
+        model is told of it once, at its next step (`context`), or by the refusal of its next
+        `todo_write`. A list that breaks a rule raises `OdaError` `todos/invalid` with the
+        core's refusal text; a list that changed after `based_on` raises `chat/changed`, with
+        the list as it stands in `payload` (`Todo`s) and the length it was read at in `length`:
+        nothing is recorded, and the edit is made again on that list, or the person asked.
+
+        Example::
+
+            screen = oda.screen("chat-1")
+            todos = [*screen.todos, Todo("Tell the team", "pending")]
+            try:
+                oda.edit_todos("chat-1", todos, based_on=screen.length)
+            except OdaError as e:
+                if e.code != "chat/changed":
+                    raise
+                oda.edit_todos("chat-1", [*e.payload, Todo("Tell the team", "pending")], based_on=e.length)
+        """
+        return self._send(_edit_todos(chat_id, todos, based_on))
 
     def start(
         self, chat_id: str, suggestion_id: str, *, model: str | None = None, permission: str | None = None
@@ -449,6 +507,15 @@ class AsyncOdaClient:
         """
         return await self._send(_reminder(chat_id, always, every_turns))
 
+    async def context(self, chat_id: str) -> str | None:
+        """`OdaClient.context`.
+
+        Example::
+
+            notice = await oda.context("chat-1")
+        """
+        return await self._send(_context(chat_id))
+
     async def screen(self, chat_id: str) -> Screen:
         """`OdaClient.screen`.
 
@@ -466,6 +533,16 @@ class AsyncOdaClient:
             older = (await oda.cards("chat-1", 0, 20)).cards
         """
         return await self._send(_cards(chat_id, start, stop))
+
+    async def edit_todos(self, chat_id: str, todos: Sequence[Todo | Mapping[str, Any]], *, based_on: int) -> int:
+        """`OdaClient.edit_todos`.
+
+        Example::
+
+            screen = await oda.screen("chat-1")
+            await oda.edit_todos("chat-1", [*screen.todos, Todo("Tell the team", "pending")], based_on=screen.length)
+        """
+        return await self._send(_edit_todos(chat_id, todos, based_on))
 
     async def start(
         self, chat_id: str, suggestion_id: str, *, model: str | None = None, permission: str | None = None

@@ -1,10 +1,13 @@
 """One agent run as one turn of a chat, as the three integrations run it: the
-turn begun, the list's reminder asked for once (by the server's rule), the
-texts due before each model step, and the turn ended however the run ends.
+turn begun, the list's reminder asked for once (by the server's rule; when a
+person edited the list, what the model must be told of it instead), a person's
+later edit asked for before each model request, and the turn ended however the
+run ends.
 
 `Turn.texts` is the one place the integrations read what goes into the model's
-context before a step. A person's edit of the list, once `serve` answers it,
-joins the reminder there."""
+context before a step: the reminder, then each notice of a person's edit in the
+order it was told, each kept for the run's later requests (as `odaTasksMiddleware`
+keeps them)."""
 
 from __future__ import annotations
 
@@ -30,11 +33,13 @@ class Turn:
     chat_id: str
     number: int
     reminder: str | None
+    told: list[str] = field(default_factory=list)
+    """The notices of a person's edits told in this run, after the turn began."""
     _given: int = field(default=0, repr=False)
 
     def texts(self) -> list[str]:
         """Every text for the model's context in this run (put into each model request)."""
-        return [] if self.reminder is None else [self.reminder]
+        return ([] if self.reminder is None else [self.reminder]) + self.told
 
     def untold(self) -> list[str]:
         """The texts not handed over yet in this run (for a framework that adds them to the history once)."""
@@ -83,13 +88,16 @@ def check_rule(chat_id: object, remind: object, every_turns: object) -> None:
 
 
 async def open_turn_async(client: AsyncOdaClient, chat_id: str, remind: Remind, every_turns: int | None) -> Turn:
-    """Begins a turn of the chat and asks for its reminder; a reminder that fails ends the turn again."""
+    """Begins a turn of the chat and asks for its reminder; a reminder that fails ends the turn again.
+    A person's edit the model was not told of comes first: its notice holds the list as edited, so it
+    is the reminder too (told once, as `openTurn` does)."""
     number = await client.begin_turn(chat_id)
     try:
         reminder = (
             None
             if remind == "never"
-            else await client.reminder(chat_id, always=remind == "always", every_turns=every_turns)
+            else await client.context(chat_id)
+            or await client.reminder(chat_id, always=remind == "always", every_turns=every_turns)
         )
     except BaseException:
         with suppress(Exception):
@@ -103,13 +111,33 @@ def open_turn(client: OdaClient, chat_id: str, remind: Remind, every_turns: int 
     number = client.begin_turn(chat_id)
     try:
         reminder = (
-            None if remind == "never" else client.reminder(chat_id, always=remind == "always", every_turns=every_turns)
+            None
+            if remind == "never"
+            else client.context(chat_id) or client.reminder(chat_id, always=remind == "always", every_turns=every_turns)
         )
     except BaseException:
         with suppress(Exception):
             client.end_turn(chat_id)
         raise
     return Turn(chat_id, number, reminder)
+
+
+async def tell_async(client: AsyncOdaClient, turn: Turn) -> None:
+    """Before a model request: a person's edit made since the model last read (the server records it
+    as told) joins the run's texts. A failed read leaves the step as it was: the edit is then told
+    when the model's next `todo_write` is refused."""
+    with suppress(Exception):
+        notice = await client.context(turn.chat_id)
+        if notice is not None:
+            turn.told.append(notice)
+
+
+def tell(client: OdaClient, turn: Turn) -> None:
+    """`tell_async` from blocking code."""
+    with suppress(Exception):
+        notice = client.context(turn.chat_id)
+        if notice is not None:
+            turn.told.append(notice)
 
 
 async def end_turn_async(client: AsyncOdaClient, turn: Turn, *, failed: bool) -> None:

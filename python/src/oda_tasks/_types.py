@@ -37,14 +37,19 @@ class OdaError(Exception):
     status: int
     """The HTTP status it came with."""
     payload: Any
-    """The failure's payload, when the server sends one (a suggestion's id or outcome, a limit, a chat id)."""
+    """The failure's payload, when the server sends one (a suggestion's id or outcome, a limit, a chat id;
+    for `chat/changed`, the list as it stands, a tuple of `Todo`)."""
+    length: int | None
+    """For `chat/changed`, the log's length the list in `payload` was read at: the `based_on` of the edit
+    made again on it (`OdaClient.edit_todos`)."""
 
-    def __init__(self, code: str, message: str, *, status: int, payload: Any = None) -> None:
+    def __init__(self, code: str, message: str, *, status: int, payload: Any = None, length: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.status = status
         self.payload = payload
+        self.length = length
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 `create_agent` (LangGraph underneath), the Python twin of `odaTasksMiddleware`:
 `todo_write` and `suggest_task` from `oda-tasks serve` bound to the chat, one
 agent run one turn of the chat (begun before the agent, ended after it, also when
-its model call raises), and what the model should be told (the list's reminder)
-added before its model step. It replaces LangChain's `TodoListMiddleware`.
+its model call raises), and what the model should be told (the list's reminder, a
+person's edit of the list) added before its model step. It replaces LangChain's
+`TodoListMiddleware`.
 
 Needs `pip install "oda-tasks[langchain]"`."""
 
@@ -23,7 +24,18 @@ from langgraph.runtime import Runtime
 
 from . import _mcp
 from ._client import AsyncOdaClient, OdaClient
-from ._turn import Remind, Turn, TurnRule, check_rule, end_turn, end_turn_async, open_turn, open_turn_async
+from ._turn import (
+    Remind,
+    Turn,
+    TurnRule,
+    check_rule,
+    end_turn,
+    end_turn_async,
+    open_turn,
+    open_turn_async,
+    tell,
+    tell_async,
+)
 from ._types import ToolDefinition, ToolResult
 
 __all__ = ["OdaMiddleware"]
@@ -46,7 +58,8 @@ class OdaMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
       `"always"`, after compaction or on resume; `"never"`), or a function of the run's
       `Runtime` (its `context`) answering one; `every_turns` the rule's count (default 3).
       A text that is due is added to the conversation as a message before the run's next
-      model step, once.
+      model step, once; so is the server's notice of a person's edit of the list made since
+      the model's last step (after the reminder, when both are due).
 
     Each `ToolMessage`'s content is the server's exact text, refusals included; its artifact is
     `{"card": …}` or `{"offer": …}`. With an `OdaClient` the agent runs with `invoke` and
@@ -158,6 +171,7 @@ class OdaMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         turn = self._runs.get(chat)
         if turn is None:
             turn = self._runs[chat] = self._sync(self._open(chat, runtime))
+        self._sync(partial(tell, turn=turn))
         return _told(turn)
 
     async def abefore_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -165,6 +179,7 @@ class OdaMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         turn = self._runs.get(chat)
         if turn is None:
             turn = self._runs[chat] = await self._async(self._open(chat, runtime), self._aopen(chat, runtime))
+        await self._async(partial(tell, turn=turn), partial(tell_async, turn=turn))
         return _told(turn)
 
     def wrap_model_call(

@@ -1,7 +1,8 @@
 """`oda_tasks.openai_agents`: `todo_write` and `suggest_task` from `oda-tasks serve` as
 function tools of the OpenAI Agents SDK, with run hooks (`RunHooks`) that open the chat's
 turn when a run starts and close it when the run ends, and the agent's instructions with
-what the model should be told (the list's reminder) before each model call.
+what the model should be told (the list's reminder, a person's edit of the list) before
+each model call.
 
 Needs `pip install "oda-tasks[openai-agents]"`."""
 
@@ -20,7 +21,7 @@ from agents.usage import Usage
 
 from . import _mcp
 from ._client import AsyncOdaClient
-from ._turn import Remind, Turn, TurnRule, check_rule, end_turn_async, open_turn_async
+from ._turn import Remind, Turn, TurnRule, check_rule, end_turn_async, open_turn_async, tell_async
 from ._types import ToolDefinition
 
 __all__ = ["OdaAgentTools", "oda_tools"]
@@ -40,8 +41,8 @@ class _Run:
 class OdaAgentTools:
     """What `oda_tools` gives an OpenAI agent: `tools` (the two function tools), `hooks` (the run
     hooks that open and close the turn), `instructions(own)` (the agent's instructions with the
-    list's reminder when it is due) and `run(agent, input)` (`Runner.run` with the hooks, ending the
-    turn also when the run raises).
+    list's reminder when it is due, and the notice of a person's edit) and `run(agent, input)`
+    (`Runner.run` with the hooks, ending the turn also when the run raises).
 
     Example::
 
@@ -81,7 +82,9 @@ class OdaAgentTools:
 
     def instructions(self, own: Instructions = None) -> Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str]]:
         """The agent's instructions (`own`: a string, a function as `Agent` takes it, or `None`)
-        followed by what the model should be told in this run: the list's reminder when it is due.
+        followed by what the model should be told in this run: the list's reminder when it is due,
+        then the notice of each person's edit of the list, from the model call after it on (asked
+        of the server before each model call, told once).
 
         Example::
 
@@ -93,7 +96,10 @@ class OdaAgentTools:
             if isinstance(text, Awaitable):
                 text = await text
             run = self._runs.get(self._rule.chat(context.context))
-            told = run.turn.texts() if run is not None and run.usage is context.usage else []
+            if run is None or run.usage is not context.usage:
+                return text or ""
+            await tell_async(self._client, run.turn)
+            told = run.turn.texts()
             return "\n\n".join(part for part in (text, *told) if part)
 
         return instructions

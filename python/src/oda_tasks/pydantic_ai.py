@@ -1,7 +1,8 @@
 """`oda_tasks.pydantic_ai`: `todo_write` and `suggest_task` from `oda-tasks serve` as one
 Pydantic AI toolset. One agent run is one turn of the chat; each call goes over MCP
 naming the chat in its `_meta`; the model reads the server's text, a refusal as it is
-(no retry prompt added); the list's reminder goes in through the toolset's instructions.
+(no retry prompt added); the list's reminder, and the notice of a person's edit of the
+list, go in through the toolset's instructions.
 
 Needs `pip install "oda-tasks[pydantic-ai]"`."""
 
@@ -19,7 +20,7 @@ from pydantic_ai.tools import ToolDefinition as PydanticToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 
 from ._client import AsyncOdaClient
-from ._turn import Remind, Turn, TurnRule, check_rule, end_turn_async, open_turn_async
+from ._turn import Remind, Turn, TurnRule, check_rule, end_turn_async, open_turn_async, tell_async
 from ._types import ToolDefinition
 
 __all__ = ["OdaToolset"]
@@ -47,6 +48,8 @@ class OdaToolset(AbstractToolset[AgentDepsT]):
     - `remind`: when the list goes back into the model's context through the toolset's instructions
       (`"due"`, the server's rule; `"always"`, after compaction or on resume; `"never"`), or a
       function of the `RunContext` answering one of them; `every_turns` the rule's count (default 3).
+      A person's edit of the list is told there too, at the model's next request, once (the
+      server's notice, after the reminder), and stays in the run's later requests.
 
     The turn is begun when the run starts (the chat must exist: `create_chat`) and ended when it
     ends, also when it raises. Each tool result's `metadata` holds the recorded `card` or `offer`.
@@ -106,7 +109,11 @@ class OdaToolset(AbstractToolset[AgentDepsT]):
             await end_turn_async(self._client, turn, failed=error is not None)
 
     async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | None:
-        texts = [] if self._turn is None else self._turn.texts()
+        # Asked for each model request, after its tool results are in: an edit made meanwhile reaches it.
+        if self._turn is None:
+            return None
+        await tell_async(self._client, self._turn)
+        texts = self._turn.texts()
         return "\n\n".join(texts) if texts else None
 
     async def _tools(self) -> list[ToolDefinition]:
