@@ -36,6 +36,7 @@ from oda_tasks import (
     Suggestion,
     Todo,
     TodoCounts,
+    TodoEditor,
     TodoPlaced,
     TodoStatusChange,
 )
@@ -185,6 +186,8 @@ def test_a_persons_edit_told_once_and_never_overwritten(oda: OdaClient, chat: st
     length = oda.edit_todos(chat, todos(*WITH_C), based_on=screen.length)
     assert length == screen.length + 1
     assert oda.screen(chat).todos == tuple(todos(*WITH_C))
+    written, edited = oda.cards(chat).cards
+    assert (written.by, edited.by) == (None, TodoEditor(name=None)), "the person's card says so; the model's does not"
 
     # Another person's edit on the same screen: refused, nothing recorded, the list as it stands to re-apply it to.
     with pytest.raises(OdaError) as stale:

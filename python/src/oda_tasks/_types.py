@@ -107,14 +107,25 @@ class TodoChanges:
 
 
 @dataclass(frozen=True)
+class TodoEditor:
+    """The person who edited the list, with the display name the app gave (`None`: "you")."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class TodoCard:
-    """One "Update to-do list" card: the list sent and what changed; `index` is its entry's place in the log."""
+    """One "Update to-do list" card: the list sent and what changed; `index` is its entry's place in the log.
+
+    `by` is set on a person's edit (the card reads "Edited by you", or by the name), `None` on the model's.
+    """
 
     index: int
     turn: int | None
     todos: tuple[Todo, ...]
     counts: TodoCounts
     changes: TodoChanges
+    by: TodoEditor | None = None
 
 
 @dataclass(frozen=True)
@@ -306,6 +317,7 @@ def card_of(value: Any) -> TodoCard:
                 for m in map(_map, _list(changes["moved"]))
             ),
         ),
+        by=None if "by" not in v else TodoEditor(name=_optional_str(_map(v["by"]).get("name"))),
     )
 
 
