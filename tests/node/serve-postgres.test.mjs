@@ -126,5 +126,11 @@ test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a too
     { code: 0, signal: null },
   ]);
   await Promise.all([a.stop(), b.stop()]);
-  assert.equal(a.output() + b.output(), "", "nothing on stderr, from start to stop");
+  // stderr is the JSON log: each process's start, requests and stop, and nothing else (no error, no warning of its own).
+  const lines = (a.output() + b.output()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  assert.deepEqual(
+    lines.filter((l) => l.msg !== "request" || l.level === "error").map((l) => l.msg),
+    ["listening", "draining", "stopped", "listening", "draining", "stopped"],
+    "only the log's own lines on stderr, from start to stop",
+  );
 });
