@@ -127,7 +127,10 @@ test("two serve processes on one PostgreSQL, as docs/serve.md prints them: a too
   ]);
   await Promise.all([a.stop(), b.stop()]);
   // stderr is the JSON log: each process's start, requests and stop, and nothing else (no error, no warning of its own).
-  const lines = (a.output() + b.output()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const lines = (a.output() + b.output())
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   assert.deepEqual(
     lines.filter((l) => l.msg !== "request" || l.level === "error").map((l) => l.msg),
     ["listening", "draining", "stopped", "listening", "draining", "stopped"],

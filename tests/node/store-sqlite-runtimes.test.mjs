@@ -27,7 +27,12 @@ for (const [name, [cmd, args]] of Object.entries(RUNS)) {
       const { NODE_TEST_CONTEXT: _, ...env } = process.env;
       out = await promisify(execFile)(cmd, args, { cwd: root, env, maxBuffer: 1 << 24 });
     } catch (e) {
-      assert.fail(`${name} failed:\n${String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-6000)}`);
+      // The failures themselves (a TAP `not ok` and the lines after it; bun's `(fail)` lines), not the run's tail.
+      const lines = String(e.stdout).split("\n");
+      const failures = lines.flatMap((line, i) => (/^\s*not ok |^\(fail\)/.test(line) ? lines.slice(i, i + 30) : []));
+      assert.fail(
+        `${name} failed:\n${failures.join("\n").slice(0, 12000) || String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-6000)}`,
+      );
     }
     const text = out.stdout + out.stderr;
     // Every test of the files ran there (52 + 5 + 8 today): none was skipped for want of a driver.
