@@ -103,13 +103,6 @@ test("storeContract's watch checks fail a feed that hears twice, never stops, le
     };
     return store;
   };
-  const good = await outcomes(() => new MemoryStore());
-  assert.ok(Object.keys(good).length >= 5);
-  assert.deepEqual(
-    Object.values(good),
-    Object.values(good).map(() => null),
-    "MemoryStore passes every watch test",
-  );
   const failing = async (deliver, stopper) =>
     Object.keys(Object.fromEntries(Object.entries(await outcomes(() => broken({ deliver, stopper }))).filter(([, e]) => e !== null)));
   const ok = (w, chatId, length) => {
@@ -117,28 +110,39 @@ test("storeContract's watch checks fail a feed that hears twice, never stops, le
       if (w.chatId === chatId) w.onChange(length);
     } catch {}
   };
-  assert.deepEqual(await failing(ok), [], "the wrapper itself is a correct feed");
-  const twice = await failing((w, chatId, length) => {
-    ok(w, chatId, length);
-    ok(w, chatId, length);
-  });
+  // Each store of its own, all at once: a broken feed's checks wait out their time to hear.
+  const [good, correct, twice, leaky, unstoppable, throwing] = await Promise.all([
+    outcomes(() => new MemoryStore()),
+    failing(ok),
+    failing((w, chatId, length) => {
+      ok(w, chatId, length);
+      ok(w, chatId, length);
+    }),
+    failing((w, _chatId, length) => ok(w, w.chatId, length)),
+    failing(ok, () => () => undefined),
+    failing((w, chatId, length) => {
+      if (w.chatId === chatId) w.onChange(length); // a listener's throw reaches the write
+    }),
+  ]);
+  assert.ok(Object.keys(good).length >= 5);
+  assert.deepEqual(
+    Object.values(good),
+    Object.values(good).map(() => null),
+    "MemoryStore passes every watch test",
+  );
+  assert.deepEqual(correct, [], "the wrapper itself is a correct feed");
   assert.ok(
     twice.some((t) => t.includes("heard once")),
     twice.join("\n"),
   );
-  const leaky = await failing((w, _chatId, length) => ok(w, w.chatId, length));
   assert.ok(
     leaky.some((t) => t.includes("no other chat")),
     leaky.join("\n"),
   );
-  const unstoppable = await failing(ok, () => () => undefined);
   assert.ok(
     unstoppable.some((t) => t.includes("stop really stops")),
     unstoppable.join("\n"),
   );
-  const throwing = await failing((w, chatId, length) => {
-    if (w.chatId === chatId) w.onChange(length); // a listener's throw reaches the write
-  });
   assert.ok(
     throwing.some((t) => t.includes("throws")),
     throwing.join("\n"),
@@ -368,9 +372,11 @@ test("storeContract's delete and list checks fail stores that break them, and pa
       "a deleted chat leaves the listing",
     ],
   };
-  for (const [what, [change, expected]] of Object.entries(cases)) {
+  // Each case's store of its own, all at once.
+  const results = await Promise.all(Object.values(cases).map(([change, expected]) => failing(broken(change), expected)));
+  for (const [i, [what, [, expected]]] of Object.entries(cases).entries()) {
     // The test that checks the rule, alone: a store that keeps the rule passes it (MemoryStore above).
-    const failed = await failing(broken(change), expected);
+    const failed = results[i];
     assert.ok(
       failed.some((title) => title.includes(expected)),
       `${what}: expected a failure of "${expected}", got ${JSON.stringify(failed)}`,

@@ -13,26 +13,39 @@ import { runtimes } from "./support/consumer.mjs";
 const bin = runtimes();
 const FILES = ["tests/node/store-sqlite.test.mjs", "tests/node/store-sqlite-processes.test.mjs", "tests/node/store-sqlite-watch.test.mjs"];
 
+// The three files at once under Node (each in a folder of its own; most of their time is waiting
+// on children and change feeds); `bun test` runs them one after another.
 const RUNS = {
-  "Node 22 (node:sqlite)": [bin("node-22/bin/node"), ["--test", "--test-reporter=tap", ...FILES]],
-  "Node 24 (node:sqlite)": [bin("node-24/bin/node"), ["--test", "--test-reporter=tap", ...FILES]],
+  "Node 22 (node:sqlite)": [bin("node-22/bin/node"), ["--test", "--test-concurrency=3", "--test-reporter=tap", ...FILES]],
+  "Node 24 (node:sqlite)": [bin("node-24/bin/node"), ["--test", "--test-concurrency=3", "--test-reporter=tap", ...FILES]],
   "Bun (bun:sqlite)": [bin("bun/bin/bun.exe"), ["test", ...FILES.map((f) => `./${f}`)]],
 };
 
-for (const [name, [cmd, args]] of Object.entries(RUNS)) {
+/** The first failures of a child's output (its tap or bun's report), each with what follows it. */
+const failures = (text) =>
+  [...text.matchAll(/not ok |\(fail\) /g)]
+    .slice(0, 3)
+    .map((m) => text.slice(m.index, m.index + 2000))
+    .join("\n");
+
+// The three runtimes at once, started with the file: each test waits for its own.
+const { NODE_TEST_CONTEXT: _, ...env } = process.env; // the children report as runners of their own, not as this runner's subprocesses
+const outputs = Object.fromEntries(
+  Object.entries(RUNS).map(([name, [cmd, args]]) => [
+    name,
+    promisify(execFile)(cmd, args, { cwd: root, env, maxBuffer: 1 << 24 }).then(
+      (out) => ({ out }),
+      (e) => ({ error: e }),
+    ),
+  ]),
+);
+
+for (const name of Object.keys(RUNS)) {
   test(`SqliteStore's tests pass on ${name}`, async () => {
-    let out;
-    try {
-      // Without NODE_TEST_CONTEXT: the child reports as a runner of its own, not as this runner's subprocess.
-      const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-      out = await promisify(execFile)(cmd, args, { cwd: root, env, maxBuffer: 1 << 24 });
-    } catch (e) {
-      // The failures themselves (a TAP `not ok` and the lines after it; bun's `(fail)` lines), not the run's tail.
-      const lines = String(e.stdout).split("\n");
-      const failures = lines.flatMap((line, i) => (/^\s*not ok |^\(fail\)/.test(line) ? lines.slice(i, i + 30) : []));
-      assert.fail(
-        `${name} failed:\n${failures.join("\n").slice(0, 12000) || String(e.stdout).slice(-6000)}\n${String(e.stderr).slice(-6000)}`,
-      );
+    const { out, error } = await outputs[name];
+    if (error) {
+      const all = `${error.stdout}\n${error.stderr}`;
+      assert.fail(`${name} failed:\n${failures(all)}\n…\n${all.slice(-4000)}`);
     }
     const text = out.stdout + out.stderr;
     // Every test of the files ran there (52 + 5 + 8 today): none was skipped for want of a driver.

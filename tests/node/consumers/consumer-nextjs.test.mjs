@@ -7,8 +7,9 @@
 // from the tool part and the plan from its data part, and Start on the chip
 // (which follows the event stream) creates the new chat, which the store then
 // holds. The Turbopack build also runs the stream's tests
-// (support/nextjs-stream.mjs). Slow (three builds on a shared machine): one
-// install, built once per mode, niced, with generous timeouts.
+// (support/nextjs-stream.mjs). Slow (two builds and a dev server on a shared
+// machine): one install, built once per mode, niced, with generous timeouts;
+// `next dev` runs beside the two builds (it writes .next/dev, which `next build` keeps).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -91,6 +92,17 @@ console.log(JSON.stringify({ types: log.map((e) => e.type), child: (await store.
   assert.deepEqual(errors, [], output());
 }
 
+// `next dev` starts with the file, beside the builds; its test waits for it, and its clean-ups run when that test ends.
+const devCleanup = [];
+const dev = (async () => {
+  const t = { after: (fn) => devCleanup.push(fn) };
+  printed("npx next dev");
+  await chat(t, await serve(t, "npx next dev"));
+})().then(
+  () => null,
+  (error) => error,
+);
+
 test("next build (Turbopack) and next start: Node and Edge routes, the card, the plan and Start in Chromium; aiTurnResponse's stream in useChat", {
   timeout: 1_500_000,
 }, async (t) => {
@@ -106,6 +118,9 @@ test("next build --webpack and next start: the same", { timeout: 1_200_000 }, as
 });
 
 test("next dev (Turbopack): the same", { timeout: 1_200_000 }, async (t) => {
-  printed("npx next dev");
-  await chat(t, await serve(t, "npx next dev"));
+  t.after(async () => {
+    for (const fn of devCleanup.reverse()) await fn();
+  });
+  const error = await dev;
+  if (error) throw error;
 });

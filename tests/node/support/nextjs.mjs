@@ -20,7 +20,10 @@ const nextDeps = {
   "@types/node": "22.20.7",
 };
 
-/** The tsconfig.json of a Next.js app (what create-next-app writes). */
+/**
+ * The tsconfig.json of a Next.js app (what create-next-app writes, with what `next build` and
+ * `next dev` would add: neither rewrites it then, as they run side by side).
+ */
 const nextTsconfig = JSON.stringify({
   compilerOptions: {
     target: "ES2022",
@@ -33,11 +36,12 @@ const nextTsconfig = JSON.stringify({
     esModuleInterop: true,
     skipLibCheck: true,
     isolatedModules: true,
+    resolveJsonModule: true,
     incremental: true,
     allowJs: false,
     plugins: [{ name: "next" }],
   },
-  include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
+  include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts", ".next/dev/types/**/*.ts"],
   exclude: ["node_modules"],
 });
 
