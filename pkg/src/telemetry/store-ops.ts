@@ -2,7 +2,8 @@
 // it runs inside a span of this package, and its time and outcome told to the
 // observers. The host layer calls every store through here at the few places
 // each operation passes (the append loop, the warm-state cache's reads, the
-// creates and deletes of a chat's lifecycle), so no store is edited for it.
+// creates and deletes of a chat's lifecycle); a store only says its kind
+// (`STORE_KIND`).
 import { inLeafSpan, type SpanHandle } from "./otel.js";
 import { observed, tell, type StoreOutcome } from "./observe.js";
 
